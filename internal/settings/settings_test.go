@@ -1,0 +1,147 @@
+package settings_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/settings"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+
+func TestLabel(t *testing.T) {
+	cases := []struct {
+		name, value string
+		want        settings.Risk
+	}{
+		{"fsync", "off", settings.CanCorruptOnCrash},
+		{"fsync", "on", settings.Safe},
+		{"full_page_writes", "false", settings.CanCorruptOnCrash},
+		{"synchronous_commit", "off", settings.CanLoseDataOnCrash},
+		{"synchronous_commit", "local", settings.Safe},
+		{"synchronous_commit", "on", settings.Safe},
+		{"shared_buffers", "8GB", settings.Restart},
+		{"huge_pages", "on", settings.Restart},
+		{"work_mem", "64MB", settings.Safe},
+		{"data_sync_retry", "on", settings.CanCorruptOnCrash},
+		{"data_sync_retry", "off", settings.Restart},
+		{"autovacuum_max_workers", "6", settings.Restart}, // restart before 18: the cautious answer
+		{"no_such_setting", "1", settings.Unknown},
+	}
+	for _, c := range cases {
+		got, why := settings.Label(c.name, c.value)
+		if got != c.want || why == "" {
+			t.Errorf("Label(%s, %s) = %s %q, want %s with a reason", c.name, c.value, got, why, c.want)
+		}
+	}
+	if r, _ := settings.LabelFor(18, "autovacuum_max_workers", "6"); r != settings.Safe {
+		t.Errorf("on 18 autovacuum_max_workers reloads, got %s", r)
+	}
+	if !settings.CanLoseDataOnCrash.Unsafe() || settings.Restart.Unsafe() {
+		t.Error("Unsafe must hold exactly for the two durability classes")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	cases := []struct {
+		major       int
+		name, value string
+		ok          bool
+	}{
+		{15, "shared_buffers", "128kB", true},
+		{15, "shared_buffers", "64kB", false}, // below 16 pages
+		{15, "shared_buffers", "1GB", true},
+		{15, "shared_buffers", "1 GB", true},
+		{15, "shared_buffers", "1Gb", false}, // units are case-sensitive in PostgreSQL
+		{15, "max_wal_size", "1MB", false},
+		{15, "checkpoint_timeout", "15min", true},
+		{15, "checkpoint_timeout", "10s", false},
+		{15, "checkpoint_completion_target", "1.5", false},
+		{15, "wal_compression", "lz4", true},
+		{14, "wal_compression", "lz4", false},
+		{14, "wal_compression", "on", true},
+		{17, "io_method", "worker", false},
+		{18, "io_method", "worker", true},
+		{18, "io_method", "threads", false},
+		{15, "synchronous_commit", "off", true},
+		{15, "fsync", "maybe", false},
+		{15, "work_mem", "32", false}, // 32kB < 64kB
+		{15, "block_size", "8192", false},
+		{15, "no_such_setting", "1", false},
+	}
+	for _, c := range cases {
+		err := settings.Validate(c.major, c.name, c.value)
+		if (err == nil) != c.ok {
+			t.Errorf("Validate(%d, %s, %s) = %v, want ok=%v", c.major, c.name, c.value, err, c.ok)
+		}
+	}
+}
+
+func TestToUnit(t *testing.T) {
+	cases := []struct {
+		value, unit string
+		want        float64
+	}{
+		{"1GB", "8kB", 131072},
+		{"256MB", "kB", 262144},
+		{"5min", "s", 300},
+		{"2s", "ms", 2000},
+		{"4096", "kB", 4096},
+		{"0.9", "", 0.9},
+	}
+	for _, c := range cases {
+		got, err := settings.ToUnit(c.value, c.unit)
+		if err != nil || got != c.want {
+			t.Errorf("ToUnit(%s, %s) = %v, %v; want %v", c.value, c.unit, got, err, c.want)
+		}
+	}
+	if got := settings.FormatMemory(1536 * 1024); got != "1536MB" {
+		t.Errorf("FormatMemory = %s", got)
+	}
+}
+
+// TestCatalogMatchesServer holds the catalog to a real server: for every
+// setting the catalog knows on this version, type, unit, context and range
+// must be what pg_settings reports, and every value the server accepts for an
+// enum must be known to the catalog.
+func TestCatalogMatchesServer(t *testing.T) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	live, major, err := settings.ReadServer(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range settings.Names(major) {
+		s, _ := settings.Lookup(name, major)
+		l, ok := live[name]
+		if !ok {
+			t.Errorf("%s: in the catalog for PostgreSQL %d but not on the server", name, major)
+			continue
+		}
+		if s.Kind != l.Kind || s.Unit != l.Unit || s.Context != l.Context {
+			t.Errorf("%s: catalog %s/%q/%s, server %s/%q/%s", name, s.Kind, s.Unit, s.Context, l.Kind, l.Unit, l.Context)
+		}
+		if (s.Kind == settings.Integer || s.Kind == settings.Real) && (s.Min != l.Min || s.Max != l.Max) {
+			t.Errorf("%s: catalog range %v..%v, server %v..%v", name, s.Min, s.Max, l.Min, l.Max)
+		}
+		for _, e := range l.Enum {
+			if s.Range.Check(e) != nil {
+				t.Errorf("%s: the server accepts %q, the catalog does not", name, e)
+			}
+		}
+		// Validating the server's current value must pass both ways.
+		if !s.ReadOnly() {
+			if err := settings.ValidateLive(live, major, name, l.Value()); err != nil {
+				t.Errorf("%s: the server's own value fails: %v", name, err)
+			}
+		}
+	}
+}
