@@ -1,0 +1,333 @@
+package tpcb
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// LoadOptions are pgbench -i's options that matter for the data, plus the
+// loader's parallelism.
+type LoadOptions struct {
+	Scale           int             // -s: 1 branch, 10 tellers, 100000 accounts per unit
+	Fillfactor      int             // -F: 10..100 (pgbench's default 100)
+	Partitions      int             // --partitions: 0 = pgbench_accounts not partitioned
+	PartitionMethod PartitionMethod // --partition-method: range (default) or hash
+	ExtraIndex      bool            // index pgbench_accounts (bid, abalance): no HOT updates
+	ForeignKeys     bool            // pgbench -I f: the foreign keys between the tables
+	Unlogged        bool            // --unlogged-tables
+	Jobs            int             // parallel connections; 0 = number of CPUs (at least 2)
+	Log             io.Writer       // step-by-step progress lines, like pgbench -i; nil = quiet
+}
+
+// LoadStep is the time one step of the load took, named like pgbench's
+// "done in ... (drop tables ..., create tables ...)" line.
+type LoadStep struct {
+	Name    string        `json:"name"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+}
+
+// LoadResult says what was loaded and how long each step took.
+type LoadResult struct {
+	Options  LoadOptions   `json:"options"`
+	Accounts int64         `json:"accounts"`
+	Steps    []LoadStep    `json:"steps"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
+}
+
+// Validate checks the options as pgbench does, and fills in defaults.
+func (o *LoadOptions) Validate() error {
+	if o.Scale < 1 {
+		return fmt.Errorf("invalid --scale %d: must be at least 1", o.Scale)
+	}
+	if int64(o.Scale)*AccountsPerScale > 1<<53 {
+		return fmt.Errorf("invalid --scale %d: too large", o.Scale)
+	}
+	if o.Fillfactor == 0 {
+		o.Fillfactor = 100
+	}
+	if o.Fillfactor < 10 || o.Fillfactor > 100 {
+		return fmt.Errorf("invalid --fillfactor %d: must be between 10 and 100", o.Fillfactor)
+	}
+	if o.Partitions < 0 {
+		return fmt.Errorf("invalid --partitions %d: must be 0 or more", o.Partitions)
+	}
+	switch o.PartitionMethod {
+	case "":
+		o.PartitionMethod = PartitionRange
+		if o.Partitions == 0 {
+			o.PartitionMethod = PartitionNone
+		}
+	case PartitionRange, PartitionHash:
+		if o.Partitions == 0 {
+			return fmt.Errorf("--partition-method %s needs --partitions greater than 0", o.PartitionMethod)
+		}
+	case PartitionNone:
+		if o.Partitions > 0 {
+			return fmt.Errorf("--partitions %d needs --partition-method range or hash", o.Partitions)
+		}
+	default:
+		return fmt.Errorf("invalid --partition-method %q: must be range or hash", o.PartitionMethod)
+	}
+	if o.Jobs < 0 {
+		return fmt.Errorf("invalid --jobs %d: must be 1 or more", o.Jobs)
+	}
+	if o.Jobs == 0 {
+		o.Jobs = max(2, runtime.NumCPU())
+	}
+	return nil
+}
+
+func (o LoadOptions) schema() schema {
+	s := schema{scale: o.Scale, fillfactor: o.Fillfactor, unlogged: o.Unlogged}
+	if o.Partitions > 0 {
+		s.partitions, s.method = o.Partitions, o.PartitionMethod
+	}
+	return s
+}
+
+// Load drops and recreates the pgbench tables and fills them, like
+// `pgbench -i` with its default steps "dtgvp" (plus "f" with ForeignKeys),
+// but with binary COPY over Jobs connections.
+//
+// Where one connection loads a whole table (or a range partition) it does so
+// with COPY FREEZE in the transaction that truncates it, as pgbench does, so
+// the following VACUUM has nothing to freeze.
+func Load(ctx context.Context, dsn string, opts LoadOptions) (*LoadResult, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	s := opts.schema()
+	res := &LoadResult{Options: opts, Accounts: s.accounts()}
+	logf := func(format string, args ...any) {
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, format+"\n", args...)
+		}
+	}
+	pool, err := newConnPool(ctx, dsn, opts.Jobs)
+	if err != nil {
+		return nil, err
+	}
+	defer pool.close()
+
+	start := time.Now()
+	step := func(name string, tasks []task) error {
+		t0 := time.Now()
+		logf("%s...", name)
+		if err := pool.run(ctx, tasks); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		res.Steps = append(res.Steps, LoadStep{Name: name, Elapsed: time.Since(t0)})
+		return nil
+	}
+
+	if err := step("drop tables", []task{execTask(dropTablesSQL)}); err != nil {
+		return nil, err
+	}
+	if err := step("create tables", []task{execTask(s.createTables()...)}); err != nil {
+		return nil, err
+	}
+	if err := step("generate data", generateTasks(s, opts.Jobs)); err != nil {
+		return nil, err
+	}
+	if err := step("vacuum", vacuumTasks(s)); err != nil {
+		return nil, err
+	}
+	var keys []task
+	// The accounts key first: it is the long one, the others run beside it.
+	for i := len(primaryKeySQL) - 1; i >= 0; i-- {
+		keys = append(keys, execTask(primaryKeySQL[i]))
+	}
+	if opts.ExtraIndex {
+		keys = append(keys, execTask(extraIndexSQL))
+	}
+	if err := step("primary keys", keys); err != nil {
+		return nil, err
+	}
+	if opts.ForeignKeys {
+		if err := step("foreign keys", []task{execTask(foreignKeySQL...)}); err != nil {
+			return nil, err
+		}
+	}
+	res.Elapsed = time.Since(start)
+	logf("done in %.2f s (%s).", res.Elapsed.Seconds(), stepSummary(res.Steps))
+	return res, nil
+}
+
+func stepSummary(steps []LoadStep) string {
+	s := ""
+	for i, st := range steps {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s %.2f s", st.Name, st.Elapsed.Seconds())
+	}
+	return s
+}
+
+// generateTasks splits the data into COPY streams: branches and tellers one
+// each, accounts per range partition, or in Jobs aid ranges otherwise.
+func generateTasks(s schema, jobs int) []task {
+	accountRowFn := accountRow
+	if s.bigint() {
+		accountRowFn = bigAccountRow
+	}
+	n := s.accounts()
+	var tasks []task
+	switch {
+	case s.partitions > 0 && s.method == PartitionRange:
+		for p := 1; p <= s.partitions; p++ {
+			lo, hi := s.rangeBounds(p)
+			tasks = append(tasks, copyTask(partitionName(p), true, lo-1, hi-1, accountRowFn))
+		}
+	case s.partitions > 0 || jobs > 1:
+		// Hash partitions route rows through the parent, where FREEZE is not
+		// allowed; parallel streams into one table cannot all truncate it.
+		chunks := int64(jobs)
+		if n < chunks*10000 {
+			chunks = 1
+		}
+		freeze := chunks == 1 && s.partitions == 0
+		size := (n + chunks - 1) / chunks
+		for lo := int64(0); lo < n; lo += size {
+			tasks = append(tasks, copyTask(TableAccounts, freeze, lo, min(lo+size, n), accountRowFn))
+		}
+	default:
+		tasks = append(tasks, copyTask(TableAccounts, true, 0, n, accountRowFn))
+	}
+	tasks = append(tasks,
+		copyTask(TableBranches, true, 0, int64(s.scale)*BranchesPerScale, branchRow),
+		copyTask(TableTellers, true, 0, int64(s.scale)*TellersPerScale, tellerRow),
+		execTask("truncate table "+TableHistory),
+	)
+	return tasks
+}
+
+// vacuumTasks is pgbench's "vacuum analyze" of every table; partitions are
+// vacuumed one task each so that they run in parallel.
+func vacuumTasks(s schema) []task {
+	var tasks []task
+	if s.partitions > 0 {
+		for p := 1; p <= s.partitions; p++ {
+			tasks = append(tasks, execTask("vacuum analyze "+partitionName(p)))
+		}
+		tasks = append(tasks, execTask("analyze "+TableAccounts))
+	} else {
+		tasks = append(tasks, execTask(vacuumSQL[2]))
+	}
+	return append(tasks, execTask(vacuumSQL[0]), execTask(vacuumSQL[1]), execTask(vacuumSQL[3]))
+}
+
+// copyTask loads rows [lo, hi) of one table by binary COPY; with freeze it
+// truncates the table in the same transaction and copies WITH FREEZE.
+func copyTask(table string, freeze bool, lo, hi int64, row rowFunc) task {
+	ident := pgx.Identifier{table}.Sanitize()
+	return func(ctx context.Context, conn *pgx.Conn) error {
+		sql := "copy " + ident + " from stdin with (format binary)"
+		if freeze {
+			if _, err := conn.Exec(ctx, "begin"); err != nil {
+				return err
+			}
+			if _, err := conn.Exec(ctx, "truncate table "+ident); err != nil {
+				return err
+			}
+			sql = "copy " + ident + " from stdin with (format binary, freeze on)"
+		}
+		if _, err := conn.PgConn().CopyFrom(ctx, newCopyRows(lo, hi, maxTuple, row), sql); err != nil {
+			if freeze {
+				_, _ = conn.Exec(ctx, "rollback")
+			}
+			return fmt.Errorf("copy %s: %w", table, err)
+		}
+		if freeze {
+			if _, err := conn.Exec(ctx, "commit"); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// task is one unit of loader work, run on one connection.
+type task func(ctx context.Context, conn *pgx.Conn) error
+
+// execTask runs statements in order on one connection.
+func execTask(sqls ...string) task {
+	return func(ctx context.Context, conn *pgx.Conn) error {
+		for _, q := range sqls {
+			if _, err := conn.Exec(ctx, q); err != nil {
+				return fmt.Errorf("%s: %w", firstWords(q), err)
+			}
+		}
+		return nil
+	}
+}
+
+func firstWords(q string) string {
+	if len(q) > 60 {
+		return q[:60] + "..."
+	}
+	return q
+}
+
+// connPool is a fixed set of connections that runs tasks in parallel.
+type connPool struct{ conns []*pgx.Conn }
+
+func newConnPool(ctx context.Context, dsn string, n int) (*connPool, error) {
+	p := &connPool{}
+	for range n {
+		c, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			p.close()
+			return nil, fmt.Errorf("connecting: %w", err)
+		}
+		p.conns = append(p.conns, c)
+	}
+	return p, nil
+}
+
+func (p *connPool) close() {
+	for _, c := range p.conns {
+		_ = c.Close(context.Background())
+	}
+}
+
+// run executes tasks on the pool's connections, at most one per connection at
+// a time, and returns the first error.
+func (p *connPool) run(ctx context.Context, tasks []task) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	queue := make(chan task, len(tasks))
+	for _, t := range tasks {
+		queue <- t
+	}
+	close(queue)
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+	)
+	for _, c := range p.conns[:min(len(p.conns), len(tasks))] {
+		wg.Go(func() {
+			for t := range queue {
+				if ctx.Err() != nil {
+					return
+				}
+				if err := t(ctx, c); err != nil {
+					once.Do(func() { first = err; cancel() })
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return first
+}

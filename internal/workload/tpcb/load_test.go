@@ -1,0 +1,101 @@
+package tpcb
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+func TestLoadMatchesPgbenchData(t *testing.T) {
+	cases := []struct {
+		name string
+		opts LoadOptions
+	}{
+		{"plain single stream", LoadOptions{Scale: 2, Jobs: 1}},
+		{"plain parallel fillfactor", LoadOptions{Scale: 2, Jobs: 3, Fillfactor: 70}},
+		{"range partitions", LoadOptions{Scale: 2, Partitions: 3, PartitionMethod: PartitionRange}},
+		{"hash partitions extra index", LoadOptions{Scale: 1, Partitions: 4, PartitionMethod: PartitionHash, ExtraIndex: true, ForeignKeys: true}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := pgtestDatabase(t)
+			if _, err := Load(ctx, dsn, tc.opts); err != nil {
+				t.Fatal(err)
+			}
+			conn, err := pgx.Connect(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			scale := int64(tc.opts.Scale)
+			checks := []struct {
+				sql  string
+				want int64
+			}{
+				{"select count(*) from pgbench_branches", scale},
+				{"select count(*) from pgbench_tellers", 10 * scale},
+				{"select count(*) from pgbench_accounts", 100000 * scale},
+				{"select count(distinct aid) from pgbench_accounts", 100000 * scale},
+				{"select max(aid) from pgbench_accounts", 100000 * scale},
+				{"select count(*) from pgbench_accounts where bid <> (aid - 1) / 100000 + 1", 0},
+				{"select count(*) from pgbench_tellers where bid <> (tid - 1) / 10 + 1", 0},
+				{"select count(*) from pgbench_accounts where abalance <> 0 or filler is null or octet_length(filler) <> 84", 0},
+				{"select count(*) from pgbench_tellers where filler is not null", 0},
+				{"select count(*) from pgbench_branches where filler is not null", 0},
+				{"select count(*) from pgbench_history", 0},
+				{"select count(*) from pg_constraint where contype = 'p' and conrelid::regclass::text like 'pgbench_%' and conislocal and conparentid = 0", 3},
+			}
+			for _, c := range checks {
+				var got int64
+				if err := conn.QueryRow(ctx, c.sql).Scan(&got); err != nil {
+					t.Fatalf("%s: %v", c.sql, err)
+				}
+				if got != c.want {
+					t.Errorf("%s = %d, want %d", c.sql, got, c.want)
+				}
+			}
+			var ff []string
+			if err := conn.QueryRow(ctx, "select coalesce(reloptions, '{}') from pg_class where relname = 'pgbench_tellers'").Scan(&ff); err != nil {
+				t.Fatal(err)
+			}
+			want := tc.opts.Fillfactor
+			if want == 0 {
+				want = 100 // pgbench writes fillfactor=100 explicitly too
+			}
+			if len(ff) != 1 || ff[0] != "fillfactor="+itoa(want) {
+				t.Errorf("tellers reloptions %v, want fillfactor=%d", ff, want)
+			}
+			var parts int
+			if err := conn.QueryRow(ctx, "select count(*) from pg_inherits where inhparent = 'pgbench_accounts'::regclass").Scan(&parts); err != nil {
+				t.Fatal(err)
+			}
+			if parts != tc.opts.Partitions {
+				t.Errorf("%d partitions, want %d", parts, tc.opts.Partitions)
+			}
+			var extra bool
+			if err := conn.QueryRow(ctx, "select exists (select from pg_class where relname = $1)", ExtraIndexName).Scan(&extra); err != nil {
+				t.Fatal(err)
+			}
+			if extra != tc.opts.ExtraIndex {
+				t.Errorf("extra index exists = %v, want %v", extra, tc.opts.ExtraIndex)
+			}
+		})
+	}
+}
+
+func TestLoadRejectsBadOptions(t *testing.T) {
+	cases := []LoadOptions{
+		{Scale: 0},
+		{Scale: 1, Fillfactor: 5},
+		{Scale: 1, Partitions: -1},
+		{Scale: 1, PartitionMethod: "list", Partitions: 2},
+		{Scale: 1, PartitionMethod: PartitionHash},
+	}
+	for _, o := range cases {
+		if err := o.Validate(); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+}
