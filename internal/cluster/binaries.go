@@ -1,0 +1,147 @@
+package cluster
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Binaries is one PostgreSQL installation: the directory holding initdb, pg_ctl
+// and postgres, and the version they report.
+type Binaries struct {
+	Dir     string // directory of initdb, pg_ctl and postgres
+	Major   int    // 15, 16, 17, 18
+	Version string // "15.18"
+	Source  string // "system" or "download"
+}
+
+// Tool returns the path of one of the installation's programs.
+func (b Binaries) Tool(name string) string { return filepath.Join(b.Dir, name) }
+
+var versionRE = regexp.MustCompile(`\(PostgreSQL\) (\d+)(?:\.(\d+))?`)
+
+// probe asks a directory's postgres for its version; ok is false when the
+// directory does not hold a complete, runnable server installation.
+func probe(dir, source string) (Binaries, bool) {
+	for _, tool := range []string{"initdb", "pg_ctl", "postgres"} {
+		if fi, err := os.Stat(filepath.Join(dir, tool)); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return Binaries{}, false
+		}
+	}
+	out, err := exec.Command(filepath.Join(dir, "postgres"), "--version").Output()
+	if err != nil {
+		return Binaries{}, false
+	}
+	m := versionRE.FindStringSubmatch(string(out))
+	if m == nil {
+		return Binaries{}, false
+	}
+	major, _ := strconv.Atoi(m[1])
+	version := m[1]
+	if m[2] != "" {
+		version += "." + m[2]
+	}
+	return Binaries{Dir: dir, Major: major, Version: version, Source: source}, true
+}
+
+// systemDirs lists the places PostgreSQL packages install their binaries: PATH,
+// Debian/Ubuntu, RPM (PGDG) and source builds.
+func systemDirs() []string {
+	var dirs []string
+	if p, err := exec.LookPath("pg_ctl"); err == nil {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			dirs = append(dirs, filepath.Dir(real))
+		}
+		dirs = append(dirs, filepath.Dir(p))
+	}
+	for _, pattern := range []string{
+		"/usr/lib/postgresql/*/bin",
+		"/usr/pgsql-*/bin",
+		"/usr/local/pgsql/bin",
+		"/opt/homebrew/opt/postgresql@*/bin",
+	} {
+		m, _ := filepath.Glob(pattern)
+		dirs = append(dirs, m...)
+	}
+	return dirs
+}
+
+// FindInstalled returns every PostgreSQL installation found on this machine and
+// in the download cache, newest major first.
+func FindInstalled(cacheDir string) []Binaries {
+	seen := map[string]bool{}
+	var found []Binaries
+	add := func(dir, source string) {
+		dir = filepath.Clean(dir)
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		if seen[dir] {
+			return
+		}
+		seen[dir] = true
+		if b, ok := probe(dir, source); ok {
+			found = append(found, b)
+		}
+	}
+	for _, d := range systemDirs() {
+		add(d, "system")
+	}
+	if cacheDir != "" {
+		m, _ := filepath.Glob(filepath.Join(cacheDir, "postgres-*", "bin"))
+		for _, d := range m {
+			add(d, "download")
+		}
+	}
+	sort.SliceStable(found, func(i, j int) bool {
+		if found[i].Major != found[j].Major {
+			return found[i].Major > found[j].Major
+		}
+		return versionLess(found[j].Version, found[i].Version)
+	})
+	return found
+}
+
+// Find returns an installation of the given major (0: the newest found), or
+// ok=false when none is installed.
+func Find(major int, cacheDir string) (Binaries, bool) {
+	for _, b := range FindInstalled(cacheDir) {
+		if major == 0 || b.Major == major {
+			return b, true
+		}
+	}
+	return Binaries{}, false
+}
+
+func versionLess(a, b string) bool {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(pa) && i < len(pb); i++ {
+		x, _ := strconv.Atoi(pa[i])
+		y, _ := strconv.Atoi(pb[i])
+		if x != y {
+			return x < y
+		}
+	}
+	return len(pa) < len(pb)
+}
+
+// SupportedMajors are the PostgreSQL majors pgoltp manages and can download.
+var SupportedMajors = []int{13, 14, 15, 16, 17, 18}
+
+// ValidMajor reports whether major is one pgoltp supports (0 means "newest").
+func ValidMajor(major int) error {
+	if major == 0 {
+		return nil
+	}
+	for _, m := range SupportedMajors {
+		if m == major {
+			return nil
+		}
+	}
+	return fmt.Errorf("PostgreSQL %d is not supported (supported: 13 to 18)", major)
+}
