@@ -1,0 +1,105 @@
+// Package store keeps benchmark runs: their parameters, headline figures,
+// latency histograms, per-second series and everything the collectors saw. It
+// writes one SQLite file per lab (results.db) by default, or the same schema in
+// a PostgreSQL database. It knows nothing about TPC-C or TPC-B: a run is a
+// workload name, ordered parameters, named figures and per-type series.
+//
+// A run is never half-stored: Begin writes it as "running" in its own
+// transaction, samples may be appended in their own transactions while it
+// goes, and Finish writes the rest and the final status in one transaction.
+// A run still "running" whose process is gone is shown as incomplete.
+package store
+
+import (
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pgoltp/pgoltp/internal/collect"
+)
+
+// Status is where a run is in its life.
+type Status string
+
+// Run statuses.
+const (
+	Running     Status = "running"     // Begin was called, Finish was not (yet)
+	Complete    Status = "complete"    // the run went to its end
+	Interrupted Status = "interrupted" // stopped early (Ctrl-C, deadline) but its results are whole
+	Failed      Status = "failed"      // the run failed; what it stored is what it saw
+	Incomplete  Status = "incomplete"  // shown, never stored: running, but its process is gone
+)
+
+// KV is one parameter of a run, kept in the order the workload gave it.
+type KV struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Figure is one headline number (tpmC, TPS, efficiency, mean latency...).
+type Figure struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"`
+}
+
+// Interval is one second (or whatever the driver's interval is) of one
+// transaction type: how many completed, how many failed, and the latency
+// percentiles in microseconds (0 when the driver did not measure them).
+type Interval struct {
+	Second int     `json:"second"` // seconds since the run's StartedAt
+	Type   string  `json:"type"`
+	Count  int64   `json:"count"`
+	Errors int64   `json:"errors"`
+	P50    float64 `json:"p50_us"`
+	P95    float64 `json:"p95_us"`
+	P99    float64 `json:"p99_us"`
+	Max    float64 `json:"max_us"`
+}
+
+// Run is one benchmark run as stored.
+type Run struct {
+	ID        string
+	Workload  string // "tpcc", "tpcb", "pgbench"
+	Title     string
+	StartedAt time.Time
+	EndedAt   time.Time
+	Status    Status
+	Owner     string // host:pid of the process that ran it, to tell a crash from a live run
+
+	Params   []KV
+	Headline []Figure
+	Latency  map[string]*hdrhistogram.Snapshot // whole-run histogram per transaction type, µs
+	Series   []Interval                        // per second per type
+	Samples  *collect.Samples                  // nil when nothing was collected
+	Notes    []string
+}
+
+// Param returns the value of the named parameter, or "".
+func (r *Run) Param(name string) string {
+	for _, kv := range r.Params {
+		if kv.Name == name {
+			return kv.Value
+		}
+	}
+	return ""
+}
+
+// Duration is how long the run went.
+func (r *Run) Duration() time.Duration {
+	if r.EndedAt.IsZero() || r.EndedAt.Before(r.StartedAt) {
+		return 0
+	}
+	return r.EndedAt.Sub(r.StartedAt)
+}
+
+// Summary is one line of the run list.
+type Summary struct {
+	ID        string    `json:"id"`
+	Workload  string    `json:"workload"`
+	Title     string    `json:"title"`
+	StartedAt time.Time `json:"started_at"`
+	EndedAt   time.Time `json:"ended_at"`
+	Status    Status    `json:"status"`
+	Headline  []Figure  `json:"headline"`
+}

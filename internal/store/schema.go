@@ -1,0 +1,49 @@
+package store
+
+// schemaVersion is bumped when the DDL changes; Open refuses newer files.
+const schemaVersion = 1
+
+// schema is the same DDL for SQLite and PostgreSQL: only types both accept,
+// times as Unix microseconds, booleans as 0/1. Tables carry a pgoltp_ prefix so
+// a --results-dsn database can hold other things too.
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS pgoltp_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS pgoltp_runs (
+		id TEXT PRIMARY KEY, workload TEXT NOT NULL, title TEXT NOT NULL,
+		status TEXT NOT NULL, owner TEXT NOT NULL,
+		started_us BIGINT NOT NULL, ended_us BIGINT NOT NULL,
+		sample_start_us BIGINT NOT NULL DEFAULT 0, sample_end_us BIGINT NOT NULL DEFAULT 0,
+		sample_interval_us BIGINT NOT NULL DEFAULT 0)`,
+	`CREATE TABLE IF NOT EXISTS pgoltp_params (run_id TEXT NOT NULL, pos INTEGER NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run_id, pos))`,
+	`CREATE TABLE IF NOT EXISTS pgoltp_figures (run_id TEXT NOT NULL, pos INTEGER NOT NULL, name TEXT NOT NULL, value DOUBLE PRECISION NOT NULL, unit TEXT NOT NULL, PRIMARY KEY (run_id, pos))`,
+	`CREATE TABLE IF NOT EXISTS pgoltp_notes (run_id TEXT NOT NULL, pos INTEGER NOT NULL, note TEXT NOT NULL, PRIMARY KEY (run_id, pos))`,
+	`CREATE TABLE IF NOT EXISTS pgoltp_histograms (run_id TEXT NOT NULL, txn_type TEXT NOT NULL, encoded TEXT NOT NULL, PRIMARY KEY (run_id, txn_type))`,
+	`CREATE TABLE IF NOT EXISTS pgoltp_series (run_id TEXT NOT NULL, second INTEGER NOT NULL, txn_type TEXT NOT NULL,
+		count BIGINT NOT NULL, errors BIGINT NOT NULL,
+		p50_us DOUBLE PRECISION NOT NULL, p95_us DOUBLE PRECISION NOT NULL, p99_us DOUBLE PRECISION NOT NULL, max_us DOUBLE PRECISION NOT NULL,
+		PRIMARY KEY (run_id, second, txn_type))`,
+	`CREATE TABLE IF NOT EXISTS pgoltp_samples (run_id TEXT NOT NULL, at_us BIGINT NOT NULL, metric TEXT NOT NULL, key TEXT NOT NULL, value DOUBLE PRECISION NOT NULL)`,
+	`CREATE INDEX IF NOT EXISTS pgoltp_samples_run ON pgoltp_samples (run_id, metric, at_us)`,
+	`CREATE TABLE IF NOT EXISTS pgoltp_events (run_id TEXT NOT NULL, at_us BIGINT NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS pgoltp_waits (run_id TEXT NOT NULL, wait_type TEXT NOT NULL, wait_event TEXT NOT NULL, samples BIGINT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS pgoltp_statements (run_id TEXT NOT NULL, pos INTEGER NOT NULL, queryid BIGINT NOT NULL, query TEXT NOT NULL,
+		calls BIGINT NOT NULL, total_ms DOUBLE PRECISION NOT NULL, rows_returned BIGINT NOT NULL,
+		shared_hit BIGINT NOT NULL, shared_read BIGINT NOT NULL, wal_bytes DOUBLE PRECISION NOT NULL, PRIMARY KEY (run_id, pos))`,
+	`CREATE TABLE IF NOT EXISTS pgoltp_tables (run_id TEXT NOT NULL, name TEXT NOT NULL,
+		table_before BIGINT NOT NULL, table_after BIGINT NOT NULL, index_before BIGINT NOT NULL, index_after BIGINT NOT NULL,
+		live_after BIGINT NOT NULL, dead_after BIGINT NOT NULL, inserts BIGINT NOT NULL, updates BIGINT NOT NULL,
+		hot_updates BIGINT NOT NULL, deletes BIGINT NOT NULL, autovacuums BIGINT NOT NULL, autoanalyzes BIGINT NOT NULL,
+		freeze_age BIGINT NOT NULL, bloat_before DOUBLE PRECISION NOT NULL, bloat_after DOUBLE PRECISION NOT NULL,
+		PRIMARY KEY (run_id, name))`,
+	`CREATE TABLE IF NOT EXISTS pgoltp_settings (run_id TEXT NOT NULL, name TEXT NOT NULL, setting TEXT NOT NULL, unit TEXT NOT NULL,
+		source TEXT NOT NULL, boot_val TEXT NOT NULL, reset_val TEXT NOT NULL, pending_restart INTEGER NOT NULL,
+		risk TEXT NOT NULL, risk_reason TEXT NOT NULL, PRIMARY KEY (run_id, name))`,
+	`CREATE TABLE IF NOT EXISTS pgoltp_facts (run_id TEXT NOT NULL, scope TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run_id, scope, name))`,
+}
+
+// runTables are the per-run tables Finish rewrites and Delete clears.
+var runTables = []string{
+	"pgoltp_params", "pgoltp_figures", "pgoltp_notes", "pgoltp_histograms", "pgoltp_series",
+	"pgoltp_samples", "pgoltp_events", "pgoltp_waits", "pgoltp_statements", "pgoltp_tables",
+	"pgoltp_settings", "pgoltp_facts",
+}

@@ -1,0 +1,307 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pgoltp/pgoltp/internal/collect"
+)
+
+// NewID returns a run id that sorts by start time and is short enough to type:
+// 20261123-114502-3f9a.
+func NewID(at time.Time) string {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	return at.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// Begin stores run as running, with its parameters, in one transaction, and
+// returns its id (run.ID, or a new one when empty; run.ID is set either way).
+func (s *Store) Begin(ctx context.Context, run *Run) (string, error) {
+	if run.StartedAt.IsZero() {
+		run.StartedAt = time.Now()
+	}
+	if run.ID == "" {
+		run.ID = NewID(run.StartedAt)
+	}
+	if run.Owner == "" {
+		host, _ := os.Hostname()
+		run.Owner = host + ":" + strconv.Itoa(os.Getpid())
+	}
+	run.Status = Running
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, s.bind(`INSERT INTO pgoltp_runs (id, workload, title, status, owner, started_us, ended_us) VALUES (?, ?, ?, ?, ?, ?, 0)`),
+			run.ID, run.Workload, run.Title, string(Running), run.Owner, micros(run.StartedAt)); err != nil {
+			return err
+		}
+		return s.writeParams(ctx, tx, run)
+	})
+	if err != nil {
+		return "", fmt.Errorf("storing run %s in %s: %w", run.ID, s.where, err)
+	}
+	return run.ID, nil
+}
+
+// AppendPoints stores sampled points of a running run in one transaction, so a
+// crash keeps what was sampled so far. Finish rewrites all points, so calling
+// this is optional.
+func (s *Store) AppendPoints(ctx context.Context, id string, points []collect.Point) error {
+	if len(points) == 0 {
+		return nil
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error { return s.writePoints(ctx, tx, id, points) })
+	if err != nil {
+		return fmt.Errorf("appending samples of run %s: %w", id, err)
+	}
+	return nil
+}
+
+// Finish stores everything of run and its final status in one transaction:
+// either the whole run is there afterwards, or it stays as it was (running,
+// hence shown as incomplete). Finish may be called again to rewrite a run.
+func (s *Store) Finish(ctx context.Context, run *Run) error {
+	if run.ID == "" {
+		return fmt.Errorf("finishing a run that was never begun")
+	}
+	if run.Status == "" || run.Status == Running || run.Status == Incomplete {
+		run.Status = Complete
+	}
+	if run.EndedAt.IsZero() {
+		run.EndedAt = time.Now()
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, t := range runTables {
+			if _, err := tx.ExecContext(ctx, s.bind(`DELETE FROM `+t+` WHERE run_id = ?`), run.ID); err != nil {
+				return err
+			}
+		}
+		var ss, se, si int64
+		if sm := run.Samples; sm != nil {
+			ss, se, si = micros(sm.Start), micros(sm.End), int64(sm.Interval/time.Microsecond)
+		}
+		res, err := tx.ExecContext(ctx, s.bind(`UPDATE pgoltp_runs SET workload = ?, title = ?, status = ?, started_us = ?, ended_us = ?,
+			sample_start_us = ?, sample_end_us = ?, sample_interval_us = ? WHERE id = ?`),
+			run.Workload, run.Title, string(run.Status), micros(run.StartedAt), micros(run.EndedAt), ss, se, si, run.ID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return fmt.Errorf("run %s was never begun", run.ID)
+		}
+		return s.writeAll(ctx, tx, run)
+	})
+	if err != nil {
+		return fmt.Errorf("storing run %s in %s: %w", run.ID, s.where, err)
+	}
+	return nil
+}
+
+// Delete removes a run and everything stored with it.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		for _, t := range append([]string{"pgoltp_runs"}, runTables...) {
+			col := "run_id"
+			if t == "pgoltp_runs" {
+				col = "id"
+			}
+			if _, err := tx.ExecContext(ctx, s.bind(`DELETE FROM `+t+` WHERE `+col+` = ?`), id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (s *Store) writeParams(ctx context.Context, tx *sql.Tx, run *Run) error {
+	rows := make([][]any, len(run.Params))
+	for i, kv := range run.Params {
+		rows[i] = []any{run.ID, i, kv.Name, kv.Value}
+	}
+	return s.insert(ctx, tx, "pgoltp_params", []string{"run_id", "pos", "name", "value"}, rows)
+}
+
+func (s *Store) writePoints(ctx context.Context, tx *sql.Tx, id string, points []collect.Point) error {
+	rows := make([][]any, len(points))
+	for i, p := range points {
+		rows[i] = []any{id, micros(p.At), p.Metric, p.Key, p.Value}
+	}
+	return s.insert(ctx, tx, "pgoltp_samples", []string{"run_id", "at_us", "metric", "key", "value"}, rows)
+}
+
+// writeAll writes every per-run table of run (Finish has just emptied them).
+func (s *Store) writeAll(ctx context.Context, tx *sql.Tx, run *Run) error {
+	if err := s.writeParams(ctx, tx, run); err != nil {
+		return err
+	}
+	id := run.ID
+	var figures, notes, hists, series [][]any
+	for i, f := range run.Headline {
+		figures = append(figures, []any{id, i, f.Name, f.Value, f.Unit})
+	}
+	for i, n := range run.Notes {
+		notes = append(notes, []any{id, i, n})
+	}
+	types := make([]string, 0, len(run.Latency))
+	for t := range run.Latency {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		snap := run.Latency[t]
+		if snap == nil {
+			continue
+		}
+		enc, err := hdrhistogram.Import(snap).Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			return fmt.Errorf("encoding the %s histogram: %w", t, err)
+		}
+		hists = append(hists, []any{id, t, string(enc)})
+	}
+	for _, iv := range run.Series {
+		series = append(series, []any{id, iv.Second, iv.Type, iv.Count, iv.Errors, iv.P50, iv.P95, iv.P99, iv.Max})
+	}
+	batches := []struct {
+		table string
+		cols  []string
+		rows  [][]any
+	}{
+		{"pgoltp_figures", []string{"run_id", "pos", "name", "value", "unit"}, figures},
+		{"pgoltp_notes", []string{"run_id", "pos", "note"}, notes},
+		{"pgoltp_histograms", []string{"run_id", "txn_type", "encoded"}, hists},
+		{"pgoltp_series", []string{"run_id", "second", "txn_type", "count", "errors", "p50_us", "p95_us", "p99_us", "max_us"}, series},
+	}
+	if sm := run.Samples; sm != nil {
+		if err := s.writePoints(ctx, tx, id, sm.Points); err != nil {
+			return err
+		}
+		var events, waits, stmts, tables, settings, facts [][]any
+		for _, e := range sm.Events {
+			events = append(events, []any{id, micros(e.At), e.Kind, e.Detail})
+		}
+		for _, w := range sm.Waits {
+			waits = append(waits, []any{id, w.Type, w.Event, w.Samples})
+		}
+		for i, st := range sm.Statements {
+			stmts = append(stmts, []any{id, i, st.QueryID, st.Query, st.Calls, st.TotalMs, st.Rows, st.SharedHit, st.SharedRead, st.WALBytes})
+		}
+		for _, t := range sm.Tables {
+			tables = append(tables, []any{id, t.Name, t.TableBefore, t.TableAfter, t.IndexBefore, t.IndexAfter, t.LiveAfter, t.DeadAfter,
+				t.Inserts, t.Updates, t.HotUpdates, t.Deletes, t.Autovacuums, t.Autoanalyzes, t.FreezeAge, t.BloatBefore, t.BloatAfter})
+		}
+		for _, st := range sm.Settings {
+			settings = append(settings, []any{id, st.Name, st.Setting, st.Unit, st.Source, st.BootVal, st.ResetVal, boolInt(st.PendingRestart), st.Risk, st.RiskReason})
+		}
+		seen := map[string]bool{}
+		for _, f := range append(sm.Facts, costFacts(sm.Cost)...) {
+			if k := f.Scope + "\x00" + f.Name; !seen[k] {
+				seen[k] = true
+				facts = append(facts, []any{id, f.Scope, f.Name, f.Value})
+			}
+		}
+		for i, w := range sm.Warnings {
+			facts = append(facts, []any{id, "warning", strconv.Itoa(i), w})
+		}
+		batches = append(batches, []struct {
+			table string
+			cols  []string
+			rows  [][]any
+		}{
+			{"pgoltp_events", []string{"run_id", "at_us", "kind", "detail"}, events},
+			{"pgoltp_waits", []string{"run_id", "wait_type", "wait_event", "samples"}, waits},
+			{"pgoltp_statements", []string{"run_id", "pos", "queryid", "query", "calls", "total_ms", "rows_returned", "shared_hit", "shared_read", "wal_bytes"}, stmts},
+			{"pgoltp_tables", []string{"run_id", "name", "table_before", "table_after", "index_before", "index_after", "live_after", "dead_after",
+				"inserts", "updates", "hot_updates", "deletes", "autovacuums", "autoanalyzes", "freeze_age", "bloat_before", "bloat_after"}, tables},
+			{"pgoltp_settings", []string{"run_id", "name", "setting", "unit", "source", "boot_val", "reset_val", "pending_restart", "risk", "risk_reason"}, settings},
+			{"pgoltp_facts", []string{"run_id", "scope", "name", "value"}, facts},
+		}...)
+	}
+	for _, b := range batches {
+		if err := s.insert(ctx, tx, b.table, b.cols, b.rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// costFacts keeps the collectors' self-cost as facts of scope "cost".
+func costFacts(c collect.Cost) []collect.Fact {
+	if c.Ticks == 0 && c.SnapshotCPU == 0 {
+		return nil
+	}
+	return []collect.Fact{
+		{Scope: "cost", Name: "ticks", Value: strconv.Itoa(c.Ticks)},
+		{Scope: "cost", Name: "tick_cpu_us", Value: strconv.FormatInt(c.TickCPU.Microseconds(), 10)},
+		{Scope: "cost", Name: "backend_cpu_us", Value: strconv.FormatInt(c.BackendCPU.Microseconds(), 10)},
+		{Scope: "cost", Name: "snapshot_cpu_us", Value: strconv.FormatInt(c.SnapshotCPU.Microseconds(), 10)},
+		{Scope: "cost", Name: "elapsed_us", Value: strconv.FormatInt(c.Elapsed.Microseconds(), 10)},
+		{Scope: "cost", Name: "backend_local", Value: strconv.FormatBool(c.BackendLocal)},
+	}
+}
+
+// insert writes rows in multi-row INSERTs: one round trip per few hundred rows
+// matters when the store is a remote PostgreSQL.
+func (s *Store) insert(ctx context.Context, tx *sql.Tx, table string, cols []string, rows [][]any) error {
+	const perStatement = 400
+	for len(rows) > 0 {
+		n := min(len(rows), perStatement)
+		var q strings.Builder
+		q.WriteString("INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES ")
+		row := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
+		args := make([]any, 0, n*len(cols))
+		for i := range n {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString(row)
+			args = append(args, rows[i]...)
+		}
+		if _, err := tx.ExecContext(ctx, s.bind(q.String()), args...); err != nil {
+			return fmt.Errorf("writing %s: %w", strings.TrimPrefix(table, "pgoltp_"), err)
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
+func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func micros(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMicro()
+}
+
+func fromMicros(us int64) time.Time {
+	if us == 0 {
+		return time.Time{}
+	}
+	return time.UnixMicro(us)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
