@@ -1,0 +1,55 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"net"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// SQLSTATEs the driver treats specially.
+const (
+	SerializationFailure = "40001"
+	DeadlockDetected     = "40P01"
+)
+
+// Retryable reports whether err is a serialization failure or a deadlock: the
+// transaction was rolled back and may simply be run again.
+func Retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == SerializationFailure || pgErr.Code == DeadlockDetected
+	}
+	return false
+}
+
+// SQLState returns the SQLSTATE of err, or "" if it did not come from the server.
+func SQLState(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
+	}
+	return ""
+}
+
+// ConnectionLost reports whether err means the connection is gone (network
+// error, server shutdown or crash, the backend terminated), so it must be
+// re-established before the next transaction.
+func ConnectionLost(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// Class 57 (operator intervention: admin shutdown, crash shutdown,
+		// cannot connect now) and class 08 (connection exception).
+		return len(pgErr.Code) == 5 && (pgErr.Code[:2] == "57" || pgErr.Code[:2] == "08")
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		return true
+	}
+	var connectErr *pgconn.ConnectError
+	return errors.As(err, &connectErr) || pgconn.SafeToRetry(err) || errors.Is(err, net.ErrClosed)
+}
