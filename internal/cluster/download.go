@@ -261,7 +261,7 @@ func untar(tr *tar.Reader, dir string) error {
 		if err != nil {
 			return err
 		}
-		target := filepath.Join(dir, filepath.Clean("/" + hdr.Name))
+		target := filepath.Join(dir, filepath.Clean("/"+hdr.Name))
 		if !strings.HasPrefix(target, filepath.Clean(dir)+string(os.PathSeparator)) {
 			return fmt.Errorf("archive entry %q escapes the target directory", hdr.Name)
 		}

@@ -1,0 +1,115 @@
+// Package e2e_test runs the pgoltp binary the way a person does and checks what
+// it prints, what it exits with and what it leaves behind.
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// pgoltpBinary builds cmd/pgoltp once per test run.
+func pgoltpBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "pgoltp-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		_ = os.Chmod(dir, 0o755)
+		binPath = filepath.Join(dir, "pgoltp")
+		_, file, _, _ := runtime.Caller(0)
+		root := filepath.Dir(filepath.Dir(file))
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/pgoltp")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// result is one finished pgoltp invocation.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// runPgoltp runs the binary with args and a time limit.
+func runPgoltp(t *testing.T, timeout time.Duration, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, pgoltpBinary(t), args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running pgoltp %s: %v", strings.Join(args, " "), err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// labDir returns a lab path the unprivileged server user can reach when the
+// tests run as root.
+func labDir(t *testing.T) string {
+	t.Helper()
+	base := filepath.Join(os.TempDir(), "pgoltp-test")
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chmod(base, 0o755)
+	dir, err := os.MkdirTemp(base, "e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chmod(dir, 0o755)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return filepath.Join(dir, "lab")
+}
+
+// assertOneLineProblem checks the contract for bad input: exit 2, exactly one
+// line on stderr, naming the problem, no Go stack trace.
+func assertOneLineProblem(t *testing.T, r result, mentions ...string) {
+	t.Helper()
+	if r.code != 2 {
+		t.Errorf("exit code %d, want 2 (stderr %q)", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "pgoltp: ") {
+		t.Errorf("stderr should be one 'pgoltp: ...' line, got %q", r.stderr)
+	}
+	if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
+		t.Errorf("stderr holds a stack trace: %q", r.stderr)
+	}
+	for _, m := range mentions {
+		if !strings.Contains(r.stderr, m) {
+			t.Errorf("stderr %q should mention %q", r.stderr, m)
+		}
+	}
+}
