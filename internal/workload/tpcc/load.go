@@ -1,0 +1,356 @@
+package tpcc
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// LoadOptions say what to load and how.
+type LoadOptions struct {
+	Warehouses int
+	Workers    int    // parallel connections; 0 = number of CPUs
+	Seed       uint64 // 0 = draw one (it is recorded in pgoltp_meta and the stats)
+	Schema     string // "" = public
+	SchemaOptions
+	// Force drops and reloads even a complete load of the same shape.
+	Force bool
+	// Progress receives progress output (nil: none). With ProgressBar it is a
+	// live bar (meant for a terminal), otherwise a line every few seconds.
+	Progress    io.Writer
+	ProgressBar bool
+}
+
+// LoadStats describe a finished load.
+type LoadStats struct {
+	Warehouses int              `json:"warehouses"`
+	Workers    int              `json:"workers"`
+	Seed       uint64           `json:"seed"`
+	Constants  Constants        `json:"c_load"`
+	Rows       map[string]int64 `json:"rows"`
+	// AlreadyLoaded: a complete load of this shape was there; nothing was done.
+	AlreadyLoaded bool `json:"already_loaded"`
+	// Replaced: an earlier load (interrupted, or forced) was dropped first.
+	Replaced bool          `json:"replaced"`
+	Create   time.Duration `json:"create_ns"`
+	Data     time.Duration `json:"data_ns"`
+	Index    time.Duration `json:"index_ns"`
+	Analyze  time.Duration `json:"analyze_ns"`
+	Total    time.Duration `json:"total_ns"`
+}
+
+// TotalRows sums Rows.
+func (s LoadStats) TotalRows() int64 {
+	var n int64
+	for _, r := range s.Rows {
+		n += r
+	}
+	return n
+}
+
+// ErrLoadExists is returned when the schema already holds a different complete
+// load, or TPC-C tables pgoltp did not create, and Force is not set.
+var ErrLoadExists = errors.New("the schema already holds TPC-C data")
+
+func (o *LoadOptions) normalize() error {
+	if o.Warehouses < 1 {
+		return fmt.Errorf("warehouses must be at least 1, got %d", o.Warehouses)
+	}
+	if o.Workers < 0 {
+		return fmt.Errorf("workers must be at least 1, got %d", o.Workers)
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.NumCPU()
+	}
+	if o.Schema == "" {
+		o.Schema = DefaultSchema
+	}
+	return o.SchemaOptions.validate()
+}
+
+// Load builds the TPC-C database of clause 4.3 in the schema of opts: tables
+// without indexes, the data streamed by parallel workers with binary COPY,
+// then primary keys and indexes built in parallel, then ANALYZE. pgoltp_meta
+// says complete only after the last step, so an interrupted load is never
+// mistaken for a good one; the next Load drops and rebuilds it.
+func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) {
+	start := time.Now()
+	if err := opts.normalize(); err != nil {
+		return LoadStats{}, err
+	}
+	pathDSN, err := WithSearchPath(dsn, opts.Schema)
+	if err != nil {
+		return LoadStats{}, err
+	}
+	conn, err := pgx.Connect(ctx, pathDSN)
+	if err != nil {
+		return LoadStats{}, fmt.Errorf("connecting: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+
+	stats := LoadStats{Warehouses: opts.Warehouses, Workers: opts.Workers}
+	if opts.Schema != DefaultSchema {
+		if _, err := conn.Exec(ctx, createSchemaSQL(opts.Schema)); err != nil {
+			return stats, fmt.Errorf("creating schema %s: %w", opts.Schema, err)
+		}
+	}
+	old, err := ReadMeta(ctx, conn)
+	switch {
+	case errors.Is(err, ErrNotLoaded):
+		if n, err := countTPCCTables(ctx, conn); err != nil {
+			return stats, err
+		} else if n > 0 && !opts.Force {
+			return stats, fmt.Errorf("%w: %d TPC-C tables exist in schema %s but were not loaded by pgoltp (no pgoltp_meta); pass --force to replace them", ErrLoadExists, n, opts.Schema)
+		} else if n > 0 {
+			stats.Replaced = true
+		}
+	case err != nil:
+		return stats, err
+	case old.Complete && !opts.Force:
+		if old.Warehouses == opts.Warehouses && old.Partitions == opts.Partitions && old.ForeignKeys == opts.ForeignKeys &&
+			(opts.Seed == 0 || opts.Seed == old.Seed) {
+			stats.AlreadyLoaded, stats.Seed, stats.Constants = true, old.Seed, old.Load
+			stats.Total = time.Since(start)
+			return stats, nil
+		}
+		return stats, fmt.Errorf("%w: a complete load of %d warehouses (seed %d, partitions %d) exists in schema %s; pass --force to replace it",
+			ErrLoadExists, old.Warehouses, old.Seed, old.Partitions, opts.Schema)
+	default:
+		stats.Replaced = true // incomplete (interrupted) or forced
+	}
+
+	seed := opts.Seed
+	for seed == 0 {
+		var b [8]byte
+		_, _ = crand.Read(b[:])
+		seed = binary.LittleEndian.Uint64(b[:])
+	}
+	stats.Seed = seed
+	stats.Constants = NewLoadConstants(NewRand(seed))
+	var now time.Time
+	if err := conn.QueryRow(ctx, "SELECT localtimestamp").Scan(&now); err != nil {
+		return stats, fmt.Errorf("reading the server time: %w", err)
+	}
+	pop := &population{seed: seed, warehouses: opts.Warehouses, c: stats.Constants, now: newTimestampField(now)}
+
+	// Drop, record the load as incomplete, and create the bare tables, in one
+	// transaction: afterwards the schema either has its old state or a fresh
+	// incomplete load.
+	t0 := time.Now()
+	meta := Meta{Warehouses: opts.Warehouses, Load: stats.Constants, Seed: seed, LoadedAt: now,
+		Partitions: opts.Partitions, ForeignKeys: opts.ForeignKeys}
+	if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, dropSQL()); err != nil {
+			return fmt.Errorf("dropping the old tables: %w", err)
+		}
+		if err := writeMeta(ctx, tx, meta); err != nil {
+			return err
+		}
+		for _, t := range tpccTables {
+			for _, stmt := range t.createSQL(opts.SchemaOptions) {
+				if _, err := tx.Exec(ctx, stmt); err != nil {
+					return fmt.Errorf("creating %s: %w", t.name, err)
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		return stats, err
+	}
+	stats.Create = time.Since(t0)
+
+	workers, err := openWorkers(ctx, pathDSN, opts.Workers)
+	if err != nil {
+		return stats, err
+	}
+	defer closeWorkers(context.WithoutCancel(ctx), workers)
+
+	units := pop.units()
+	var total int64
+	for _, u := range units {
+		total += int64(u.total())
+	}
+	prog := newLoadProgress(opts.Progress, opts.ProgressBar, total)
+	defer prog.stop()
+
+	t0 = time.Now()
+	stats.Rows, err = loadData(ctx, workers, units, prog.rows)
+	if err != nil {
+		return stats, err
+	}
+	stats.Data = time.Since(t0)
+
+	t0 = time.Now()
+	builds, attach := indexPlan(opts.SchemaOptions)
+	prog.phase(fmt.Sprintf("building %d indexes", len(builds)))
+	if err := buildIndexes(ctx, workers, builds, attach); err != nil {
+		return stats, err
+	}
+	stats.Index = time.Since(t0)
+
+	t0 = time.Now()
+	prog.phase("analyzing")
+	if err := analyzeTables(ctx, workers); err != nil {
+		return stats, err
+	}
+	stats.Analyze = time.Since(t0)
+
+	stats.Total = time.Since(start)
+	meta.Complete = true
+	meta.LoadSeconds = stats.Total.Seconds()
+	if err := writeMeta(ctx, conn, meta); err != nil {
+		return stats, err
+	}
+	prog.phase("done")
+	return stats, nil
+}
+
+// units lists the load's units, biggest first so that the workers finish
+// together: stock and order_line, then customer, then the small tables.
+func (p *population) units() []rowSource {
+	var big, mid, small []rowSource
+	small = append(small, p.items(), p.warehouseRows(), p.districtRows())
+	for w := 1; w <= p.warehouses; w++ {
+		big = append(big, p.stockRows(w), p.orderLineRows(w))
+		mid = append(mid, p.customerRows(w))
+		small = append(small, p.orderRows(w), p.historyRows(w), p.newOrderRows(w))
+	}
+	slices.SortStableFunc(small, func(a, b rowSource) int { return b.total() - a.total() })
+	return slices.Concat(big, mid, small)
+}
+
+// countTPCCTables counts the TPC-C table names present in the current schema.
+func countTPCCTables(ctx context.Context, conn *pgx.Conn) (int, error) {
+	var n int
+	err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_class c
+		WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND c.relname = ANY($1)`,
+		TableNames()).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("looking for existing tables: %w", err)
+	}
+	return n, nil
+}
+
+// openWorkers opens n connections set up for bulk work. Asynchronous commit is
+// safe here: the final commit of pgoltp_meta is synchronous and flushes the WAL
+// of every earlier commit with it.
+func openWorkers(ctx context.Context, dsn string, n int) ([]*pgx.Conn, error) {
+	conns := make([]*pgx.Conn, 0, n)
+	for range n {
+		c, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			closeWorkers(ctx, conns)
+			return nil, fmt.Errorf("connecting worker: %w", err)
+		}
+		conns = append(conns, c)
+		if _, err := c.Exec(ctx, "SET synchronous_commit = off"); err != nil {
+			closeWorkers(ctx, conns)
+			return nil, fmt.Errorf("setting up worker: %w", err)
+		}
+	}
+	return conns, nil
+}
+
+func closeWorkers(ctx context.Context, conns []*pgx.Conn) {
+	for _, c := range conns {
+		_ = c.Close(ctx)
+	}
+}
+
+// runParallel runs job(conn, i) for i in 0..n-1 over the connections, each
+// connection taking the next index when free; the first error cancels the rest.
+func runParallel(ctx context.Context, conns []*pgx.Conn, n int, job func(ctx context.Context, conn *pgx.Conn, i int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				if err := job(ctx, c, i); err != nil {
+					cancel(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	return nil
+}
+
+// loadData streams every unit with COPY and returns the rows per table.
+func loadData(ctx context.Context, conns []*pgx.Conn, units []rowSource, progress *atomic.Int64) (map[string]int64, error) {
+	var mu sync.Mutex
+	rows := map[string]int64{}
+	err := runParallel(ctx, conns, len(units), func(ctx context.Context, conn *pgx.Conn, i int) error {
+		n, err := copyUnit(ctx, conn, units[i], progress)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		rows[units[i].table()] += n
+		mu.Unlock()
+		return nil
+	})
+	return rows, err
+}
+
+// buildIndexes builds the indexes in parallel, biggest first, then attaches
+// them as primary keys (and adds foreign keys) one at a time.
+func buildIndexes(ctx context.Context, conns []*pgx.Conn, builds []indexBuild, attach []string) error {
+	slices.SortStableFunc(builds, func(a, b indexBuild) int { return b.cost - a.cost })
+	for _, c := range conns {
+		// Our own parallelism already fills the CPUs; a sort that fits in
+		// memory avoids temp files. Session settings only.
+		if _, err := c.Exec(ctx, "SET maintenance_work_mem = '256MB'"); err != nil {
+			return err
+		}
+		if _, err := c.Exec(ctx, "SET max_parallel_maintenance_workers = 0"); err != nil {
+			return err
+		}
+	}
+	err := runParallel(ctx, conns, len(builds), func(ctx context.Context, conn *pgx.Conn, i int) error {
+		if _, err := conn.Exec(ctx, builds[i].sql); err != nil {
+			return fmt.Errorf("%s: %w", builds[i].sql, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, stmt := range attach {
+		if _, err := conns[0].Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("%s: %w", stmt, err)
+		}
+	}
+	return nil
+}
+
+// analyzeTables runs ANALYZE on every table, in parallel.
+func analyzeTables(ctx context.Context, conns []*pgx.Conn) error {
+	names := TableNames()
+	slices.SortStableFunc(names, func(a, b string) int { return tableCost[b] - tableCost[a] })
+	return runParallel(ctx, conns, len(names), func(ctx context.Context, conn *pgx.Conn, i int) error {
+		if _, err := conn.Exec(ctx, "ANALYZE "+names[i]); err != nil {
+			return fmt.Errorf("ANALYZE %s: %w", names[i], err)
+		}
+		return nil
+	})
+}
