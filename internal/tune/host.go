@@ -1,0 +1,253 @@
+package tune
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Storage classes the advisor distinguishes.
+const (
+	StorageHDD  = "hdd"
+	StorageSSD  = "ssd"
+	StorageNVMe = "nvme"
+)
+
+// Host is what the advisor needs to know about the machine PostgreSQL runs on:
+// the resources it may really use (the cgroup limit, when lower than the host)
+// and the kind of storage under its data.
+type Host struct {
+	RAM      int64   `json:"ram_bytes"`      // memory PostgreSQL may use
+	CPUs     float64 `json:"cpus"`           // CPUs PostgreSQL may use (a cgroup quota can be fractional)
+	Storage  string  `json:"storage"`        // hdd | ssd | nvme
+	HugePage int64   `json:"huge_page_size"` // default huge page size in bytes (0: unknown)
+	// HugePagesTotal is vm.nr_hugepages as seen in /proc/meminfo.
+	HugePagesTotal int64    `json:"huge_pages_total"`
+	Notes          []string `json:"notes"` // where each number came from
+}
+
+// DetectHost reads the host from /proc and /sys: MemTotal and the CPU count,
+// lowered to the cgroup v2 (memory.max, cpu.max) or v1 (memory.limit_in_bytes,
+// cpu.cfs_quota_us) limits of this process, and the storage class of the block
+// device under dataPath ("/" when empty).
+func DetectHost(dataPath string) Host {
+	h := Host{CPUs: float64(runtime.NumCPU())}
+	mem := readMeminfo()
+	h.RAM = mem["MemTotal"]
+	h.HugePage = mem["Hugepagesize"]
+	h.HugePagesTotal = mem["HugePages_Total"] / 1024 // a count, not kB: undo readMeminfo's scaling
+	h.Notes = append(h.Notes, fmt.Sprintf("memory: host MemTotal %s", humanBytes(h.RAM)))
+	h.Notes = append(h.Notes, fmt.Sprintf("cpus: %d online", runtime.NumCPU()))
+	if lim, where, ok := cgroupMemoryLimit(); ok && lim < h.RAM {
+		h.RAM = lim
+		h.Notes = append(h.Notes, fmt.Sprintf("memory: limited to %s by %s", humanBytes(lim), where))
+	}
+	if q, where, ok := cgroupCPULimit(); ok && q < h.CPUs {
+		h.CPUs = q
+		h.Notes = append(h.Notes, fmt.Sprintf("cpus: limited to %.2g by %s", q, where))
+	}
+	if dataPath == "" {
+		dataPath = "/"
+	}
+	storage, note := storageClass(dataPath)
+	h.Storage = storage
+	h.Notes = append(h.Notes, note)
+	return h
+}
+
+// readMeminfo returns /proc/meminfo in bytes (values given in kB are scaled).
+func readMeminfo() map[string]int64 {
+	out := map[string]int64{}
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			continue
+		}
+		n, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			continue
+		}
+		// Counts (HugePages_Total) have no unit; scale everything by 1024 and
+		// let callers of counts undo it, so that one map serves both.
+		out[name] = n * 1024
+	}
+	return out
+}
+
+// cgroupPaths returns, per controller ("" for cgroup v2), this process's
+// cgroup path from /proc/self/cgroup.
+func cgroupPaths() map[string]string {
+	out := map[string]string{}
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		if f[1] == "" {
+			out[""] = f[2]
+			continue
+		}
+		for _, c := range strings.Split(f[1], ",") {
+			out[c] = f[2]
+		}
+	}
+	return out
+}
+
+// candidates lists the files to try for a controller file: the process's own
+// cgroup and its ancestors (a limit anywhere above applies), and the mount
+// root (inside a container the namespace root is the container's cgroup).
+func candidates(mounts []string, path, file string) []string {
+	var out []string
+	for _, m := range mounts {
+		p := path
+		for {
+			out = append(out, filepath.Join(m, p, file))
+			if p == "/" || p == "." || p == "" {
+				break
+			}
+			p = filepath.Dir(p)
+		}
+	}
+	return out
+}
+
+func cgroupMemoryLimit() (int64, string, bool) {
+	paths := cgroupPaths()
+	best, where := int64(math.MaxInt64), ""
+	consider := func(files []string, parse func(string) (int64, bool)) {
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			if n, ok := parse(strings.TrimSpace(string(b))); ok && n < best {
+				best, where = n, f
+			}
+		}
+	}
+	parse := func(s string) (int64, bool) {
+		if s == "max" {
+			return 0, false
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		// cgroup v1 reports "no limit" as a huge page-rounded number.
+		return n, err == nil && n > 0 && n < 1<<60
+	}
+	if p, ok := paths[""]; ok {
+		consider(candidates([]string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}, p, "memory.max"), parse)
+	}
+	if p, ok := paths["memory"]; ok {
+		consider(candidates([]string{"/sys/fs/cgroup/memory"}, p, "memory.limit_in_bytes"), parse)
+	}
+	return best, where, where != ""
+}
+
+func cgroupCPULimit() (float64, string, bool) {
+	paths := cgroupPaths()
+	best, where := math.Inf(1), ""
+	if p, ok := paths[""]; ok {
+		for _, f := range candidates([]string{"/sys/fs/cgroup", "/sys/fs/cgroup/unified"}, p, "cpu.max") {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			fs := strings.Fields(string(b))
+			if len(fs) != 2 || fs[0] == "max" {
+				continue
+			}
+			q, err1 := strconv.ParseFloat(fs[0], 64)
+			per, err2 := strconv.ParseFloat(fs[1], 64)
+			if err1 == nil && err2 == nil && per > 0 && q/per < best {
+				best, where = q/per, f
+			}
+		}
+	}
+	for _, ctrl := range []string{"cpu", "cpu,cpuacct"} {
+		p, ok := paths["cpu"]
+		if !ok {
+			break
+		}
+		for _, f := range candidates([]string{filepath.Join("/sys/fs/cgroup", ctrl)}, p, "cpu.cfs_quota_us") {
+			qb, err1 := os.ReadFile(f)
+			pb, err2 := os.ReadFile(filepath.Join(filepath.Dir(f), "cpu.cfs_period_us"))
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			q, _ := strconv.ParseFloat(strings.TrimSpace(string(qb)), 64)
+			per, _ := strconv.ParseFloat(strings.TrimSpace(string(pb)), 64)
+			if q > 0 && per > 0 && q/per < best {
+				best, where = q/per, f
+			}
+		}
+	}
+	return best, where, where != ""
+}
+
+// storageClass finds the block device holding path and classifies it: nvme by
+// name, hdd when the kernel says rotational, ssd otherwise.
+func storageClass(path string) (string, string) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return StorageSSD, fmt.Sprintf("storage: cannot stat %s (%v); assuming ssd, pass --storage", path, err)
+	}
+	dev := fmt.Sprintf("%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))
+	sys, err := filepath.EvalSymlinks(filepath.Join("/sys/dev/block", dev))
+	if err != nil {
+		return StorageSSD, fmt.Sprintf("storage: no block device for %s (device %s, e.g. overlay or tmpfs); assuming ssd, pass --storage", path, dev)
+	}
+	// A partition's queue/ lives in its parent disk.
+	queue := filepath.Join(sys, "queue")
+	if _, err := os.Stat(queue); err != nil {
+		queue = filepath.Join(filepath.Dir(sys), "queue")
+	}
+	name := filepath.Base(sys)
+	if _, err := os.Stat(filepath.Join(sys, "partition")); err == nil {
+		name = filepath.Base(filepath.Dir(sys))
+	}
+	if strings.HasPrefix(name, "nvme") {
+		return StorageNVMe, fmt.Sprintf("storage: %s holds %s (NVMe)", name, path)
+	}
+	rot, _ := os.ReadFile(filepath.Join(queue, "rotational"))
+	if strings.TrimSpace(string(rot)) == "1" {
+		note := fmt.Sprintf("storage: %s holds %s and reports rotational=1", name, path)
+		if strings.HasPrefix(name, "vd") || strings.HasPrefix(name, "xvd") {
+			note += " (virtual disks often do regardless of the media: pass --storage if it is SSD)"
+		}
+		return StorageHDD, note
+	}
+	return StorageSSD, fmt.Sprintf("storage: %s holds %s (non-rotational)", name, path)
+}
+
+// humanBytes writes a byte count for people (binary units, as PostgreSQL does).
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<40:
+		return strconv.FormatFloat(float64(n)/(1<<40), 'f', 1, 64) + "TB"
+	case n >= 1<<30:
+		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + "GB"
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 0, 64) + "MB"
+	case n >= 1<<10:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 0, 64) + "kB"
+	}
+	return strconv.FormatInt(n, 10) + "B"
+}
