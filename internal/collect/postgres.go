@@ -1,0 +1,320 @@
+package collect
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// pgSampler reads the cumulative statistics views once per tick in one round
+// trip (a pipelined batch) and turns them into per-second rates. Which views
+// exist depends on the major version:
+//
+//	13      pg_stat_database, pg_stat_bgwriter, WAL position from pg_current_wal_lsn
+//	14-16   + pg_stat_wal (bytes, full-page images); 16 + pg_stat_io
+//	17-18   checkpoints moved to pg_stat_checkpointer
+type pgSampler struct {
+	major   int
+	queries []tickQuery
+
+	prevAt     time.Time
+	prev       map[string]float64 // counter name -> last value
+	lastCkpt   time.Time          // pg_control's latest checkpoint time
+	ckptPrev   [2]float64         // timed, requested at the previous tick
+	waits      map[[2]string]int64
+	tableOIDs  []uint32
+	tableNames map[uint32]string
+}
+
+// tickQuery is one statement of the per-tick batch and how to read its rows.
+type tickQuery struct {
+	name string
+	sql  string
+	args func(*pgSampler) []any
+	read func(s *pgSampler, rows pgx.Rows, t *tick) error
+}
+
+// tick is what one sampling round collected before rates are computed.
+type tick struct {
+	counters map[string]float64 // cumulative counters, by name (and key after a "|")
+	gauges   map[string]float64
+	ckptTime time.Time
+}
+
+func newPGSampler(major int) *pgSampler {
+	s := &pgSampler{major: major, prev: map[string]float64{}, waits: map[[2]string]int64{}, tableNames: map[uint32]string{}}
+	s.queries = append(s.queries, tickQuery{name: "pg_stat_database",
+		sql: `SELECT xact_commit::float8, xact_rollback::float8, blks_read::float8, blks_hit::float8, temp_bytes::float8, deadlocks::float8,
+			(tup_returned + tup_fetched)::float8, (tup_inserted + tup_updated + tup_deleted)::float8
+			FROM pg_stat_database WHERE datname = current_database()`,
+		read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
+			return scanCounters(rows, t, "commits", "rollbacks", "blks_read", "blks_hit", "temp_bytes", "deadlocks", "tup_read", "tup_written")
+		}})
+	if major >= 17 {
+		s.queries = append(s.queries, tickQuery{name: "pg_stat_checkpointer",
+			sql: `SELECT c.num_timed::float8, c.num_requested::float8, c.buffers_written::float8, b.buffers_clean::float8, 0::float8
+				FROM pg_stat_checkpointer c, pg_stat_bgwriter b`,
+			read: readCheckpoints})
+	} else {
+		s.queries = append(s.queries, tickQuery{name: "pg_stat_bgwriter",
+			sql: `SELECT checkpoints_timed::float8, checkpoints_req::float8, buffers_checkpoint::float8, buffers_clean::float8, buffers_backend::float8
+				FROM pg_stat_bgwriter`,
+			read: readCheckpoints})
+	}
+	s.queries = append(s.queries, tickQuery{name: "pg_control_checkpoint",
+		sql: `SELECT checkpoint_time FROM pg_control_checkpoint()`,
+		read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
+			for rows.Next() {
+				if err := rows.Scan(&t.ckptTime); err != nil {
+					return err
+				}
+			}
+			return rows.Err()
+		}})
+	if major >= 14 {
+		s.queries = append(s.queries, tickQuery{name: "pg_stat_wal",
+			sql:  `SELECT wal_records::float8, wal_fpi::float8, wal_bytes::float8 FROM pg_stat_wal`,
+			read: func(s *pgSampler, rows pgx.Rows, t *tick) error { return scanCounters(rows, t, "wal_records", "wal_fpi", "wal_bytes") }})
+	} else {
+		s.queries = append(s.queries, tickQuery{name: "pg_current_wal_lsn",
+			sql:  `SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::float8`,
+			read: func(s *pgSampler, rows pgx.Rows, t *tick) error { return scanCounters(rows, t, "wal_bytes") }})
+	}
+	if major >= 16 {
+		s.queries = append(s.queries, tickQuery{name: "pg_stat_io",
+			sql: `SELECT backend_type, coalesce(sum(reads), 0)::float8, coalesce(sum(writes), 0)::float8, coalesce(sum(fsyncs), 0)::float8
+				FROM pg_stat_io GROUP BY backend_type`,
+			read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
+				for rows.Next() {
+					var bt string
+					var r, w, f float64
+					if err := rows.Scan(&bt, &r, &w, &f); err != nil {
+						return err
+					}
+					if r+w+f > 0 {
+						t.counters["io_reads|"+bt], t.counters["io_writes|"+bt], t.counters["io_fsyncs|"+bt] = r, w, f
+					}
+				}
+				return rows.Err()
+			}})
+	}
+	s.queries = append(s.queries, tickQuery{name: "pg_stat_activity",
+		sql: `SELECT coalesce(wait_event_type, 'CPU'), coalesce(wait_event, 'running'), state, count(*)
+			FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
+			GROUP BY 1, 2, 3`,
+		read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
+			var total, active, idleTx float64
+			for rows.Next() {
+				var wt, we string
+				var state *string
+				var n int64
+				if err := rows.Scan(&wt, &we, &state, &n); err != nil {
+					return err
+				}
+				total += float64(n)
+				st := ""
+				if state != nil {
+					st = *state
+				}
+				switch st {
+				case "active":
+					active += float64(n)
+					s.waits[[2]string{wt, we}] += n
+				case "idle in transaction", "idle in transaction (aborted)":
+					idleTx += float64(n)
+				}
+			}
+			t.gauges["sessions.total"], t.gauges["sessions.active"], t.gauges["sessions.idle_in_xact"] = total, active, idleTx
+			return rows.Err()
+		}})
+	s.queries = append(s.queries, tickQuery{name: "pg_stat_user_tables",
+		sql:  `SELECT relid, n_dead_tup::float8 FROM pg_stat_user_tables WHERE relid = ANY($1)`,
+		args: func(s *pgSampler) []any { return []any{s.tableOIDs} },
+		read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
+			for rows.Next() {
+				var oid uint32
+				var dead float64
+				if err := rows.Scan(&oid, &dead); err != nil {
+					return err
+				}
+				t.gauges["table.dead_tuples|"+s.tableNames[oid]] = dead
+			}
+			return rows.Err()
+		}})
+	return s
+}
+
+func readCheckpoints(s *pgSampler, rows pgx.Rows, t *tick) error {
+	return scanCounters(rows, t, "ckpt_timed", "ckpt_req", "buffers_checkpoint", "buffers_clean", "buffers_backend")
+}
+
+func scanCounters(rows pgx.Rows, t *tick, names ...string) error {
+	vals := make([]float64, len(names))
+	dest := make([]any, len(names))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		for i, n := range names {
+			t.counters[n] = vals[i]
+		}
+	}
+	return rows.Err()
+}
+
+// probe drops the queries this server refuses (a view missing on a fork, a
+// function the role may not call) so one failure cannot void every tick; it
+// returns a warning for each.
+func (s *pgSampler) probe(ctx context.Context, conn *pgx.Conn) []string {
+	var warnings []string
+	kept := s.queries[:0]
+	for _, q := range s.queries {
+		var args []any
+		if q.args != nil {
+			args = q.args(s)
+		}
+		rows, err := conn.Query(ctx, q.sql, args...)
+		if err == nil {
+			for rows.Next() {
+			}
+			rows.Close()
+			err = rows.Err()
+		}
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("not sampling %s: %v", q.name, err))
+			continue
+		}
+		kept = append(kept, q)
+	}
+	s.queries = kept
+	return warnings
+}
+
+// sample runs one batch and appends the rates since the previous tick.
+func (s *pgSampler) sample(ctx context.Context, conn *pgx.Conn, at time.Time, add func(metric, key string, v float64), event func(Event)) error {
+	t := &tick{counters: map[string]float64{}, gauges: map[string]float64{}}
+	b := &pgx.Batch{}
+	for _, q := range s.queries {
+		var args []any
+		if q.args != nil {
+			args = q.args(s)
+		}
+		b.Queue(q.sql, args...)
+	}
+	br := conn.SendBatch(ctx, b)
+	for _, q := range s.queries {
+		rows, err := br.Query()
+		if err == nil {
+			err = q.read(s, rows, t)
+			rows.Close()
+		}
+		if err != nil {
+			br.Close()
+			return fmt.Errorf("%s: %w", q.name, err)
+		}
+	}
+	if err := br.Close(); err != nil {
+		return err
+	}
+
+	for name, v := range t.gauges {
+		metric, key := splitKey(name)
+		add("pg."+metric, key, v)
+	}
+	if !s.prevAt.IsZero() {
+		secs := at.Sub(s.prevAt).Seconds()
+		d := func(name string) (float64, bool) {
+			prev, ok := s.prev[name]
+			cur, ok2 := t.counters[name]
+			if !ok || !ok2 || cur < prev { // reset or missing: no rate this tick
+				return 0, false
+			}
+			return cur - prev, true
+		}
+		rate := func(metric, name string, scale float64) {
+			if v, ok := d(name); ok && secs > 0 {
+				_, key := splitKey(name)
+				add(metric, key, v*scale/secs)
+			}
+		}
+		rate("pg.xact.commits_per_s", "commits", 1)
+		rate("pg.xact.rollbacks_per_s", "rollbacks", 1)
+		rate("pg.blks.read_per_s", "blks_read", 1)
+		rate("pg.temp.mb_per_s", "temp_bytes", 1e-6)
+		rate("pg.tuples.read_per_s", "tup_read", 1)
+		rate("pg.tuples.written_per_s", "tup_written", 1)
+		rate("pg.wal.mb_per_s", "wal_bytes", 1e-6)
+		rate("pg.wal.fpi_per_s", "wal_fpi", 1)
+		rate("pg.wal.records_per_s", "wal_records", 1)
+		rate("pg.buffers.checkpointer_per_s", "buffers_checkpoint", 1)
+		rate("pg.buffers.bgwriter_per_s", "buffers_clean", 1)
+		if s.major < 17 {
+			rate("pg.buffers.backend_per_s", "buffers_backend", 1)
+		}
+		if read, ok := d("blks_read"); ok {
+			if hit, ok := d("blks_hit"); ok && hit+read > 0 {
+				add("pg.blks.hit_ratio_pct", "", 100*hit/(hit+read))
+			}
+		}
+		if v, ok := d("deadlocks"); ok && v > 0 {
+			event(Event{At: at, Kind: "deadlock", Detail: fmt.Sprintf("%.0f deadlock(s)", v)})
+		}
+		for name := range t.counters {
+			switch metric, _ := splitKey(name); metric {
+			case "io_reads", "io_writes", "io_fsyncs":
+				rate("pg.io."+metric[3:]+"_per_s", name, 1)
+			}
+		}
+	}
+	s.checkpointEvents(at, t, event)
+	s.prevAt, s.prev = at, t.counters
+	return nil
+}
+
+// checkpointEvents emits one event per finished checkpoint, at the time it
+// started (pg_control's checkpoint time) when the server lets us read it, so a
+// latency stall lines up with the checkpoint that caused it.
+func (s *pgSampler) checkpointEvents(at time.Time, t *tick, event func(Event)) {
+	timed, req := t.counters["ckpt_timed"], t.counters["ckpt_req"]
+	first := s.prevAt.IsZero()
+	defer func() { s.ckptPrev = [2]float64{timed, req} }()
+	kind := "timed"
+	if req > s.ckptPrev[1] {
+		kind = "requested"
+	}
+	if !t.ckptTime.IsZero() {
+		changed := !s.lastCkpt.IsZero() && t.ckptTime.After(s.lastCkpt)
+		s.lastCkpt = t.ckptTime
+		if changed && !first {
+			event(Event{At: t.ckptTime, Kind: "checkpoint", Detail: fmt.Sprintf("%s checkpoint, finished by %s", kind, at.Format("15:04:05"))})
+		}
+		return
+	}
+	if !first && (timed > s.ckptPrev[0] || req > s.ckptPrev[1]) {
+		event(Event{At: at, Kind: "checkpoint", Detail: kind + " checkpoint finished"})
+	}
+}
+
+// waitProfile returns the sampled wait events, most frequent first.
+func (s *pgSampler) waitProfile() []Wait {
+	out := make([]Wait, 0, len(s.waits))
+	for k, n := range s.waits {
+		out = append(out, Wait{Type: k[0], Event: k[1], Samples: n})
+	}
+	sortWaits(out)
+	return out
+}
+
+func splitKey(name string) (metric, key string) {
+	for i := 0; i < len(name); i++ {
+		if name[i] == '|' {
+			return name[:i], name[i+1:]
+		}
+	}
+	return name, ""
+}

@@ -1,0 +1,303 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/procfs"
+	"golang.org/x/sys/unix"
+)
+
+// Options say what to collect and how often.
+type Options struct {
+	Interval time.Duration // between samples; 0 means one second
+	NoOS     bool          // skip /proc and /sys (the server is on another machine)
+	NoBloat  bool          // skip pgstattuple_approx before and after
+}
+
+// Session is a running collection. Start it before the workload, Stop it after.
+type Session struct {
+	opts   Options
+	conn   *pgx.Conn
+	major  int
+	cancel context.CancelFunc
+	done   chan struct{}
+	parent context.Context
+
+	mu      sync.Mutex
+	samples Samples
+	taken   int // points already handed out by Take
+
+	os           *osSampler
+	pg           *pgSampler
+	stmtsBefore  map[int64]Statement
+	tablesBefore []tableState
+	backendPID   int
+	loopErr      error
+}
+
+// Start connects to the database named by dsn, takes the one-time snapshots
+// (settings, OS facts, pg_stat_statements and tables before) and starts
+// sampling every Interval on its own goroutine and connection. It fails only
+// when the server cannot be reached; anything it cannot collect is a warning
+// in the Samples.
+func Start(ctx context.Context, dsn string, opts Options) (*Session, error) {
+	if opts.Interval <= 0 {
+		opts.Interval = time.Second
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("collector: %w", err)
+	}
+	cfg.RuntimeParams["application_name"] = "pgoltp collector"
+	// A stuck statistics query must never stall the collector, and a lock
+	// (CREATE EXTENSION) must never be waited for behind the workload.
+	cfg.RuntimeParams["statement_timeout"] = "30s"
+	cfg.RuntimeParams["lock_timeout"] = "2s"
+	cpu0 := threadCPU()
+	runtime.LockOSThread() // snapshot cost is measured on this thread
+	defer runtime.UnlockOSThread()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("collector: connecting: %w", err)
+	}
+	s := &Session{opts: opts, conn: conn, done: make(chan struct{}), parent: ctx}
+	s.samples.Interval = opts.Interval
+	var num int
+	if err := conn.QueryRow(ctx, `SELECT current_setting('server_version_num')::int, pg_backend_pid()`).Scan(&num, &s.backendPID); err != nil {
+		conn.Close(ctx)
+		return nil, fmt.Errorf("collector: %w", err)
+	}
+	s.major = num / 10000
+	if s.major < 13 {
+		s.warn("PostgreSQL %d is older than 13: some statistics are not collected", s.major)
+	}
+	if !isLocal(cfg, s.backendPID) {
+		s.backendPID = 0
+	}
+	s.samples.Cost.BackendLocal = s.backendPID != 0
+
+	s.samples.Facts = append(s.samples.Facts, serverFacts(ctx, conn)...)
+	if st, err := settingsSnapshot(ctx, conn, s.major); err != nil {
+		s.warn("no pg_settings snapshot: %v", err)
+	} else {
+		s.samples.Settings = st
+	}
+	if err := ensureExtension(ctx, conn, "pg_stat_statements"); err != nil {
+		s.warn("no top statements: %v", err)
+	} else if s.stmtsBefore, err = readStatements(ctx, conn); err != nil {
+		s.warn("no top statements: %v", err)
+		s.stmtsBefore = nil
+	}
+	withBloat := !opts.NoBloat
+	if withBloat {
+		if err := ensureExtension(ctx, conn, "pgstattuple"); err != nil {
+			s.warn("no bloat estimates: %v", err)
+			withBloat = false
+		}
+	}
+	s.opts.NoBloat = !withBloat
+	if s.tablesBefore, err = readTables(ctx, conn, withBloat); err != nil {
+		s.warn("no table sizes: %v", err)
+	}
+
+	s.pg = newPGSampler(s.major)
+	for _, t := range s.tablesBefore {
+		s.pg.tableOIDs = append(s.pg.tableOIDs, t.oid)
+		s.pg.tableNames[t.oid] = t.name
+	}
+	for _, w := range s.pg.probe(ctx, conn) {
+		s.warn("%s", w)
+	}
+	if !opts.NoOS {
+		if s.os, err = newOSSampler(); err != nil {
+			s.warn("no OS statistics: %v", err)
+		} else {
+			s.samples.Facts = append(s.samples.Facts, osFacts(s.os.disks)...)
+		}
+	}
+	s.samples.Cost.SnapshotCPU = threadCPU() - cpu0
+
+	loopCtx, cancel := context.WithCancel(ctx)
+	s.cancel = cancel
+	s.samples.Start = time.Now()
+	go s.loop(loopCtx)
+	return s, nil
+}
+
+// loop samples until ctx ends. It runs on a locked OS thread so that the
+// thread's CPU clock measures the collector and nothing else.
+func (s *Session) loop(ctx context.Context) {
+	defer close(s.done)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var backend0 time.Duration
+	var first, last time.Time
+	timer := time.NewTicker(s.opts.Interval)
+	defer timer.Stop()
+	for {
+		now := time.Now()
+		c0 := threadCPU()
+		if first.IsZero() {
+			first = now
+			backend0 = processCPU(s.backendPID)
+		}
+		err := s.tick(ctx, now)
+		last = now
+		s.mu.Lock()
+		s.samples.Cost.Ticks++
+		s.samples.Cost.TickCPU += threadCPU() - c0
+		s.samples.Cost.Elapsed = last.Sub(first) + s.opts.Interval
+		if s.backendPID != 0 {
+			s.samples.Cost.BackendCPU = processCPU(s.backendPID) - backend0
+		}
+		s.mu.Unlock()
+		if err != nil && ctx.Err() == nil {
+			s.loopErr = err
+			s.warn("sampling stopped at %s: %v", now.Format("15:04:05"), err)
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+	}
+}
+
+func (s *Session) tick(ctx context.Context, now time.Time) error {
+	var pts []Point
+	add := func(metric, key string, v float64) { pts = append(pts, Point{At: now, Metric: metric, Key: key, Value: v}) }
+	var evs []Event
+	if s.os != nil {
+		s.os.sample(now, add)
+	}
+	err := s.pg.sample(ctx, s.conn, now, add, func(e Event) { evs = append(evs, e) })
+	s.mu.Lock()
+	s.samples.Points = append(s.samples.Points, pts...)
+	s.samples.Events = append(s.samples.Events, evs...)
+	s.mu.Unlock()
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// Take returns the points sampled since the previous Take, so a caller can
+// store them while the run goes. Stop still returns every point.
+func (s *Session) Take() []Point {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append([]Point(nil), s.samples.Points[s.taken:]...)
+	s.taken = len(s.samples.Points)
+	return out
+}
+
+// Stop ends sampling, takes the after-snapshots (statements, tables) and
+// returns everything. It works after the Start context was cancelled (Ctrl-C):
+// the after-snapshots get a short context of their own.
+func (s *Session) Stop() (*Samples, error) {
+	s.cancel()
+	<-s.done
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.parent), 30*time.Second)
+	defer cancel()
+	defer s.conn.Close(ctx)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0 := threadCPU()
+	s.samples.End = time.Now()
+	s.samples.Waits = s.pg.waitProfile()
+	if s.stmtsBefore != nil {
+		after, err := readStatements(ctx, s.conn)
+		if err != nil {
+			s.warn("no top statements: %v", err)
+		} else {
+			s.samples.Statements = statementDelta(s.stmtsBefore, after)
+		}
+	}
+	if s.tablesBefore != nil {
+		after, err := readTables(ctx, s.conn, !s.opts.NoBloat)
+		if err != nil {
+			s.warn("no table sizes after the run: %v", err)
+		} else {
+			s.samples.Tables = tableDelta(s.tablesBefore, after)
+		}
+	}
+	var size int64
+	if err := s.conn.QueryRow(ctx, `SELECT pg_database_size(current_database())`).Scan(&size); err == nil {
+		s.samples.Facts = append(s.samples.Facts, Fact{Scope: "server", Name: "database_size_after", Value: fmt.Sprint(size)})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.samples.Cost.SnapshotCPU += threadCPU() - c0
+	out := s.samples
+	return &out, s.loopErr
+}
+
+// Major is the server's major version.
+func (s *Session) Major() int { return s.major }
+
+func (s *Session) warn(format string, args ...any) {
+	s.mu.Lock()
+	s.samples.Warnings = append(s.samples.Warnings, fmt.Sprintf(format, args...))
+	s.mu.Unlock()
+}
+
+// threadCPU is the CPU time of the calling OS thread (the goroutine must be
+// locked to it for this to mean anything).
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}
+
+// processCPU is the user+system CPU time of a process on this machine.
+func processCPU(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	p, err := procfs.NewProc(pid)
+	if err != nil {
+		return 0
+	}
+	st, err := p.Stat()
+	if err != nil {
+		return 0
+	}
+	return time.Duration(st.CPUTime() * float64(time.Second))
+}
+
+// isLocal reports whether the backend serving the collector runs on this
+// machine: the connection goes to a Unix socket or a loopback address and the
+// pid is a postgres process we can see.
+func isLocal(cfg *pgx.ConnConfig, pid int) bool {
+	host := cfg.Host
+	local := strings.HasPrefix(host, "/")
+	if !local {
+		if ip := net.ParseIP(host); ip != nil {
+			local = ip.IsLoopback()
+		} else {
+			local = host == "localhost"
+		}
+	}
+	if !local {
+		return false
+	}
+	exe, err := os.Readlink(filepath.Join("/proc", fmt.Sprint(pid), "exe"))
+	if err == nil {
+		return strings.Contains(filepath.Base(exe), "postgres")
+	}
+	comm, err := os.ReadFile(filepath.Join("/proc", fmt.Sprint(pid), "comm"))
+	return err == nil && strings.Contains(string(comm), "postgres")
+}
