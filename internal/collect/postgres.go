@@ -75,8 +75,10 @@ func newPGSampler(major int) *pgSampler {
 		}})
 	if major >= 14 {
 		s.queries = append(s.queries, tickQuery{name: "pg_stat_wal",
-			sql:  `SELECT wal_records::float8, wal_fpi::float8, wal_bytes::float8 FROM pg_stat_wal`,
-			read: func(s *pgSampler, rows pgx.Rows, t *tick) error { return scanCounters(rows, t, "wal_records", "wal_fpi", "wal_bytes") }})
+			sql: `SELECT wal_records::float8, wal_fpi::float8, wal_bytes::float8 FROM pg_stat_wal`,
+			read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
+				return scanCounters(rows, t, "wal_records", "wal_fpi", "wal_bytes")
+			}})
 	} else {
 		s.queries = append(s.queries, tickQuery{name: "pg_current_wal_lsn",
 			sql:  `SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::float8`,

@@ -176,7 +176,9 @@ func (s *Session) loop(ctx context.Context) {
 
 func (s *Session) tick(ctx context.Context, now time.Time) error {
 	var pts []Point
-	add := func(metric, key string, v float64) { pts = append(pts, Point{At: now, Metric: metric, Key: key, Value: v}) }
+	add := func(metric, key string, v float64) {
+		pts = append(pts, Point{At: now, Metric: metric, Key: key, Value: v})
+	}
 	var evs []Event
 	if s.os != nil {
 		s.os.sample(now, add)
