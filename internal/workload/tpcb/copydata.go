@@ -80,7 +80,7 @@ func tellerRow(b []byte, i int64) []byte {
 	return appendNull(b)
 }
 
-// accountRow is pgbench's initAccount: aid, bid, abalance 0, filler ''.
+// accountRow is pgbench's initAccount: aid, bid, abalance 0, filler ”.
 func accountRow(b []byte, i int64) []byte {
 	b = binary.BigEndian.AppendUint16(b, 4)
 	b = appendInt4(b, int32(i+1))

@@ -1,0 +1,217 @@
+package tpcb
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/metrics"
+)
+
+// Protocol is how statements are sent, as pgbench's -M/--protocol.
+type Protocol string
+
+const (
+	ProtocolSimple   Protocol = "simple"   // one Query message, values inlined
+	ProtocolExtended Protocol = "extended" // Parse/Bind/Execute of an unnamed statement every time
+	ProtocolPrepared Protocol = "prepared" // named statements prepared once per connection
+)
+
+// client is one pgbench client: one connection executing the script over
+// and over. It owns its random source, parameter buffers and metrics.Local,
+// so the hot path shares nothing with other clients.
+type client struct {
+	conn     *pgconn.PgConn
+	proto    Protocol
+	def      *scriptDef
+	scale    int64
+	rng      *rand.Rand
+	local    *metrics.Local
+	maxTries int
+	limit    time.Duration // latency limit, 0 = none
+
+	vals   [numVars]int64
+	text   [numVars][]byte // vals as text parameters
+	args   [][][]byte      // per statement, its parameters
+	descs  []*pgconn.StatementDescription
+	sqls   []string // $n form, for extended
+	simple []byte   // query buffer for the simple protocol
+	failAt int      // statement index of the last error
+}
+
+// Recorder kinds: the transaction, then one per statement, then the
+// schedule lag (--rate).
+const kindTxn = 0
+
+func kindStmt(i int) int { return 1 + i }
+
+// Counters recorded per kind. On the transaction kind: failed transactions,
+// total retries, transactions retried at least once, skipped, late; on a
+// statement: the failures and retries that happened at it.
+const (
+	cntFailures = iota
+	cntRetries
+	cntRetried
+	cntSkipped
+	cntLate
+)
+
+var counterNames = []string{"failures", "retries", "retried", "skipped", "late"}
+
+func kindNames(def *scriptDef) []string {
+	k := []string{"transaction"}
+	for _, s := range def.stmts {
+		k = append(k, s.name)
+	}
+	return append(k, "schedule_lag")
+}
+
+func kindLag(def *scriptDef) int { return len(def.stmts) + 1 }
+
+// newClient prepares a connected client for the script.
+func newClient(ctx context.Context, conn *pgconn.PgConn, proto Protocol, def *scriptDef, scale int64, seed uint64, local *metrics.Local, maxTries int, limit time.Duration) (*client, error) {
+	c := &client{conn: conn, proto: proto, def: def, scale: scale, local: local, maxTries: maxTries, limit: limit,
+		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	for v := range c.text {
+		c.text[v] = make([]byte, 0, 24)
+	}
+	c.args = make([][][]byte, len(def.stmts))
+	c.sqls = make([]string, len(def.stmts))
+	for i, s := range def.stmts {
+		c.args[i] = make([][]byte, len(s.vars))
+		c.sqls[i] = s.sql()
+	}
+	if proto == ProtocolPrepared {
+		for i, s := range def.stmts {
+			d, err := conn.Prepare(ctx, "pgoltp_tpcb_"+strconv.Itoa(i), c.sqls[i], nil)
+			if err != nil {
+				return nil, fmt.Errorf("preparing %s: %w", s.text(), err)
+			}
+			c.descs = append(c.descs, d)
+		}
+	}
+	return c, nil
+}
+
+// draw sets the script's variables, as its \set commands.
+func (c *client) draw() {
+	c.vals[varAid] = 1 + c.rng.Int64N(AccountsPerScale*c.scale)
+	c.vals[varBid] = 1 + c.rng.Int64N(BranchesPerScale*c.scale)
+	c.vals[varTid] = 1 + c.rng.Int64N(TellersPerScale*c.scale)
+	c.vals[varDelta] = -5000 + c.rng.Int64N(10001)
+	for v := range c.vals {
+		c.text[v] = strconv.AppendInt(c.text[v][:0], c.vals[v], 10)
+	}
+	for i, s := range c.def.stmts {
+		for j, v := range s.vars {
+			c.args[i][j] = c.text[v]
+		}
+	}
+}
+
+// exec sends statement i and reads its result.
+func (c *client) exec(ctx context.Context, i int) error {
+	var rr *pgconn.ResultReader
+	switch c.proto {
+	case ProtocolPrepared:
+		rr = c.conn.ExecStatement(ctx, c.descs[i], c.args[i], nil, nil)
+	case ProtocolExtended:
+		rr = c.conn.ExecParams(ctx, c.sqls[i], c.args[i], nil, nil, nil)
+	default:
+		c.simple = c.def.stmts[i].appendSimple(c.simple[:0], &c.vals)
+		mrr := c.conn.Exec(ctx, string(c.simple))
+		var err error
+		for mrr.NextResult() {
+			r := mrr.ResultReader()
+			for r.NextRow() {
+			}
+			if _, e := r.Close(); e != nil && err == nil {
+				err = e
+			}
+		}
+		if e := mrr.Close(); e != nil && err == nil {
+			err = e
+		}
+		return err
+	}
+	for rr.NextRow() {
+	}
+	_, err := rr.Close()
+	return err
+}
+
+// once runs the script one time; on error it says at which statement.
+func (c *client) once(ctx context.Context) error {
+	for i := range c.def.stmts {
+		t0 := time.Now()
+		if err := c.exec(ctx, i); err != nil {
+			c.failAt = i
+			return err
+		}
+		c.local.Record(kindStmt(i), time.Since(t0))
+	}
+	return nil
+}
+
+// outcome of one scheduled transaction.
+type outcome int
+
+const (
+	committed outcome = iota
+	failed            // serialization failure or deadlock, out of tries
+)
+
+// transaction draws the variables and runs the script, retrying
+// serialization failures and deadlocks with the same values like pgbench's
+// --max-tries. start is when the transaction was due (with --rate, its
+// scheduled time): its latency counts from there. A non-retryable error is
+// returned: it ends the client, as in pgbench.
+func (c *client) transaction(ctx context.Context, start time.Time) (outcome, error) {
+	c.draw()
+	for try := 1; ; try++ {
+		err := c.once(ctx)
+		if err == nil {
+			lat := time.Since(start)
+			c.local.Record(kindTxn, lat)
+			if c.limit > 0 && lat > c.limit {
+				c.local.Add(kindTxn, cntLate, 1)
+			}
+			if try > 1 {
+				c.local.Add(kindTxn, cntRetried, 1)
+			}
+			return committed, nil
+		}
+		if !driver.Retryable(err) || ctx.Err() != nil {
+			return failed, err
+		}
+		if err := c.rollback(ctx); err != nil {
+			return failed, err
+		}
+		// pgbench stops retrying once the latency limit is exceeded.
+		overLimit := c.limit > 0 && time.Since(start) > c.limit
+		if (c.maxTries > 0 && try >= c.maxTries) || overLimit {
+			c.local.Add(kindTxn, cntFailures, 1)
+			c.local.Add(kindStmt(c.failAt), cntFailures, 1)
+			if try > 1 {
+				c.local.Add(kindTxn, cntRetried, 1)
+			}
+			return failed, nil
+		}
+		c.local.Add(kindTxn, cntRetries, 1)
+		c.local.Add(kindStmt(c.failAt), cntRetries, 1)
+	}
+}
+
+// rollback ends the failed transaction block (harmless when the failure
+// was at END and there is no block left).
+func (c *client) rollback(ctx context.Context) error {
+	if len(c.def.stmts) == 1 {
+		return nil
+	}
+	return c.conn.Exec(ctx, "ROLLBACK").Close()
+}

@@ -1,0 +1,113 @@
+package tpcb
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// RunOptions are pgbench's run options, under pgbench's names where it has
+// them (in parentheses).
+type RunOptions struct {
+	Script       Script        `json:"script"`        // -b: tpcb-like, simple-update (-N), select-only (-S)
+	Clients      int           `json:"clients"`       // -c: concurrent connections (default 1)
+	Jobs         int           `json:"jobs"`          // -j: threads; recorded, the CLI sets GOMAXPROCS from it
+	Protocol     Protocol      `json:"protocol"`      // -M: simple (default), extended, prepared
+	Rate         float64       `json:"rate"`          // -R: target transactions per second over all clients; 0 = as fast as possible
+	LatencyLimit time.Duration `json:"latency_limit"` // --latency-limit: count late ones; with Rate, skip those already late
+	MaxTries     int           `json:"max_tries"`     // --max-tries: 1 = no retries (default), 0 = unlimited
+	Transactions int           `json:"transactions"`  // -t: per client (default 10 when no Duration)
+	Duration     time.Duration `json:"duration"`      // -T
+	Progress     time.Duration `json:"progress"`      // -P: print progress this often; 0 = never
+	Isolation    string        `json:"isolation"`     // default_transaction_isolation of the clients; "" = server default
+	NoVacuum     bool          `json:"no_vacuum"`     // -n: skip the vacuum of tellers and branches before the run
+	NoCheck      bool          `json:"no_check"`      // skip the balance/history check after the run
+	Seed         uint64        `json:"seed"`          // --random-seed; 0 = from the clock
+	SnapshotEach time.Duration `json:"snapshot_each"` // histogram snapshot interval (default 1 min)
+	SeriesEach   time.Duration `json:"series_each"`   // per-interval series point length (default 1 s)
+	Out          io.Writer     `json:"-"`             // progress lines ("progress: ..."); nil = none
+}
+
+// isolationLevels maps the accepted names to PostgreSQL's.
+var isolationLevels = map[string]string{
+	"read-committed":  "read committed",
+	"repeatable-read": "repeatable read",
+	"serializable":    "serializable",
+}
+
+// Validate checks the options as pgbench does and fills in its defaults.
+func (o *RunOptions) Validate() error {
+	if o.Script == "" {
+		o.Script = ScriptTPCB
+	}
+	if _, err := o.Script.def(); err != nil {
+		return err
+	}
+	if o.Clients == 0 {
+		o.Clients = 1
+	}
+	if o.Clients < 1 {
+		return fmt.Errorf("invalid number of clients %d: must be at least 1", o.Clients)
+	}
+	if o.Jobs == 0 {
+		o.Jobs = 1
+	}
+	if o.Jobs < 1 {
+		return fmt.Errorf("invalid number of jobs %d: must be at least 1", o.Jobs)
+	}
+	if o.Jobs > o.Clients {
+		return fmt.Errorf("number of jobs (%d) must not exceed the number of clients (%d)", o.Jobs, o.Clients)
+	}
+	switch o.Protocol {
+	case "":
+		o.Protocol = ProtocolSimple
+	case ProtocolSimple, ProtocolExtended, ProtocolPrepared:
+	default:
+		return fmt.Errorf("invalid protocol %q: must be simple, extended or prepared", string(o.Protocol))
+	}
+	if o.Rate < 0 {
+		return fmt.Errorf("invalid rate %g: must be positive", o.Rate)
+	}
+	if o.LatencyLimit < 0 {
+		return fmt.Errorf("invalid latency limit %s: must be positive", o.LatencyLimit)
+	}
+	if o.MaxTries == 0 {
+		o.MaxTries = 1
+	}
+	if o.MaxTries < 0 {
+		o.MaxTries = -1
+	}
+	if o.MaxTries < 0 && o.LatencyLimit == 0 && o.Duration == 0 {
+		return fmt.Errorf("unlimited max tries need a latency limit or a duration, as in pgbench")
+	}
+	if o.Transactions < 0 || o.Duration < 0 {
+		return fmt.Errorf("transactions and duration must not be negative")
+	}
+	if o.Transactions > 0 && o.Duration > 0 {
+		return fmt.Errorf("specify either a number of transactions or a duration, not both")
+	}
+	if o.Transactions == 0 && o.Duration == 0 {
+		o.Transactions = 10
+	}
+	if o.Progress < 0 {
+		return fmt.Errorf("invalid progress interval %s", o.Progress)
+	}
+	if o.Isolation != "" {
+		if _, ok := isolationLevels[o.Isolation]; !ok {
+			return fmt.Errorf("invalid isolation %q: must be read-committed, repeatable-read or serializable", o.Isolation)
+		}
+	}
+	if o.SnapshotEach == 0 {
+		o.SnapshotEach = time.Minute
+	}
+	if o.SeriesEach == 0 {
+		o.SeriesEach = time.Second
+	}
+	if o.SnapshotEach < 0 || o.SeriesEach < 0 {
+		return fmt.Errorf("snapshot and series intervals must be positive")
+	}
+	if o.Seed == 0 {
+		o.Seed = uint64(time.Now().UnixNano())
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package tpcb
+
+import (
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/metrics"
+)
+
+// RunResult is everything a run measured, with every parameter that
+// produced it, for the summary, --json, reports and tuning.
+type RunResult struct {
+	Options     RunOptions `json:"options"`
+	Description string     `json:"transaction_type"` // pgbench's "<builtin: TPC-B (sort of)>"
+	Scale       int        `json:"scale"`
+
+	Start       time.Time     `json:"start"`
+	Elapsed     time.Duration `json:"elapsed_ns"`      // from the first transaction to the last, connections excluded
+	ConnectTime time.Duration `json:"connect_time_ns"` // pgbench's "initial connection time"
+	Interrupted bool          `json:"interrupted"`     // ctx ended the run early
+
+	Committed int64   `json:"committed"` // "number of transactions actually processed"
+	Failed    int64   `json:"failed"`    // serialization failures/deadlocks out of tries
+	Retried   int64   `json:"retried"`   // transactions retried at least once
+	Retries   int64   `json:"retries"`   // total retries
+	Skipped   int64   `json:"skipped"`   // --rate with --latency-limit: not sent, already late
+	Late      int64   `json:"late"`      // committed above --latency-limit
+	TPS       float64 `json:"tps"`       // committed per second of Elapsed
+
+	Latency       metrics.LatencySummary  `json:"latency"` // committed transactions, from their scheduled start with --rate
+	LatencyStddev time.Duration           `json:"latency_stddev_ns"`
+	Lag           *metrics.LatencySummary `json:"schedule_lag,omitempty"` // --rate: start minus scheduled start
+
+	Statements []StatementResult `json:"statements"`
+
+	AbortedClients int      `json:"aborted_clients"`
+	Errors         []string `json:"errors,omitempty"`
+
+	// Series has one point per SeriesEach (default one second): tps over time.
+	Series *metrics.Series `json:"series"`
+	// Snapshots are the histograms of each SnapshotEach window, encoded.
+	Snapshots []HistogramSnapshot `json:"snapshots"`
+	// Histograms are the whole run's histograms, encoded (hdrhistogram.Decode).
+	Histograms map[string][]byte `json:"histograms"`
+
+	Check *CheckResult `json:"check,omitempty"` // nil with NoCheck or when interrupted
+
+	// Total is the whole run's merged snapshot (not serialised: Histograms is).
+	Total *metrics.Snapshot `json:"-"`
+}
+
+// StatementResult is one statement's latency and the failures and retries
+// that happened at it (pgbench -r).
+type StatementResult struct {
+	Name     string                 `json:"name"`
+	Text     string                 `json:"text"`
+	Latency  metrics.LatencySummary `json:"latency"`
+	Failures int64                  `json:"failures"`
+	Retries  int64                  `json:"retries"`
+}
+
+// HistogramSnapshot is the latency histograms of one window of the run,
+// per kind ("transaction", each statement, "schedule_lag"), in HdrHistogram's
+// compressed V2 encoding (µs), with their digests.
+type HistogramSnapshot struct {
+	From       time.Duration                     `json:"from_ns"` // since the run started
+	To         time.Duration                     `json:"to_ns"`
+	Histograms map[string][]byte                 `json:"histograms"`
+	Summaries  map[string]metrics.LatencySummary `json:"summaries"`
+}
+
+// Processed is committed plus failed transactions: all that ran to an end.
+func (r *RunResult) Processed() int64 { return r.Committed + r.Failed }

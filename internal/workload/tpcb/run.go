@@ -1,0 +1,218 @@
+package tpcb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/metrics"
+)
+
+// Run drives the script with opts.Clients connections until each has run
+// opts.Transactions or opts.Duration has passed, like pgbench's run, then
+// (unless opts.NoCheck) checks that balances and history moved together and
+// that no committed transaction is missing.
+//
+// A client that hits an error other than a serialization failure or
+// deadlock stops, as in pgbench; the run goes on with the others and the
+// result lists the errors. Cancelling ctx ends the run early; the result
+// then says Interrupted and has everything measured so far.
+func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	def, _ := opts.Script.def()
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("invalid DSN: %w", err)
+	}
+	if opts.Isolation != "" {
+		cfg.RuntimeParams["default_transaction_isolation"] = isolationLevels[opts.Isolation]
+	}
+	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
+		cfg.RuntimeParams["application_name"] = "pgoltp tpcb"
+	}
+
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("connecting: %w", err)
+	}
+	defer admin.Close(context.Background())
+	scale, err := detectScale(ctx, admin)
+	if err != nil {
+		return nil, err
+	}
+	res := &RunResult{Options: opts, Description: def.desc, Scale: scale}
+	if !opts.NoVacuum {
+		// pgbench vacuums these two before a run (it also truncates
+		// pgbench_history; pgoltp keeps it, so that Check holds over the
+		// database's whole life).
+		for _, q := range []string{"vacuum pgbench_branches", "vacuum pgbench_tellers"} {
+			if _, err := admin.Exec(ctx, q); err != nil {
+				return nil, fmt.Errorf("%s: %w", q, err)
+			}
+		}
+	}
+	var before Sums
+	if !opts.NoCheck {
+		if before, err = readSums(ctx, admin); err != nil {
+			return nil, err
+		}
+	}
+
+	rec := metrics.NewRecorder(kindNames(&def), counterNames...)
+	clients, connectTime, err := connectClients(ctx, cfg, opts, &def, int64(scale), rec)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, c := range clients {
+			_ = c.conn.Close(context.Background())
+		}
+	}()
+	res.ConnectTime = connectTime
+
+	start := time.Now()
+	rec.Interval() // drop anything recorded while preparing
+	agg := newAggregator(rec, &def, opts, start)
+	aggDone := make(chan struct{})
+	stopAgg := make(chan struct{})
+	go func() { agg.loop(stopAgg); close(aggDone) }()
+
+	var deadline time.Time
+	if opts.Duration > 0 {
+		deadline = start.Add(opts.Duration)
+	}
+	errs := make([]error, len(clients))
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Go(func() { errs[i] = c.loop(ctx, opts, start, deadline, i) })
+	}
+	wg.Wait()
+	end := time.Now()
+	close(stopAgg)
+	<-aggDone
+
+	res.Start, res.Elapsed = start, end.Sub(start)
+	res.Interrupted = ctx.Err() != nil
+	for i, e := range errs {
+		if e != nil && !(res.Interrupted && (errors.Is(e, context.Canceled) || errors.Is(e, context.DeadlineExceeded))) {
+			res.AbortedClients++
+			res.Errors = append(res.Errors, fmt.Sprintf("client %d aborted: %v", i, e))
+		}
+	}
+	agg.fill(res)
+
+	if !opts.NoCheck && !res.Interrupted {
+		after, err := readSums(ctx, admin)
+		if err != nil {
+			return res, err
+		}
+		res.Check = checkRun(before, after, &def, res.Committed)
+	}
+	return res, nil
+}
+
+// detectScale reads the scale from pgbench_branches, as pgbench does.
+func detectScale(ctx context.Context, conn *pgx.Conn) (int, error) {
+	var n int
+	if err := conn.QueryRow(ctx, "select count(*) from pgbench_branches").Scan(&n); err != nil {
+		var pg *pgconn.PgError
+		if errors.As(err, &pg) && pg.Code == "42P01" {
+			return 0, fmt.Errorf("pgbench_branches does not exist: load the database first (pgoltp tpcb load, or pgbench -i)")
+		}
+		return 0, fmt.Errorf("reading the scale: %w", err)
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("pgbench_branches is empty: load the database first (pgoltp tpcb load, or pgbench -i)")
+	}
+	return n, nil
+}
+
+// connectClients opens and prepares every client's connection in parallel
+// and returns how long that took.
+func connectClients(ctx context.Context, cfg *pgconn.Config, opts RunOptions, def *scriptDef, scale int64, rec *metrics.Recorder) ([]*client, time.Duration, error) {
+	t0 := time.Now()
+	clients := make([]*client, opts.Clients)
+	errs := make([]error, opts.Clients)
+	var wg sync.WaitGroup
+	for i := range clients {
+		local := rec.NewLocal()
+		wg.Go(func() {
+			conn, err := pgconn.ConnectConfig(ctx, cfg)
+			if err != nil {
+				errs[i] = fmt.Errorf("connecting client %d: %w", i, err)
+				return
+			}
+			seed := opts.Seed + uint64(i)*0x9e3779b97f4a7c15
+			clients[i], errs[i] = newClient(ctx, conn, opts.Protocol, def, scale, seed, local, opts.MaxTries, opts.LatencyLimit)
+			if errs[i] != nil {
+				_ = conn.Close(context.Background())
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, c := range clients {
+			if c != nil {
+				_ = c.conn.Close(context.Background())
+			}
+		}
+		return nil, 0, err
+	}
+	return clients, time.Since(t0), nil
+}
+
+// loop runs this client's transactions until its count is done, the
+// deadline passes or ctx ends. With a rate, each transaction waits for its
+// scheduled start; with a latency limit too, those already later than the
+// limit when their turn comes are skipped, as pgbench does.
+func (c *client) loop(ctx context.Context, opts RunOptions, start, deadline time.Time, i int) error {
+	var sched *poissonSchedule
+	if opts.Rate > 0 {
+		sched = newPoissonSchedule(opts.Rate, opts.Clients, start, rand.New(rand.NewPCG(opts.Seed, uint64(i))))
+	}
+	lagKind := kindLag(c.def)
+	limited := opts.Transactions > 0
+	for n := 0; !limited || n < opts.Transactions; n++ {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		now := time.Now()
+		if !deadline.IsZero() && !now.Before(deadline) {
+			return nil
+		}
+		txStart := now
+		if sched != nil {
+			due := sched.take()
+			if opts.LatencyLimit > 0 {
+				for now.Sub(due) > opts.LatencyLimit {
+					c.local.Add(kindTxn, cntSkipped, 1)
+					if n++; limited && n >= opts.Transactions {
+						return nil
+					}
+					due = sched.take()
+				}
+			}
+			if !deadline.IsZero() && !due.Before(deadline) {
+				return nil
+			}
+			if !driver.SleepUntil(ctx, due) {
+				return ctx.Err()
+			}
+			c.local.Record(lagKind, time.Since(due))
+			txStart = due
+		}
+		if _, err := c.transaction(ctx, txStart); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,108 @@
+package tpcb
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// WriteSummary prints the result laid out like pgbench's report, then the
+// latency percentiles pgbench does not give, then the check.
+func (r *RunResult) WriteSummary(w io.Writer) {
+	o := r.Options
+	def, _ := o.Script.def()
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	pct := func(n, of int64) float64 {
+		if of == 0 {
+			return 0
+		}
+		return 100 * float64(n) / float64(of)
+	}
+	p("transaction type: %s", r.Description)
+	p("scaling factor: %d", r.Scale)
+	p("query mode: %s", o.Protocol)
+	p("number of clients: %d", o.Clients)
+	p("number of threads: %d", o.Jobs)
+	if o.MaxTries < 0 {
+		p("maximum number of tries: unlimited")
+	} else {
+		p("maximum number of tries: %d", o.MaxTries)
+	}
+	if o.Duration > 0 {
+		p("duration: %s", formatDuration(o.Duration))
+	} else {
+		p("number of transactions per client: %d", o.Transactions)
+	}
+	if o.Duration > 0 {
+		p("number of transactions actually processed: %d", r.Committed)
+	} else {
+		p("number of transactions actually processed: %d/%d", r.Committed, int64(o.Transactions)*int64(o.Clients))
+	}
+	all := r.Committed + r.Failed
+	p("number of failed transactions: %d (%.3f%%)", r.Failed, pct(r.Failed, all))
+	if o.MaxTries != 1 {
+		p("number of transactions retried: %d (%.3f%%)", r.Retried, pct(r.Retried, all))
+		p("total number of retries: %d", r.Retries)
+	}
+	if o.Rate > 0 && o.LatencyLimit > 0 {
+		p("number of transactions skipped: %d (%.3f%%)", r.Skipped, pct(r.Skipped, all+r.Skipped))
+	}
+	if o.LatencyLimit > 0 {
+		p("number of transactions above the %.1f ms latency limit: %d/%d (%.3f%%)",
+			ms(o.LatencyLimit), r.Late, r.Committed, pct(r.Late, r.Committed))
+	}
+	p("latency average = %.3f ms", ms(r.Latency.Mean))
+	p("latency stddev = %.3f ms", ms(r.LatencyStddev))
+	if r.Lag != nil {
+		p("rate limit schedule lag: avg %.3f (max %.3f) ms", ms(r.Lag.Mean), ms(r.Lag.Max))
+	}
+	p("initial connection time = %.3f ms", ms(r.ConnectTime))
+	p("tps = %f (without initial connection time)", r.TPS)
+	l := r.Latency
+	p("latency percentiles: p50 %.3f  p90 %.3f  p95 %.3f  p99 %.3f  p99.9 %.3f  max %.3f ms",
+		ms(l.P50), ms(l.P90), ms(l.P95), ms(l.P99), ms(l.P999), ms(l.Max))
+	p("statement latencies in milliseconds, failures and retries (with p50, p99):")
+	for _, s := range def.setLines() {
+		p("  %12s %11s %11s %9s %9s  %s", "-", "0", "0", "-", "-", s)
+	}
+	for _, s := range r.Statements {
+		p("  %12.3f %11d %11d %9.3f %9.3f  %s", ms(s.Latency.Mean), s.Failures, s.Retries,
+			ms(s.Latency.P50), ms(s.Latency.P99), s.Text)
+	}
+	if r.Interrupted {
+		p("run interrupted before its end: the figures cover what ran")
+	}
+	for _, e := range r.Errors {
+		p("%s", e)
+	}
+	if r.Check != nil {
+		if r.Check.OK {
+			p("check: ok (%s)", checkLine(r.Check))
+		} else {
+			for _, c := range r.Check.Failures() {
+				p("check FAILED: %s: %s", c.Name, c.Detail)
+			}
+		}
+	}
+}
+
+func checkLine(c *CheckResult) string {
+	s := ""
+	for i, cond := range c.Conditions {
+		if i > 0 {
+			s += "; "
+		}
+		s += cond.Detail
+	}
+	return s
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// formatDuration prints a duration like pgbench ("20 s").
+func formatDuration(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%d s", int64(d/time.Second))
+	}
+	return d.String()
+}
