@@ -151,9 +151,9 @@ func (s *Store) Load(ctx context.Context, id string) (*Run, error) {
 		})
 	}
 	if err == nil {
-		err = s.each(ctx, `SELECT second, txn_type, count, errors, p50_us, p95_us, p99_us, max_us FROM pgoltp_series WHERE run_id = ? ORDER BY second, txn_type`, id, func(rs *sql.Rows) error {
+		err = s.each(ctx, `SELECT second, txn_type, length_s, count, errors, p50_us, p95_us, p99_us, max_us FROM pgoltp_series WHERE run_id = ? ORDER BY second, txn_type`, id, func(rs *sql.Rows) error {
 			var iv Interval
-			if err := rs.Scan(&iv.Second, &iv.Type, &iv.Count, &iv.Errors, &iv.P50, &iv.P95, &iv.P99, &iv.Max); err != nil {
+			if err := rs.Scan(&iv.Second, &iv.Type, &iv.Length, &iv.Count, &iv.Errors, &iv.P50, &iv.P95, &iv.P99, &iv.Max); err != nil {
 				return err
 			}
 			r.Series = append(r.Series, iv)

@@ -47,7 +47,8 @@ type Figure struct {
 // transaction type: how many completed, how many failed, and the latency
 // percentiles in microseconds (0 when the driver did not measure them).
 type Interval struct {
-	Second int     `json:"second"` // seconds since the run's StartedAt
+	Second int     `json:"second"`   // start of the interval, seconds since the run's StartedAt
+	Length float64 `json:"length_s"` // length of the interval in seconds; 0 means 1
 	Type   string  `json:"type"`
 	Count  int64   `json:"count"`
 	Errors int64   `json:"errors"`
@@ -55,6 +56,14 @@ type Interval struct {
 	P95    float64 `json:"p95_us"`
 	P99    float64 `json:"p99_us"`
 	Max    float64 `json:"max_us"`
+}
+
+// Rate is the interval's completions per second.
+func (iv Interval) Rate() float64 {
+	if iv.Length > 0 {
+		return float64(iv.Count) / iv.Length
+	}
+	return float64(iv.Count)
 }
 
 // Run is one benchmark run as stored.

@@ -18,7 +18,7 @@ var schema = []string{
 	`CREATE TABLE IF NOT EXISTS pgoltp_figures (run_id TEXT NOT NULL, pos INTEGER NOT NULL, name TEXT NOT NULL, value DOUBLE PRECISION NOT NULL, unit TEXT NOT NULL, PRIMARY KEY (run_id, pos))`,
 	`CREATE TABLE IF NOT EXISTS pgoltp_notes (run_id TEXT NOT NULL, pos INTEGER NOT NULL, note TEXT NOT NULL, PRIMARY KEY (run_id, pos))`,
 	`CREATE TABLE IF NOT EXISTS pgoltp_histograms (run_id TEXT NOT NULL, txn_type TEXT NOT NULL, encoded TEXT NOT NULL, PRIMARY KEY (run_id, txn_type))`,
-	`CREATE TABLE IF NOT EXISTS pgoltp_series (run_id TEXT NOT NULL, second INTEGER NOT NULL, txn_type TEXT NOT NULL,
+	`CREATE TABLE IF NOT EXISTS pgoltp_series (run_id TEXT NOT NULL, second INTEGER NOT NULL, txn_type TEXT NOT NULL, length_s DOUBLE PRECISION NOT NULL,
 		count BIGINT NOT NULL, errors BIGINT NOT NULL,
 		p50_us DOUBLE PRECISION NOT NULL, p95_us DOUBLE PRECISION NOT NULL, p99_us DOUBLE PRECISION NOT NULL, max_us DOUBLE PRECISION NOT NULL,
 		PRIMARY KEY (run_id, second, txn_type))`,

@@ -168,7 +168,7 @@ func (s *Store) writeAll(ctx context.Context, tx *sql.Tx, run *Run) error {
 		hists = append(hists, []any{id, t, string(enc)})
 	}
 	for _, iv := range run.Series {
-		series = append(series, []any{id, iv.Second, iv.Type, iv.Count, iv.Errors, iv.P50, iv.P95, iv.P99, iv.Max})
+		series = append(series, []any{id, iv.Second, iv.Type, iv.Length, iv.Count, iv.Errors, iv.P50, iv.P95, iv.P99, iv.Max})
 	}
 	batches := []struct {
 		table string
@@ -178,7 +178,7 @@ func (s *Store) writeAll(ctx context.Context, tx *sql.Tx, run *Run) error {
 		{"pgoltp_figures", []string{"run_id", "pos", "name", "value", "unit"}, figures},
 		{"pgoltp_notes", []string{"run_id", "pos", "note"}, notes},
 		{"pgoltp_histograms", []string{"run_id", "txn_type", "encoded"}, hists},
-		{"pgoltp_series", []string{"run_id", "second", "txn_type", "count", "errors", "p50_us", "p95_us", "p99_us", "max_us"}, series},
+		{"pgoltp_series", []string{"run_id", "second", "txn_type", "length_s", "count", "errors", "p50_us", "p95_us", "p99_us", "max_us"}, series},
 	}
 	if sm := run.Samples; sm != nil {
 		if err := s.writePoints(ctx, tx, id, sm.Points); err != nil {

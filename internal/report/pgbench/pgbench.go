@@ -203,7 +203,7 @@ func readLogs(run *store.Run, dir string) error {
 		return keys[i].typ < keys[j].typ
 	})
 	for _, k := range keys {
-		iv := store.Interval{Second: k.sec, Type: k.typ, Errors: errs[k]}
+		iv := store.Interval{Second: k.sec, Length: 1, Type: k.typ, Errors: errs[k]}
 		if h := per[k]; h != nil {
 			iv.Count = h.TotalCount()
 			iv.P50, iv.P95, iv.P99 = float64(h.ValueAtQuantile(50)), float64(h.ValueAtQuantile(95)), float64(h.ValueAtQuantile(99))

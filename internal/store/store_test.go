@@ -1,0 +1,188 @@
+package store_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"reflect"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/report/pgbench"
+	"github.com/pgoltp/pgoltp/internal/store"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+
+// backends opens an empty store of each kind: results.db in a lab directory,
+// and the same schema in a PostgreSQL database (--results-dsn).
+func backends(t *testing.T) map[string]func(t *testing.T) *store.Store {
+	return map[string]func(t *testing.T) *store.Store{
+		"sqlite": func(t *testing.T) *store.Store {
+			s, err := store.Open(context.Background(), t.TempDir(), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+		"postgres": func(t *testing.T) *store.Store {
+			s, err := store.Open(context.Background(), "", pgtest.NewDatabase(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+	}
+}
+
+// TestRoundTrip stores a real pgbench run with its collected samples and reads
+// it back unchanged, on both backends.
+func TestRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	run, err := pgbench.Run(ctx, pgtest.NewDatabase(t), pgbench.Options{Seconds: 3, Clients: 2, Collector: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Series) == 0 || len(run.Latency) != 2 || run.Samples == nil || len(run.Samples.Points) == 0 {
+		t.Fatalf("pgbench run too thin to test with: %d intervals, %d histograms", len(run.Series), len(run.Latency))
+	}
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			s := open(t)
+			r := *run
+			r.ID = ""
+			id, err := s.Begin(ctx, &r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			half := len(r.Samples.Points) / 2
+			if err := s.AppendPoints(ctx, id, r.Samples.Points[:half]); err != nil {
+				t.Fatal(err)
+			}
+			mid, err := s.Load(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mid.Status != store.Running || len(mid.Samples.Points) != half || len(mid.Headline) != 0 {
+				t.Fatalf("while running: status %s, %d points (want %d), %d figures", mid.Status, len(mid.Samples.Points), half, len(mid.Headline))
+			}
+			r.Status = store.Complete
+			if err := s.Finish(ctx, &r); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Load(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Status != store.Complete || got.Workload != "pgbench" || !reflect.DeepEqual(got.Params, r.Params) || !reflect.DeepEqual(got.Headline, r.Headline) {
+				t.Errorf("run header differs:\n got %+v %+v %+v\nwant %+v %+v", got.Status, got.Params, got.Headline, r.Params, r.Headline)
+			}
+			if !reflect.DeepEqual(got.Series, r.Series) {
+				t.Errorf("series differ: got %d intervals, want %d", len(got.Series), len(r.Series))
+			}
+			for typ, snap := range r.Latency {
+				want, have := hdrhistogram.Import(snap), got.Latency[typ]
+				if have == nil || !want.Equals(hdrhistogram.Import(have)) {
+					t.Errorf("histogram %s differs after the round trip", typ)
+				}
+			}
+			gs, ws := got.Samples, r.Samples
+			if len(gs.Points) != len(ws.Points) || len(gs.Settings) != len(ws.Settings) || len(gs.Tables) != len(ws.Tables) ||
+				len(gs.Statements) != len(ws.Statements) || len(gs.Waits) != len(ws.Waits) || len(gs.Events) != len(ws.Events) {
+				t.Errorf("samples differ: points %d/%d settings %d/%d tables %d/%d statements %d/%d waits %d/%d events %d/%d",
+					len(gs.Points), len(ws.Points), len(gs.Settings), len(ws.Settings), len(gs.Tables), len(ws.Tables),
+					len(gs.Statements), len(ws.Statements), len(gs.Waits), len(ws.Waits), len(gs.Events), len(ws.Events))
+			}
+			if gs.Cost.Ticks != ws.Cost.Ticks || gs.Cost.TickCPU.Microseconds() != ws.Cost.TickCPU.Microseconds() {
+				t.Errorf("cost differs: %+v vs %+v", gs.Cost, ws.Cost)
+			}
+			if !gs.Start.Equal(ws.Start.Truncate(time.Microsecond)) {
+				t.Errorf("sampling start %v, want %v", gs.Start, ws.Start)
+			}
+		})
+	}
+}
+
+// TestCrashLeavesRunIncomplete checks that a run begun by a process that died
+// before Finish is listed as incomplete, and that a live one is still running.
+func TestCrashLeavesRunIncomplete(t *testing.T) {
+	ctx := context.Background()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			s := open(t)
+			crashed := &store.Run{Workload: "tpcc", Title: "crashed", Owner: host + ":" + strconv.Itoa(dead.Process.Pid), StartedAt: time.Now().Add(-time.Minute)}
+			live := &store.Run{Workload: "tpcb", Title: "live", StartedAt: time.Now()}
+			for _, r := range []*store.Run{crashed, live} {
+				if _, err := s.Begin(ctx, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			list, err := s.List(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]store.Status{crashed.ID: store.Incomplete, live.ID: store.Running}
+			if len(list) != 2 {
+				t.Fatalf("listed %d runs, want 2", len(list))
+			}
+			for _, sum := range list {
+				if sum.Status != want[sum.ID] {
+					t.Errorf("%s (%s): status %s, want %s", sum.ID, sum.Title, sum.Status, want[sum.ID])
+				}
+			}
+			if list[0].ID != live.ID {
+				t.Errorf("newest run not first: %v", list)
+			}
+		})
+	}
+}
+
+// TestResolve checks the run references people type.
+func TestResolve(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, t.TempDir(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	base := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	ids := []string{"20261123-120000-aaaa", "20261123-120100-aaab", "20261123-120200-bbbb"}
+	for i, id := range ids {
+		r := &store.Run{ID: id, Workload: "tpcb", StartedAt: base.Add(time.Duration(i) * time.Minute)}
+		if _, err := s.Begin(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Finish(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		ref, want string
+		fails     bool
+	}{
+		{ref: "last", want: ids[2]},
+		{ref: "last~1", want: ids[1]},
+		{ref: "last~9", fails: true},
+		{ref: ids[0], want: ids[0]},
+		{ref: "20261123-1202", want: ids[2]},
+		{ref: "20261123-120", fails: true}, // ambiguous
+		{ref: "nope", fails: true},
+		{ref: "last~x", fails: true},
+	} {
+		got, err := s.Resolve(ctx, tc.ref)
+		if tc.fails != (err != nil) || got != tc.want {
+			t.Errorf("Resolve(%q) = %q, %v; want %q (fails %v)", tc.ref, got, err, tc.want, tc.fails)
+		}
+	}
+}
