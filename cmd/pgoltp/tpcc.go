@@ -1,7 +1,21 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
 
 // tpccCmd groups the TPC-C commands: load and check live here, run is added
@@ -16,4 +30,195 @@ conditions of clause 3.3.2.`,
 
 func init() {
 	rootCmd.AddCommand(tpccCmd)
+	tpccCmd.AddCommand(tpccLoadCommand(), tpccCheckCommand())
+}
+
+func tpccLoadCommand() *cobra.Command {
+	var opts tpcc.LoadOptions
+	var toFiles string
+	cmd := &cobra.Command{
+		Use:   "load",
+		Short: "Create the TPC-C tables and load the initial population (clause 4.3)",
+		Long: `Create the nine TPC-C tables and load the initial population of clause 4.3.3.1.
+
+Parallel workers stream the rows with binary COPY, then build the primary keys
+and indexes in parallel and ANALYZE. The load is recorded in table pgoltp_meta
+(warehouses, seed, NURand C_LOAD) and marked complete only at the very end; a
+load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.Validate(); err != nil {
+				return problem.BadInput("see 'pgoltp tpcc load --help'", "%s", err.Error())
+			}
+			out := cmd.OutOrStdout()
+			if toFiles != "" {
+				st, err := tpcc.WriteFiles(cmd.Context(), toFiles, opts)
+				if err != nil {
+					return err
+				}
+				if global.json {
+					return tpccWriteJSON(out, st)
+				}
+				fmt.Fprintf(out, "wrote %d rows of %d warehouses (seed %d) as COPY text files in %s in %.1fs\n",
+					st.TotalRows(), st.Warehouses, st.Seed, toFiles, st.Total.Seconds())
+				return nil
+			}
+			dsn, err := targetDSN(cmd.Context())
+			if err != nil {
+				return err
+			}
+			errOut := cmd.ErrOrStderr()
+			opts.Progress = errOut
+			if f, ok := errOut.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+				opts.ProgressBar = true
+			}
+			st, err := tpcc.Load(cmd.Context(), dsn, opts)
+			if errors.Is(err, tpcc.ErrLoadExists) {
+				return problem.BadInput("pass --force to drop and reload, or --schema to load elsewhere", "%s",
+					strings.TrimPrefix(err.Error(), tpcc.ErrLoadExists.Error()+": "))
+			}
+			if err != nil {
+				if cmd.Context().Err() != nil {
+					return problem.Failed("load interrupted; the schema is marked incomplete and the next 'pgoltp tpcc load' rebuilds it")
+				}
+				return fmt.Errorf("tpcc load: %w", err)
+			}
+			if global.json {
+				return tpccWriteJSON(out, st)
+			}
+			printLoadStats(out, st)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVarP(&opts.Warehouses, "warehouses", "w", 1, "number of warehouses (about 100 MB each with indexes)")
+	f.IntVar(&opts.Workers, "workers", runtime.NumCPU(), "parallel loader connections")
+	f.Uint64Var(&opts.Seed, "seed", 0, "random seed for reproducible data (0: draw one; it is recorded in pgoltp_meta)")
+	f.StringVar(&opts.Schema, "schema", tpcc.DefaultSchema, "schema to create the tables in (created if missing)")
+	f.IntVar(&opts.Partitions, "partitions", 0, "hash-partition the per-warehouse tables by warehouse into N partitions (0: none)")
+	f.StringToIntVar(&opts.Fillfactor, "fillfactor", nil, "fillfactor per table, e.g. stock=90,customer=90")
+	f.BoolVar(&opts.ForeignKeys, "foreign-keys", false, "add the foreign keys of clause 1.3 (slower runs)")
+	f.BoolVar(&opts.Force, "force", false, "drop and reload even if a complete load exists")
+	f.StringVar(&toFiles, "to-files", "", "write the data as COPY text files to this directory instead of loading (for benchmarks)")
+	return cmd
+}
+
+func printLoadStats(w io.Writer, st tpcc.LoadStats) {
+	if st.AlreadyLoaded {
+		fmt.Fprintf(w, "already loaded: %d warehouses (seed %d) are complete; nothing to do (--force reloads)\n", st.Warehouses, st.Seed)
+		return
+	}
+	if st.Replaced {
+		fmt.Fprintln(w, "replaced the earlier (incomplete or forced) load")
+	}
+	fmt.Fprintf(w, "loaded %d warehouses, %d rows in %.1fs with %d workers (seed %d, C_LOAD c_last=%d c_id=%d ol_i_id=%d)\n",
+		st.Warehouses, st.TotalRows(), st.Total.Seconds(), st.Workers, st.Seed, st.Constants.CLast, st.Constants.CID, st.Constants.OLIID)
+	fmt.Fprintf(w, "  data %.1fs (%.0f rows/s), indexes %.1fs, analyze %.1fs\n",
+		st.Data.Seconds(), float64(st.TotalRows())/max(st.Data.Seconds(), 1e-9), st.Index.Seconds(), st.Analyze.Seconds())
+}
+
+func tpccCheckCommand() *cobra.Command {
+	var opts tpcc.CheckOptions
+	var fresh string
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Verify the consistency conditions of clause 3.3.2 (exit 1 if any fails)",
+		Long: `Verify the twelve consistency conditions of TPC-C clause 3.3.2, the balance
+Σ w_ytd = Σ c_ytd_payment, orphan rows and the fixed cardinalities, all in one
+REPEATABLE READ snapshot shared by parallel connections. Condition 11 holds only
+on a freshly loaded database: --fresh auto decides from the data.
+
+Checks: ` + strings.Join(tpcc.CheckNames(), ", "),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch fresh {
+			case "auto":
+				opts.Fresh = tpcc.FreshAuto
+			case "yes":
+				opts.Fresh = tpcc.FreshYes
+			case "no":
+				opts.Fresh = tpcc.FreshNo
+			default:
+				return problem.BadInput("use --fresh auto, yes or no", "unknown --fresh value %q", fresh)
+			}
+			for _, n := range opts.Only {
+				if !slices.Contains(tpcc.CheckNames(), n) {
+					return problem.BadInput("choose from: "+strings.Join(tpcc.CheckNames(), ", "), "unknown check %q in --only", n)
+				}
+			}
+			if opts.Workers < 1 {
+				return problem.BadInput("pass --workers 1 or more", "--workers must be at least 1, got %d", opts.Workers)
+			}
+			dsn, err := targetDSN(cmd.Context())
+			if err != nil {
+				return err
+			}
+			rep, err := tpcc.Check(cmd.Context(), dsn, opts)
+			if errors.Is(err, tpcc.ErrNotLoaded) {
+				return problem.BadInput("run 'pgoltp tpcc load' first, or pass the --schema that holds it", "%s", err.Error())
+			}
+			if err != nil {
+				return fmt.Errorf("tpcc check: %w", err)
+			}
+			out := cmd.OutOrStdout()
+			if global.json {
+				if err := tpccWriteJSON(out, rep); err != nil {
+					return err
+				}
+			} else {
+				printCheckReport(out, rep)
+			}
+			if failed := rep.Failed(); len(failed) > 0 {
+				names := make([]string, len(failed))
+				for i, f := range failed {
+					names[i] = f.Name
+				}
+				return problem.Failed("%d of %d checks failed: %s", len(failed), len(rep.Results), strings.Join(names, ", "))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Schema, "schema", tpcc.DefaultSchema, "schema that holds the TPC-C tables")
+	f.BoolVar(&opts.Quick, "quick", false, "skip the expensive per-customer checks")
+	f.StringVar(&fresh, "fresh", "auto", "run the load-only check (condition 11): auto, yes or no")
+	f.IntVar(&opts.Workers, "workers", runtime.NumCPU(), "parallel connections (one shared snapshot)")
+	f.IntVar(&opts.MaxRows, "rows", 5, "violating rows to show per failed check")
+	f.StringSliceVar(&opts.Only, "only", nil, "run only these checks (comma-separated names)")
+	return cmd
+}
+
+func printCheckReport(w io.Writer, rep tpcc.CheckReport) {
+	fmt.Fprintf(w, "TPC-C consistency, schema %s, %d warehouses, one snapshot (%s):\n", rep.Schema, rep.Warehouses, tpccFreshWord(rep.Fresh))
+	for _, r := range rep.Results {
+		fmt.Fprintf(w, "  %-4s %-18s %-9s %-70s %8s\n", r.Status, r.Name, r.Clause, r.Title, r.Duration.Round(time.Millisecond))
+		if r.Status == tpcc.StatusSkip {
+			fmt.Fprintf(w, "       (%s)\n", r.SkipReason)
+		}
+		if r.Status != tpcc.StatusFail {
+			continue
+		}
+		fmt.Fprintf(w, "       %d violating rows; first %d: %s\n", r.Violations, len(r.Rows), strings.Join(r.Columns, ", "))
+		for _, row := range r.Rows {
+			fmt.Fprintf(w, "         %s\n", strings.Join(row, ", "))
+		}
+	}
+	verdict := "PASS"
+	if !rep.Passed {
+		verdict = fmt.Sprintf("FAIL (%d failed)", len(rep.Failed()))
+	}
+	fmt.Fprintf(w, "%s in %.1fs\n", verdict, rep.Duration.Seconds())
+}
+
+func tpccFreshWord(fresh bool) string {
+	if fresh {
+		return "freshly loaded"
+	}
+	return "after a run; load-only checks skipped"
+}
+
+func tpccWriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

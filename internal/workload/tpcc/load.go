@@ -62,6 +62,12 @@ func (s LoadStats) TotalRows() int64 {
 // load, or TPC-C tables pgoltp did not create, and Force is not set.
 var ErrLoadExists = errors.New("the schema already holds TPC-C data")
 
+// Validate checks the options without touching a database, so that bad input
+// fails before any work starts.
+func (o LoadOptions) Validate() error {
+	return o.normalize()
+}
+
 func (o *LoadOptions) normalize() error {
 	if o.Warehouses < 1 {
 		return fmt.Errorf("warehouses must be at least 1, got %d", o.Warehouses)
@@ -110,7 +116,7 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 		if n, err := countTPCCTables(ctx, conn); err != nil {
 			return stats, err
 		} else if n > 0 && !opts.Force {
-			return stats, fmt.Errorf("%w: %d TPC-C tables exist in schema %s but were not loaded by pgoltp (no pgoltp_meta); pass --force to replace them", ErrLoadExists, n, opts.Schema)
+			return stats, fmt.Errorf("%w: %d TPC-C tables exist in schema %s but were not loaded by pgoltp (no pgoltp_meta)", ErrLoadExists, n, opts.Schema)
 		} else if n > 0 {
 			stats.Replaced = true
 		}
@@ -123,7 +129,7 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 			stats.Total = time.Since(start)
 			return stats, nil
 		}
-		return stats, fmt.Errorf("%w: a complete load of %d warehouses (seed %d, partitions %d) exists in schema %s; pass --force to replace it",
+		return stats, fmt.Errorf("%w: a complete load of %d warehouses (seed %d, partitions %d) exists in schema %s",
 			ErrLoadExists, old.Warehouses, old.Seed, old.Partitions, opts.Schema)
 	default:
 		stats.Replaced = true // incomplete (interrupted) or forced
@@ -233,7 +239,7 @@ func (p *population) units() []rowSource {
 func countTPCCTables(ctx context.Context, conn *pgx.Conn) (int, error) {
 	var n int
 	err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_class c
-		WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND c.relname = ANY($1)`,
+		WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND c.relkind IN ('r', 'p') AND c.relname = ANY($1)`,
 		TableNames()).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("looking for existing tables: %w", err)

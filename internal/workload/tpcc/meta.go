@@ -44,7 +44,7 @@ type Meta struct {
 }
 
 // ErrNotLoaded says the schema holds no pgoltp TPC-C load at all.
-var ErrNotLoaded = errors.New("no TPC-C load found (table pgoltp_meta is missing)")
+var ErrNotLoaded = errors.New("no TPC-C load found")
 
 // ReadMeta reads pgoltp_meta through q (a *pgx.Conn, *pgxpool.Pool or pgx.Tx), whose search_path must reach the TPC-C
 // schema (see WithSearchPath). It returns ErrNotLoaded when there is no such
