@@ -3,6 +3,7 @@ package settings
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -28,22 +29,11 @@ type Live struct {
 // Value returns the current value as a person writes it: "1GB" rather than
 // "131072" for shared_buffers.
 func (l Live) Value() string {
-	family, scale, err := unitScale(l.Unit)
-	if err != nil || family == "" || l.Kind != Integer {
-		return l.Setting
-	}
 	n, err := strconv.ParseFloat(l.Setting, 64)
-	if err != nil || n < 0 {
+	if err != nil || l.Kind != Integer {
 		return l.Setting
 	}
-	if family == "memory" {
-		return FormatMemory(int64(n * scale / 1024))
-	}
-	ms := n * scale
-	if ms >= 1000 && int64(ms)%1000 == 0 {
-		return FormatDuration(int64(ms / 1000))
-	}
-	return strconv.FormatInt(int64(ms), 10) + "ms"
+	return l.Format(n)
 }
 
 // ReadServer reads pg_settings for the given names (all settings when none are
@@ -100,4 +90,42 @@ func ValidateLive(live map[string]Live, major int, name, value string) error {
 		return fmt.Errorf("%s = %s: %v", name, value, err)
 	}
 	return nil
+}
+
+// Same reports whether the server's current value equals value as a person
+// wrote it: "1GB" equals shared_buffers 131072 (8kB), "on" equals "true".
+func (l Live) Same(value string) bool {
+	v := strings.Trim(strings.TrimSpace(value), "'")
+	switch l.Kind {
+	case Bool:
+		a, err1 := ParseBool(v)
+		b, err2 := ParseBool(l.Setting)
+		return err1 == nil && err2 == nil && a == b
+	case Integer, Real:
+		want, err := ToUnit(v, l.Unit)
+		if err != nil {
+			return false
+		}
+		have, err := strconv.ParseFloat(l.Setting, 64)
+		if err != nil {
+			return false
+		}
+		if l.Kind == Integer {
+			want = math.Round(want)
+		}
+		return math.Abs(want-have) <= 1e-9*math.Max(1, math.Abs(have))
+	case Enum:
+		if strings.EqualFold(v, l.Setting) {
+			return true
+		}
+		// Boolean spellings of enums: synchronous_commit=true is "on".
+		if b, err := ParseBool(v); err == nil {
+			if b {
+				return strings.EqualFold(l.Setting, "on")
+			}
+			return strings.EqualFold(l.Setting, "off")
+		}
+		return false
+	}
+	return v == l.Setting
 }

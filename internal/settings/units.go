@@ -180,3 +180,24 @@ func (r Range) show(n float64) string {
 	}
 	return s
 }
+
+// Format writes n, a number in the range's unit, as a value a person would
+// write in postgresql.conf: "1GB" for 131072 in 8kB units, "5min" for 300 s.
+func (r Range) Format(n float64) string {
+	family, scale, err := unitScale(r.Unit)
+	if err != nil || family == "" || r.Kind != Integer || n < 0 {
+		return strconv.FormatFloat(n, 'f', -1, 64)
+	}
+	if family == "memory" {
+		bytes := n * scale
+		if bytes < 1024 || math.Mod(bytes, 1024) != 0 {
+			return strconv.FormatFloat(bytes, 'f', 0, 64) + "B"
+		}
+		return FormatMemory(int64(bytes / 1024))
+	}
+	ms := n * scale
+	if ms >= 1000 && math.Mod(ms, 1000) == 0 {
+		return FormatDuration(int64(ms / 1000))
+	}
+	return strconv.FormatFloat(ms, 'f', 0, 64) + "ms"
+}

@@ -1,0 +1,418 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/settings"
+)
+
+// Server is what experiments need of the server: apply settings persistently,
+// restarting only when one of them needs it. *cluster.Cluster satisfies it.
+type Server interface {
+	Apply(ctx context.Context, values map[string]string) (restarted bool, err error)
+}
+
+// Experiment is a plan ready to run on a server.
+type Experiment struct {
+	Plan        *Plan
+	Workload    Workload
+	Server      Server
+	DSN         string    // the database the workload runs in (superuser: reads pg_settings, WAL position)
+	AllowUnsafe bool      // permit settings that cost durability; they are labelled everywhere
+	Log         io.Writer // one line per run; nil = quiet
+}
+
+// Report is everything an experiment measured and concluded.
+type Report struct {
+	Plan        string          `json:"plan"`
+	Workload    string          `json:"workload"`
+	Server      string          `json:"server"`
+	Major       int             `json:"major"`
+	Duration    time.Duration   `json:"duration_ns"`
+	Prewarm     time.Duration   `json:"prewarm_ns"`
+	Repetitions int             `json:"repetitions"`
+	Confidence  float64         `json:"confidence"`
+	Started     time.Time       `json:"started"`
+	Finished    time.Time       `json:"finished"`
+	Baseline    []settings.Pair `json:"baseline"`
+	Layout      Layout          `json:"baseline_layout,omitempty"`
+	Steps       []StepResult    `json:"steps"`
+	// Unsafe lists every setting the experiment used that costs durability
+	// ("fsync=off [UNSAFE: can-corrupt-on-crash]"); empty when there was none.
+	Unsafe   []string `json:"unsafe,omitempty"`
+	Restored bool     `json:"restored"` // the server's original values were put back
+	Notes    []string `json:"notes,omitempty"`
+}
+
+// StepResult is one step against the baseline.
+type StepResult struct {
+	Name     string          `json:"name"`
+	Settings []settings.Pair `json:"settings"`
+	Layout   Layout          `json:"layout,omitempty"`
+	Unsafe   bool            `json:"unsafe"`
+	Runs     []RunRecord     `json:"runs"`
+	// Throughput is the step's effect on committed transactions per second,
+	// step minus baseline, with its confidence interval.
+	Throughput  Effect        `json:"throughput"`
+	BaselineTPS float64       `json:"baseline_tps"`
+	StepTPS     float64       `json:"step_tps"`
+	BaselineP99 time.Duration `json:"baseline_p99_ns"` // mean over runs
+	StepP99     time.Duration `json:"step_p99_ns"`
+	BaselineCV  float64       `json:"baseline_cv"` // mean per-second coefficient of variation
+	StepCV      float64       `json:"step_cv"`
+	InEffect    bool          `json:"in_effect"` // every setting was read back with its intended value in every run
+	Verdict     string        `json:"verdict"`   // better | worse | no measurable difference | invalid: ...
+}
+
+// Verdicts.
+const (
+	VerdictBetter = "better"
+	VerdictWorse  = "worse"
+	VerdictSame   = "no measurable difference"
+)
+
+// Arms of an A/B pair.
+const (
+	ArmBaseline = "baseline"
+	ArmStep     = "step"
+)
+
+// RunRecord is one measured run.
+type RunRecord struct {
+	Arm         string      `json:"arm"` // baseline | step
+	Repetition  int         `json:"repetition"`
+	Measurement Measurement `json:"measurement"`
+	TPS         float64     `json:"tps"`
+	CV          float64     `json:"cv"`
+	Restarted   bool        `json:"restarted"`     // applying the arm's settings restarted the server
+	Reloaded    bool        `json:"data_reloaded"` // the data was reloaded before the run (layout change)
+	WALBytes    int64       `json:"wal_bytes"`     // WAL written during the measured run
+	// Observed is what pg_settings said during the run, for every setting of the arm.
+	Observed map[string]string `json:"observed"`
+	Mismatch []string          `json:"mismatch,omitempty"` // settings whose observed value differed from the intended one
+}
+
+// Run runs the experiment: baseline data, then for each step R pairs of
+// baseline and step runs, interleaved (A/B/A/B) so that drift (cache warming,
+// table growth, a noisy neighbour) falls on both sides alike.
+func (e *Experiment) Run(ctx context.Context) (*Report, error) {
+	p := e.Plan
+	live, major, version, err := e.readServer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.validate(live, major); err != nil {
+		return nil, err
+	}
+	rep := &Report{
+		Plan: p.Name, Workload: e.Workload.Name(), Server: version, Major: major,
+		Duration: p.Duration, Prewarm: p.Prewarm, Repetitions: p.Repetitions, Confidence: p.Confidence,
+		Started: time.Now().UTC(), Baseline: settings.Labelled(major, p.Baseline.Values()),
+		Layout: p.Baseline.LayoutValues(),
+	}
+	rep.Unsafe = unsafeList(major, p)
+
+	// The values before the experiment, to give back afterwards and to stand
+	// in for the baseline of settings the baseline does not name.
+	original := map[string]string{}
+	for _, name := range p.touched() {
+		original[name] = live[name].Value()
+	}
+	defer func() {
+		// Restore even when the run failed or was interrupted.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+		defer cancel()
+		if _, err := e.Server.Apply(rctx, original); err == nil {
+			rep.Restored = true
+		} else {
+			rep.Notes = append(rep.Notes, "could not restore the original settings: "+oneLine(err.Error()))
+		}
+	}()
+
+	e.logf("preparing %s", e.Workload.Name())
+	baseLayout := p.Baseline.LayoutValues()
+	if err := e.Workload.Prepare(ctx, e.DSN, baseLayout); err != nil {
+		return rep, fmt.Errorf("preparing the workload: %w", err)
+	}
+	current := baseLayout
+
+	for _, step := range p.Steps {
+		sr := StepResult{Name: step.Name, Settings: settings.Labelled(major, step.Values()), Layout: step.LayoutValues()}
+		sr.Unsafe = settings.WorstRisk(major, step.Values()).Unsafe()
+		armA := maps.Clone(p.Baseline.Values())
+		for k := range step.Values() {
+			if _, ok := armA[k]; !ok {
+				armA[k] = original[k]
+			}
+		}
+		armB := maps.Clone(armA)
+		maps.Copy(armB, step.Values())
+		layoutA := baseLayout
+		layoutB := maps.Clone(baseLayout)
+		if layoutB == nil {
+			layoutB = Layout{}
+		}
+		maps.Copy(layoutB, step.LayoutValues())
+
+		for r := 1; r <= p.Repetitions; r++ {
+			for _, arm := range []string{ArmBaseline, ArmStep} {
+				values, layout := armA, layoutA
+				if arm == ArmStep {
+					values, layout = armB, layoutB
+				}
+				rec, err := e.runOnce(ctx, live, values, layout, &current, len(step.Layout) > 0)
+				rec.Arm, rec.Repetition = arm, r
+				if err != nil {
+					rep.Steps = append(rep.Steps, sr)
+					return rep, fmt.Errorf("step %q, %s run %d: %w", step.Name, arm, r, err)
+				}
+				e.logf("%-20s %-8s run %d/%d: %8.1f tps  p99 %-9s cv %.3f%s", step.Name, arm, r, p.Repetitions,
+					rec.TPS, rec.Measurement.P99.Round(10*time.Microsecond), rec.CV, mismatchNote(rec.Mismatch))
+				sr.Runs = append(sr.Runs, rec)
+			}
+		}
+		summarize(&sr, p.Confidence)
+		e.logf("%-20s %s: %+.1f%% (%.0f%% CI %+.1f%% .. %+.1f%%)", step.Name, sr.Verdict, sr.Throughput.Percent,
+			100*p.Confidence, sr.Throughput.PctLow, sr.Throughput.PctHigh)
+		rep.Steps = append(rep.Steps, sr)
+	}
+	rep.Finished = time.Now().UTC()
+	return rep, nil
+}
+
+// runOnce applies an arm's settings (restarting only if needed), reloads the
+// data if the layout differs, prewarms, and measures one run while reading
+// the settings back from pg_settings halfway through.
+func (e *Experiment) runOnce(ctx context.Context, live map[string]settings.Live, values map[string]string, layout Layout, current *Layout, reloadEach bool) (RunRecord, error) {
+	var rec RunRecord
+	restarted, err := e.Server.Apply(ctx, values)
+	if err != nil {
+		return rec, fmt.Errorf("applying settings: %w", err)
+	}
+	rec.Restarted = restarted
+	if reloadEach || !maps.Equal(*current, layout) {
+		// Runs change the data (updates, growth); a step that changes the
+		// layout is only comparable on freshly loaded data, both arms alike.
+		if err := e.Workload.Prepare(ctx, e.DSN, layout); err != nil {
+			return rec, fmt.Errorf("reloading the data: %w", err)
+		}
+		*current = layout
+		rec.Reloaded = true
+	}
+	if e.Plan.Prewarm > 0 {
+		if _, err := e.Workload.Run(ctx, e.DSN, e.Plan.Prewarm); err != nil {
+			return rec, fmt.Errorf("prewarm run: %w", err)
+		}
+	}
+	conn, err := pgx.Connect(ctx, e.DSN)
+	if err != nil {
+		return rec, err
+	}
+	defer conn.Close(context.Background())
+	var startLSN string
+	if err := conn.QueryRow(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&startLSN); err != nil {
+		return rec, err
+	}
+	type observation struct {
+		values map[string]settings.Live
+		err    error
+	}
+	observed := make(chan observation, 1)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		// Halfway through the run, from a fresh session, as a new backend of
+		// the workload would see them.
+		select {
+		case <-runCtx.Done():
+			observed <- observation{err: runCtx.Err()}
+			return
+		case <-time.After(e.Plan.Duration / 2):
+		}
+		c, err := pgx.Connect(runCtx, e.DSN)
+		if err != nil {
+			observed <- observation{err: err}
+			return
+		}
+		defer c.Close(context.Background())
+		v, _, err := settings.ReadServer(runCtx, c, sortedKeys(values)...)
+		observed <- observation{values: v, err: err}
+	}()
+	m, err := e.Workload.Run(ctx, e.DSN, e.Plan.Duration)
+	if err != nil {
+		return rec, fmt.Errorf("workload: %w", err)
+	}
+	obs := <-observed
+	if obs.err != nil {
+		return rec, fmt.Errorf("reading pg_settings during the run: %w", obs.err)
+	}
+	var wal int64
+	if err := conn.QueryRow(ctx, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint", startLSN).Scan(&wal); err != nil {
+		return rec, err
+	}
+	rec.Measurement, rec.TPS, rec.CV, rec.WALBytes = m, m.TPS(), m.CV(), wal
+	rec.Observed = map[string]string{}
+	for _, name := range sortedKeys(values) {
+		l, ok := obs.values[name]
+		if !ok {
+			rec.Mismatch = append(rec.Mismatch, name+" (not reported)")
+			continue
+		}
+		rec.Observed[name] = l.Value()
+		if !l.Same(values[name]) {
+			rec.Mismatch = append(rec.Mismatch, fmt.Sprintf("%s=%s (wanted %s)", name, l.Value(), values[name]))
+		}
+	}
+	return rec, nil
+}
+
+// summarize computes a step's effect, p99, stability and verdict from its runs.
+func summarize(sr *StepResult, level float64) {
+	var a, b, p99a, p99b, cva, cvb []float64
+	sr.InEffect = true
+	for _, r := range sr.Runs {
+		if len(r.Mismatch) > 0 {
+			sr.InEffect = false
+		}
+		if r.Arm == ArmBaseline {
+			a, p99a, cva = append(a, r.TPS), append(p99a, float64(r.Measurement.P99)), append(cva, r.CV)
+		} else {
+			b, p99b, cvb = append(b, r.TPS), append(p99b, float64(r.Measurement.P99)), append(cvb, r.CV)
+		}
+	}
+	sr.Throughput = Welch(a, b, level)
+	sr.BaselineTPS, _ = meanSD(a)
+	sr.StepTPS, _ = meanSD(b)
+	pa, _ := meanSD(p99a)
+	pb, _ := meanSD(p99b)
+	sr.BaselineP99, sr.StepP99 = time.Duration(pa), time.Duration(pb)
+	sr.BaselineCV, _ = meanSD(cva)
+	sr.StepCV, _ = meanSD(cvb)
+	switch {
+	case !sr.InEffect:
+		sr.Verdict = "invalid: a setting was not in effect during a run"
+	case !sr.Throughput.Valid:
+		sr.Verdict = "invalid: too few runs for a confidence interval"
+	case sr.Throughput.Low > 0:
+		sr.Verdict = VerdictBetter
+	case sr.Throughput.High < 0:
+		sr.Verdict = VerdictWorse
+	default:
+		sr.Verdict = VerdictSame
+	}
+}
+
+// readServer reads pg_settings and the version string.
+func (e *Experiment) readServer(ctx context.Context) (map[string]settings.Live, int, string, error) {
+	conn, err := pgx.Connect(ctx, e.DSN)
+	if err != nil {
+		return nil, 0, "", problem.Wrap(err, "check the server", "cannot connect for the experiment")
+	}
+	defer conn.Close(context.Background())
+	live, major, err := settings.ReadServer(ctx, conn)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	var version string
+	if err := conn.QueryRow(ctx, "SELECT 'PostgreSQL ' || current_setting('server_version')").Scan(&version); err != nil {
+		return nil, 0, "", err
+	}
+	return live, major, version, nil
+}
+
+// validate checks every setting and layout option of the plan against the
+// server before anything runs: a typo or an unsafe value without
+// --allow-unsafe stops here, as bad input.
+func (e *Experiment) validate(live map[string]settings.Live, major int) error {
+	p := e.Plan
+	check := func(where string, values map[string]string) error {
+		for _, name := range sortedKeys(values) {
+			v := values[name]
+			if err := settings.ValidateLive(live, major, name, v); err != nil {
+				return problem.BadInput("fix the plan", "%s: %v", where, err)
+			}
+			if r, why := settings.LabelFor(major, name, v); r.Unsafe() && !e.AllowUnsafe {
+				return problem.BadInput("pass --allow-unsafe to measure it anyway (it is then labelled in every output)",
+					"%s sets %s=%s, which is %s: %s", where, name, v, r, why)
+			}
+		}
+		return nil
+	}
+	if err := check("the baseline", p.Baseline.Values()); err != nil {
+		return err
+	}
+	var supported []string
+	if lo, ok := e.Workload.(LayoutOptions); ok {
+		supported = lo.LayoutOptions()
+	}
+	checkLayout := func(where string, l Layout) error {
+		for k := range l {
+			if !contains(supported, k) {
+				return problem.BadInput("use one of: "+strings.Join(append([]string{"(none)"}, supported...), ", "),
+					"%s: the %s workload has no layout option %q", where, p.Workload.Kind, k)
+			}
+		}
+		return nil
+	}
+	if err := checkLayout("the baseline", p.Baseline.LayoutValues()); err != nil {
+		return err
+	}
+	for _, s := range p.Steps {
+		where := fmt.Sprintf("step %q", s.Name)
+		if err := check(where, s.Values()); err != nil {
+			return err
+		}
+		if err := checkLayout(where, s.LayoutValues()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unsafeList names every unsafe setting of the plan with its tag.
+func unsafeList(major int, p *Plan) []string {
+	var out []string
+	add := func(values map[string]string) {
+		for _, name := range sortedKeys(values) {
+			if r, _ := settings.LabelFor(major, name, values[name]); r.Unsafe() {
+				out = append(out, fmt.Sprintf("%s=%s %s", name, values[name], settings.Tag(r)))
+			}
+		}
+	}
+	add(p.Baseline.Values())
+	for _, s := range p.Steps {
+		add(s.Values())
+	}
+	return out
+}
+
+func (e *Experiment) logf(format string, args ...any) {
+	if e.Log != nil {
+		fmt.Fprintf(e.Log, format+"\n", args...)
+	}
+}
+
+func mismatchNote(m []string) string {
+	if len(m) == 0 {
+		return ""
+	}
+	return "  NOT IN EFFECT: " + strings.Join(m, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,108 @@
+package tune
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/settings"
+)
+
+// WriteText writes the report for a person: what ran, then per step the
+// settings with their risk, the runs, the effect with its interval, p99,
+// stability and the verdict. Unsafe settings are flagged at the top and next
+// to the value.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	name := r.Plan
+	if name == "" {
+		name = "(unnamed plan)"
+	}
+	fmt.Fprintf(&b, "experiment %q on %s: %s, %d × %s A/B pairs per step", name, r.Server, r.Workload, r.Repetitions, r.Duration)
+	if r.Prewarm > 0 {
+		fmt.Fprintf(&b, ", %s prewarm before each run", r.Prewarm)
+	}
+	b.WriteString("\n")
+	if len(r.Unsafe) > 0 {
+		fmt.Fprintf(&b, "UNSAFE SETTINGS USED (--allow-unsafe): %s\n", strings.Join(r.Unsafe, "; "))
+	}
+	fmt.Fprintf(&b, "baseline: %s\n", pairs(r.Baseline, r.Layout))
+	for i, s := range r.Steps {
+		fmt.Fprintf(&b, "\nstep %d %q: %s\n", i+1, s.Name, pairs(s.Settings, s.Layout))
+		for _, p := range s.Settings {
+			fmt.Fprintf(&b, "  %s: %s — %s\n", p.Name, p.Risk, p.Why)
+		}
+		for _, run := range s.Runs {
+			flags := []string{}
+			if run.Restarted {
+				flags = append(flags, "restarted")
+			}
+			if run.Reloaded {
+				flags = append(flags, "data reloaded")
+			}
+			if len(run.Mismatch) > 0 {
+				flags = append(flags, "NOT IN EFFECT: "+strings.Join(run.Mismatch, ", "))
+			}
+			note := ""
+			if len(flags) > 0 {
+				note = " (" + strings.Join(flags, "; ") + ")"
+			}
+			fmt.Fprintf(&b, "  %-8s #%d  %9.1f tps  p99 %-9s cv %.3f  WAL %s%s\n", run.Arm, run.Repetition, run.TPS,
+				run.Measurement.P99.Round(10*time.Microsecond), run.CV, humanBytes(run.WALBytes), note)
+		}
+		if len(s.Runs) == 0 {
+			continue
+		}
+		t := s.Throughput
+		if t.Valid {
+			fmt.Fprintf(&b, "  throughput: %.1f → %.1f tps, %+.1f%% (%.0f%% CI %+.1f%% .. %+.1f%%, Welch t, df %.1f)\n",
+				s.BaselineTPS, s.StepTPS, t.Percent, 100*t.Level, t.PctLow, t.PctHigh, t.DF)
+		}
+		fmt.Fprintf(&b, "  p99: %s → %s;  per-second stability (CV): %.3f → %.3f\n",
+			s.BaselineP99.Round(10*time.Microsecond), s.StepP99.Round(10*time.Microsecond), s.BaselineCV, s.StepCV)
+		if s.InEffect {
+			b.WriteString("  in effect: every setting read back from pg_settings during every run\n")
+		}
+		verdict := s.Verdict
+		if s.Unsafe {
+			verdict += " " + settings.Tag(worst(s.Settings))
+		}
+		fmt.Fprintf(&b, "  verdict: %s\n", verdict)
+	}
+	if r.Restored {
+		b.WriteString("\nthe server's original settings were restored\n")
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// pairs writes "name=value [risk]" for each setting and "layout k=v".
+func pairs(ps []settings.Pair, layout Layout) string {
+	var parts []string
+	for _, p := range ps {
+		s := fmt.Sprintf("%s=%s [%s]", p.Name, p.Value, p.Risk)
+		if tag := settings.Tag(p.Risk); tag != "" {
+			s = fmt.Sprintf("%s=%s %s", p.Name, p.Value, tag)
+		}
+		parts = append(parts, s)
+	}
+	for _, k := range sortedKeys(layout) {
+		parts = append(parts, fmt.Sprintf("layout %s=%s [data reloaded]", k, layout[k]))
+	}
+	if len(parts) == 0 {
+		return "(server as configured)"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func worst(ps []settings.Pair) settings.Risk {
+	r := settings.Safe
+	for _, p := range ps {
+		r = r.Worse(p.Risk)
+	}
+	return r
+}

@@ -1,0 +1,260 @@
+package tune_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/tune"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+
+func TestWelch(t *testing.T) {
+	cases := []struct {
+		name      string
+		a, b      []float64
+		diff      float64
+		low, high float64 // expected 95% interval
+	}{
+		// Equal sizes and variances give integer df: t(0.975, 4) = 2.776445, t(0.975, 6) = 2.446912.
+		{"clear gain", []float64{1, 2, 3}, []float64{4, 5, 6}, 3, 3 - 2.776445*0.816497, 3 + 2.776445*0.816497},
+		{"no change", []float64{10, 12, 14, 16}, []float64{16, 14, 12, 10}, 0, -2.446912 * 1.825742, 2.446912 * 1.825742},
+	}
+	for _, c := range cases {
+		e := tune.Welch(c.a, c.b, 0.95)
+		if !e.Valid || math.Abs(e.Diff-c.diff) > 1e-9 || math.Abs(e.Low-c.low) > 1e-4 || math.Abs(e.High-c.high) > 1e-4 {
+			t.Errorf("%s: got %+v, want diff %v in [%v, %v]", c.name, e, c.diff, c.low, c.high)
+		}
+	}
+	if e := tune.Welch([]float64{1}, []float64{2, 3}, 0.95); e.Valid {
+		t.Error("one run on a side cannot give an interval")
+	}
+}
+
+func TestParsePlanRejects(t *testing.T) {
+	cases := []struct{ name, plan, want string }{
+		{"empty", "", "empty"},
+		{"unknown key", "duration: 5s\nstepz: []\n", "field stepz not found"},
+		{"no duration", "steps: [{settings: {work_mem: 8MB}}]\n", "duration is missing"},
+		{"short duration", "duration: 100ms\nsteps: [{settings: {work_mem: 8MB}}]\n", "too short"},
+		{"one repetition", "duration: 5s\nrepetitions: 1\nsteps: [{settings: {work_mem: 8MB}}]\n", "at least two runs"},
+		{"no steps", "duration: 5s\n", "no steps"},
+		{"empty step", "duration: 5s\nsteps: [{name: x}]\n", "changes nothing"},
+		{"bad workload", "duration: 5s\nworkload: {kind: tpcx}\nsteps: [{settings: {work_mem: 8MB}}]\n", "tpcx"},
+		{"list value", "duration: 5s\nsteps: [{settings: {work_mem: [1, 2]}}]\n", "single value"},
+		{"duplicate step", "duration: 5s\nsteps: [{name: a, settings: {work_mem: 8MB}}, {name: a, settings: {work_mem: 9MB}}]\n", "two steps"},
+		{"not yaml", "duration: [5s\n", "not a valid plan"},
+	}
+	for _, c := range cases {
+		_, err := tune.ParsePlan(strings.NewReader(c.plan))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: got %v, want one line containing %q", c.name, err, c.want)
+		}
+	}
+	p, err := tune.ParsePlan(strings.NewReader("duration: 5s\nsteps: [{settings: {fsync: off, checkpoint_completion_target: 0.90}}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := p.Steps[0].Values(); v["fsync"] != "off" || v["checkpoint_completion_target"] != "0.90" {
+		t.Errorf("scalars must be kept as written, got %v", v)
+	}
+	if p.Repetitions != 3 || p.Confidence != 0.95 || p.Workload.Kind != "ledger" || p.Steps[0].Name != "step 1" {
+		t.Errorf("defaults not filled in: %+v", p)
+	}
+}
+
+// TestExperimentTwoSteps runs a two-step plan end to end on the managed
+// cluster: a reload-only step and a step that needs a restart and changes the
+// data layout. It checks the report's shape, that every run read its settings
+// back from pg_settings with the intended values, and that the server's
+// original settings come back afterwards.
+func TestExperimentTwoSteps(t *testing.T) {
+	c := pgtest.Cluster(t)
+	dsn := pgtest.NewDatabase(t)
+	ctx := context.Background()
+	before := readSettings(t, dsn, "shared_buffers", "commit_delay", "wal_compression")
+
+	plan, err := tune.ParsePlan(strings.NewReader(`
+name: two steps
+workload: {kind: ledger, clients: 2}
+duration: 2s
+repetitions: 2
+baseline:
+  settings: {commit_delay: 0}
+steps:
+  - name: group commit
+    settings: {commit_delay: 50, commit_siblings: 2}
+  - name: small buffers, fillfactor 80
+    settings: {shared_buffers: 32MB}
+    layout: {fillfactor: 80}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	e := &tune.Experiment{Plan: plan, Workload: tune.Ledger{Clients: 2, Accounts: 2000}, Server: c, DSN: dsn, Log: &log}
+	rep, err := e.Run(ctx)
+	if err != nil {
+		t.Fatalf("experiment: %v\n%s", err, log.String())
+	}
+	if len(rep.Steps) != 2 || !rep.Restored || rep.Major == 0 || !strings.HasPrefix(rep.Server, "PostgreSQL") {
+		t.Fatalf("report shape: %d steps, restored %v, server %q", len(rep.Steps), rep.Restored, rep.Server)
+	}
+	for i, s := range rep.Steps {
+		if len(s.Runs) != 2*plan.Repetitions {
+			t.Fatalf("step %d: %d runs, want %d", i, len(s.Runs), 2*plan.Repetitions)
+		}
+		for j, r := range s.Runs {
+			wantArm := tune.ArmBaseline
+			if j%2 == 1 {
+				wantArm = tune.ArmStep
+			}
+			if r.Arm != wantArm || r.Repetition != j/2+1 {
+				t.Errorf("step %d run %d: arm %s rep %d, want interleaved A/B", i, j, r.Arm, r.Repetition)
+			}
+			if r.Measurement.Transactions == 0 || r.TPS <= 0 || r.Measurement.P99 <= 0 || len(r.Measurement.PerSecond) == 0 || r.WALBytes <= 0 {
+				t.Errorf("step %d run %d measured nothing: %+v", i, j, r)
+			}
+			if len(r.Mismatch) > 0 {
+				t.Errorf("step %d run %d: settings not in effect: %v", i, j, r.Mismatch)
+			}
+		}
+		if !s.InEffect || !s.Throughput.Valid {
+			t.Errorf("step %d: in effect %v, interval valid %v", i, s.InEffect, s.Throughput.Valid)
+		}
+		switch s.Verdict {
+		case tune.VerdictBetter, tune.VerdictWorse, tune.VerdictSame:
+		default:
+			t.Errorf("step %d: verdict %q", i, s.Verdict)
+		}
+		if s.Throughput.Low > s.Throughput.Diff || s.Throughput.Diff > s.Throughput.High {
+			t.Errorf("step %d: effect %v outside its own interval", i, s.Throughput)
+		}
+	}
+	// What pg_settings said during the runs, arm by arm.
+	g := rep.Steps[0]
+	if g.Runs[0].Observed["commit_delay"] != "0" || g.Runs[1].Observed["commit_delay"] != "50" || g.Runs[1].Observed["commit_siblings"] != "2" {
+		t.Errorf("group commit step observed %v / %v", g.Runs[0].Observed, g.Runs[1].Observed)
+	}
+	m := rep.Steps[1]
+	if m.Runs[1].Observed["shared_buffers"] != "32MB" || m.Runs[0].Observed["shared_buffers"] != before["shared_buffers"] {
+		t.Errorf("shared_buffers observed %q (baseline) and %q (step), want %q and 32MB",
+			m.Runs[0].Observed["shared_buffers"], m.Runs[1].Observed["shared_buffers"], before["shared_buffers"])
+	}
+	if !m.Runs[1].Restarted || !m.Runs[1].Reloaded || !m.Runs[2].Reloaded {
+		t.Errorf("layout step: restarted %v, reloaded %v/%v", m.Runs[1].Restarted, m.Runs[1].Reloaded, m.Runs[2].Reloaded)
+	}
+	if g.Runs[0].Reloaded || g.Runs[1].Reloaded {
+		t.Error("a step without a layout must not reload the data")
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"step 2", "verdict:", "CI", "shared_buffers=32MB [restart]", "layout fillfactor=80", "restored"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, text.String())
+		}
+	}
+	t.Log("\n" + text.String())
+	after := readSettings(t, dsn, "shared_buffers", "commit_delay", "wal_compression")
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s not restored: %s, was %s", k, after[k], v)
+		}
+	}
+}
+
+func TestExperimentRejectsUnsafeAndUnknown(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	cases := []struct {
+		name, settings, want string
+		allow                bool
+	}{
+		{"unsafe without permission", "{synchronous_commit: 'off'}", "--allow-unsafe", false},
+		{"unknown setting", "{shared_bufers: 1GB}", "shared_bufers", true},
+		{"below minimum", "{shared_buffers: 64kB}", "outside the range", true},
+		{"read-only", "{block_size: 4096}", "read-only", true},
+	}
+	for _, c := range cases {
+		plan, err := tune.ParsePlan(strings.NewReader("duration: 2s\nsteps: [{settings: " + c.settings + "}]\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Validation happens before anything is applied: no server changes needed.
+		e := &tune.Experiment{Plan: plan, Workload: tune.Ledger{}, Server: refuseApply{t}, DSN: dsn, AllowUnsafe: c.allow}
+		_, err = e.Run(context.Background())
+		var p *problem.Problem
+		if !errors.As(err, &p) || p.Code != problem.ExitBadInput || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want bad input naming %q", c.name, err, c.want)
+		}
+	}
+}
+
+// refuseApply fails the test if the experiment applies anything.
+type refuseApply struct{ t *testing.T }
+
+func (r refuseApply) Apply(context.Context, map[string]string) (bool, error) {
+	r.t.Error("Apply called for a plan that should have been rejected")
+	return false, nil
+}
+
+// TestCrashSynchronousCommitOnLosesNothing kills the server mid-run with
+// synchronous_commit=on and proves every acknowledged commit survived.
+func TestCrashSynchronousCommitOnLosesNothing(t *testing.T) {
+	c := pgtest.Cluster(t)
+	dsn := pgtest.NewDatabase(t)
+	a := &tune.CrashAudit{Server: c, DSN: dsn, Settings: map[string]string{"synchronous_commit": "on"},
+		Workload: tune.Ledger{Clients: 4, Accounts: 1000}, KillAfter: 3 * time.Second}
+	rep, err := a.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Acknowledged < 10 {
+		t.Fatalf("only %d commits acknowledged before the crash", rep.Acknowledged)
+	}
+	if rep.Missing != 0 {
+		t.Fatalf("%d acknowledged commits lost with synchronous_commit=on: %v", rep.Missing, rep.MissingIDs)
+	}
+	if !rep.Restored || rep.Recovery <= 0 || len(rep.Unsafe) != 0 || !strings.HasPrefix(rep.Verdict, "no acknowledged commit lost") {
+		t.Errorf("report: %+v", rep)
+	}
+}
+
+func TestCrashAuditNeedsAllowUnsafe(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	a := &tune.CrashAudit{Server: nil, DSN: dsn, Settings: map[string]string{"synchronous_commit": "off"}}
+	_, err := a.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "--allow-unsafe") || problem.ExitCode(err) != problem.ExitBadInput {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func readSettings(t *testing.T, dsn string, names ...string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	live, _, err := settings.ReadServer(ctx, conn, names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, n := range names {
+		out[n] = live[n].Value()
+	}
+	return out
+}
