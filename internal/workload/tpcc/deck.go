@@ -1,0 +1,53 @@
+package tpcc
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/pgoltp/pgoltp/internal/driver"
+)
+
+// DefaultWeights is the 23-card deck of clause 5.2.4.2 in --weights order
+// NO,P,OS,D,SL: 10 New-Order, 10 Payment, 1 each of the others. It meets the
+// minimum mix exactly (Payment ≥ 43%, the three others ≥ 4% each).
+func DefaultWeights() []int {
+	w := make([]int, numDealt)
+	for k := range w {
+		w[k] = kinds[k].cards
+	}
+	return w
+}
+
+// ParseWeights parses --weights "NO,P,OS,D,SL" (BenchmarkSQL style, e.g.
+// "45,43,4,4,4"): five non-negative integers, not all zero. The terminal deals
+// a shuffled deck with that many cards of each kind.
+func ParseWeights(s string) ([]int, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != numDealt {
+		return nil, fmt.Errorf("--weights %q has %d numbers, want 5 (NO,P,OS,D,SL), e.g. 45,43,4,4,4", s, len(parts))
+	}
+	w := make([]int, numDealt)
+	for i, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			return nil, fmt.Errorf("--weights %q: %q is not a whole number", s, p)
+		}
+		w[i] = n
+	}
+	if err := driver.ValidateWeights(w); err != nil {
+		return nil, fmt.Errorf("--weights %q: %w", s, err)
+	}
+	return w, nil
+}
+
+// MixMeetsMinimum reports whether weights meet the minimum mix of clause
+// 5.2.3 (Payment ≥ 43%, Order-Status, Delivery, Stock-Level ≥ 4% each).
+func MixMeetsMinimum(weights []int) bool {
+	total := 0
+	for _, w := range weights {
+		total += w
+	}
+	pct := func(k int) float64 { return 100 * float64(weights[k]) / float64(total) }
+	return pct(kindPayment) >= 43 && pct(kindOrderStatus) >= 4 && pct(kindDelivery) >= 4 && pct(kindStockLevel) >= 4
+}

@@ -1,0 +1,146 @@
+package tpcc
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/metrics"
+)
+
+// aggregator drains the recorder once per second into the per-second series,
+// the measured total (after ramp-up), the live progress line and the
+// OnSecond hook. It runs on the Run goroutine only.
+type aggregator struct {
+	r              *runner
+	res            *RunResult
+	start, rampEnd time.Time
+	series         *metrics.Series
+	total          *metrics.Snapshot // measured interval only
+	all            *metrics.Snapshot // including ramp-up, for cumulative counts
+	prog           *metrics.Snapshot // since the last progress line
+	lastProg       time.Time
+	first, last    time.Time // the measured window
+}
+
+func newAggregator(r *runner, res *RunResult, start, rampEnd time.Time) *aggregator {
+	return &aggregator{r: r, res: res, start: start, rampEnd: rampEnd,
+		series: metrics.NewSeries(r.rec, start), total: r.rec.EmptySnapshot(),
+		all: r.rec.EmptySnapshot(), prog: r.rec.EmptySnapshot(), lastProg: start}
+}
+
+// interval handles one drained interval; final marks the one taken when the
+// terminals have stopped.
+func (a *aggregator) interval(final bool) {
+	snap := a.r.rec.Interval()
+	// Intervals are one second from the start; one that began (within
+	// rounding) at or after the end of ramp-up is measured.
+	measured := !snap.Start.Before(a.rampEnd.Add(-100 * time.Millisecond))
+	p := a.series.Add(snap, measured)
+	a.all.Merge(snap)
+	if measured {
+		a.total.Merge(snap)
+		if a.first.IsZero() {
+			a.first = snap.Start
+		}
+		a.last = snap.End
+	}
+	a.prog.Merge(snap)
+	if h := a.r.opts.OnSecond; h != nil {
+		minutes := p.Length.Minutes()
+		sec := Second{Elapsed: p.Elapsed, Measured: measured, Point: p, Interval: snap}
+		if minutes > 0 {
+			sec.TpmC = float64(p.Counts[kindNewOrder]) / minutes
+			sec.TpmTotal = float64(dealtCount(snap)) / minutes
+		}
+		h(sec)
+	}
+	if out := a.r.opts.ProgressOut; out != nil && a.r.opts.Progress > 0 && !final &&
+		snap.End.Sub(a.lastProg) >= a.r.opts.Progress-100*time.Millisecond {
+		fmt.Fprintln(out, a.progressLine(snap.End, measured))
+		a.prog = a.r.rec.EmptySnapshot()
+		a.lastProg = snap.End
+	}
+}
+
+// drainDeliveries takes the last interval, after the queued Deliveries were
+// executed: it counts in the totals but does not stretch the measured window.
+func (a *aggregator) drainDeliveries() {
+	snap := a.r.rec.Interval()
+	measured := !a.first.IsZero()
+	a.series.Add(snap, measured)
+	a.all.Merge(snap)
+	if measured {
+		a.total.Merge(snap)
+	}
+}
+
+func dealtCount(s *metrics.Snapshot) int64 {
+	var n int64
+	for k := 0; k < numDealt; k++ {
+		n += s.Count(k)
+	}
+	return n
+}
+
+func (a *aggregator) progressLine(now time.Time, measured bool) string {
+	window := now.Sub(a.lastProg).Minutes()
+	figures := []driver.Figure{
+		{Name: "tpmC", Value: float64(a.prog.Count(kindNewOrder)) / window},
+		{Name: "tpmTOTAL", Value: float64(dealtCount(a.prog)) / window},
+	}
+	lat := make([]driver.KindLatency, 0, numDealt)
+	for k := 0; k < numDealt; k++ {
+		lat = append(lat, driver.KindLatency{Short: kinds[k].short, P95: a.prog.Percentile(k, 95), Count: a.prog.Count(k)})
+	}
+	note := ""
+	if !measured {
+		note = "(ramp-up)"
+	}
+	return driver.ProgressLine(now.Sub(a.start), figures, lat, a.all.CounterTotal(cntErrors), a.all.CounterTotal(cntRetries), note)
+}
+
+// finish computes the result from the measured totals.
+func (a *aggregator) finish() {
+	res, opts := a.res, a.r.opts
+	res.Start, res.MeasureStart, res.MeasureEnd = a.start, a.first, a.last
+	res.Series = a.series
+	res.Total = a.total
+	res.Histograms = a.total.Export()
+	if !a.first.IsZero() {
+		res.Measured = a.last.Sub(a.first)
+	}
+	minutes := res.Measured.Minutes()
+	t := a.total
+	if minutes > 0 {
+		res.TpmC = float64(t.Count(kindNewOrder)) / minutes
+		res.TpmTotal = float64(dealtCount(t)) / minutes
+		res.NOPM = float64(t.Count(kindNewOrder)-t.Counter(kindNewOrder, cntRollbacks)) / minutes
+	}
+	if opts.Mode == ModeSpec {
+		res.Efficiency = 100 * res.TpmC / (MaxTpmCPerWarehouse * float64(opts.Warehouses))
+	}
+	for k := 0; k < numKinds; k++ {
+		sum := t.Summary(k)
+		tr := TxnResult{
+			Name: kinds[k].name, Count: sum.Count, Latency: sum,
+			Errors: a.all.Counter(k, cntErrors), Retries: a.all.Counter(k, cntRetries),
+			Rollbacks: t.Counter(k, cntRollbacks), LostConnection: a.all.Counter(k, cntLost),
+			P90Limit: kinds[k].p90,
+		}
+		tr.P90OK = sum.Count == 0 || sum.P90 <= tr.P90Limit
+		res.Txns = append(res.Txns, tr)
+		res.ErrorsTotal += tr.Errors
+		res.Retries += tr.Retries
+	}
+	res.Rollbacks = t.Counter(kindNewOrder, cntRollbacks)
+	res.Deliveries = DeliveryStats{
+		Queued:           a.all.Count(kindDelivery),
+		Completed:        a.all.Count(kindDeliveryDeferred),
+		SkippedDistricts: a.all.Counter(kindDeliveryDeferred, cntSkipped),
+		NotCompleted:     res.DeliveriesNotCompleted,
+		P90Completion:    t.Percentile(kindDeliveryDeferred, 90),
+	}
+	res.Reconnects = int64(len(res.Outages))
+	res.Audits = audit(t, opts)
+}

@@ -1,0 +1,188 @@
+package tpcc
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/metrics"
+)
+
+// Execution paths and modes of a run.
+const (
+	PathClient = "client" // prepared statements, pipelined batches
+	PathServer = "server" // one PL/pgSQL function call per transaction
+	ModeSpec   = "spec"   // keying and think times of clause 5.2.5.7
+	ModeNoWait = "nowait" // no keying or think time: what tuning studies run
+)
+
+// isolationLevels maps --isolation to default_transaction_isolation.
+var isolationLevels = map[string]string{
+	"read-committed":  "read committed",
+	"repeatable-read": "repeatable read",
+	"serializable":    "serializable",
+}
+
+// RunOptions say how to drive a loaded TPC-C database.
+type RunOptions struct {
+	Path       string // PathClient (default) or PathServer
+	Mode       string // ModeNoWait (default) or ModeSpec
+	Warehouses int    // use warehouses 1..N; 0 = all that were loaded
+	// Terminals: 0 = 10 per warehouse in spec mode (clause 4.2.2), --conns in nowait mode.
+	Terminals int
+	// Conns: connections executing terminal transactions; 0 = a default.
+	Conns int
+	// DeliveryWorkers execute queued Deliveries, each on its own connection
+	// and its own warehouses; 0 = a default.
+	DeliveryWorkers int
+	Duration        time.Duration // measurement after Ramp; 0 = until TxnsPerTerminal or cancel
+	Ramp            time.Duration // warm-up, not measured
+	TxnsPerTerminal int           // stop each terminal after this many; 0 = no limit
+	Rate            float64       // transactions per minute over all terminals; 0 = unlimited
+	Weights         []int         // NO,P,OS,D,SL card counts; nil = the 23-card deck
+	MaxRetries      int           // retries of serialization failures and deadlocks; 0 = default 10, <0 = none
+	Isolation       string        // read-committed (default), repeatable-read, serializable
+	// KeyingScale multiplies keying and think times in spec mode (1 = the
+	// standard's times; tests use a small value to finish in seconds).
+	KeyingScale float64
+	Seed        uint64 // 0 = a random seed (reported in the result)
+	Schema      string // "" = public
+
+	Progress    time.Duration // live line every Progress; 0 = none
+	ProgressOut io.Writer     `json:"-"` // where the live line goes (nil: none)
+	DeliveryLog io.Writer     `json:"-"` // one line per completed Delivery (clause 2.7.2.2); nil: none
+	// OnSecond, if set, is called once per second (from one goroutine) with the
+	// interval just ended; it must return quickly.
+	OnSecond func(Second) `json:"-"`
+}
+
+// Second is one second of a run, for OnSecond hooks.
+type Second struct {
+	Elapsed  time.Duration
+	Measured bool              // after ramp-up
+	Point    metrics.Point     // counts and percentiles per kind
+	Interval *metrics.Snapshot // the interval's histograms (owned by the receiver)
+	TpmC     float64           // New-Orders per minute in this second
+	TpmTotal float64
+}
+
+// Validate checks the options before any work starts and fills defaults that
+// do not depend on the database. Errors name the flag and the fix.
+func (o *RunOptions) Validate() error {
+	if o.Path == "" {
+		o.Path = PathClient
+	}
+	if o.Path != PathClient && o.Path != PathServer {
+		return fmt.Errorf("--path %q: use client or server", o.Path)
+	}
+	if o.Mode == "" {
+		o.Mode = ModeNoWait
+	}
+	if o.Mode != ModeSpec && o.Mode != ModeNoWait {
+		return fmt.Errorf("--mode %q: use spec or nowait", o.Mode)
+	}
+	if o.Isolation == "" {
+		o.Isolation = "read-committed"
+	}
+	if _, ok := isolationLevels[o.Isolation]; !ok {
+		return fmt.Errorf("--isolation %q: use read-committed, repeatable-read or serializable", o.Isolation)
+	}
+	checks := []struct {
+		bad  bool
+		what string
+	}{
+		{o.Warehouses < 0, fmt.Sprintf("--warehouses %d is negative", o.Warehouses)},
+		{o.Terminals < 0, fmt.Sprintf("--terminals %d is negative; use 1 or more (0 = default)", o.Terminals)},
+		{o.Conns < 0, fmt.Sprintf("--conns %d is negative; use 1 or more (0 = default)", o.Conns)},
+		{o.DeliveryWorkers < 0, fmt.Sprintf("--delivery-workers %d is negative", o.DeliveryWorkers)},
+		{o.Duration < 0, fmt.Sprintf("--duration %v is negative", o.Duration)},
+		{o.Ramp < 0, fmt.Sprintf("--ramp %v is negative", o.Ramp)},
+		{o.TxnsPerTerminal < 0, fmt.Sprintf("--txns-per-terminal %d is negative", o.TxnsPerTerminal)},
+		{o.Rate < 0, fmt.Sprintf("--rate %v is negative; transactions per minute, 0 = unlimited", o.Rate)},
+		{o.KeyingScale < 0, fmt.Sprintf("keying scale %v is negative", o.KeyingScale)},
+		{o.Progress < 0, fmt.Sprintf("--progress %v is negative", o.Progress)},
+		{o.Terminals > 1000000, fmt.Sprintf("--terminals %d: at most 1000000", o.Terminals)},
+		{o.Conns > 10000, fmt.Sprintf("--conns %d: at most 10000", o.Conns)},
+	}
+	for _, c := range checks {
+		if c.bad {
+			return fmt.Errorf("%s", c.what)
+		}
+	}
+	if o.Weights == nil {
+		o.Weights = DefaultWeights()
+	} else if len(o.Weights) != numDealt {
+		return fmt.Errorf("--weights has %d numbers, want 5 (NO,P,OS,D,SL)", len(o.Weights))
+	}
+	if o.KeyingScale == 0 {
+		o.KeyingScale = 1
+	}
+	if o.MaxRetries == 0 {
+		o.MaxRetries = 10
+	} else if o.MaxRetries < 0 {
+		o.MaxRetries = 0
+	}
+	return nil
+}
+
+// resolve fills the defaults that depend on the number of warehouses.
+func (o *RunOptions) resolve(loaded int) error {
+	if o.Warehouses == 0 {
+		o.Warehouses = loaded
+	}
+	if o.Warehouses > loaded {
+		return fmt.Errorf("--warehouses %d but the database holds %d; load more or use fewer", o.Warehouses, loaded)
+	}
+	if o.Conns == 0 {
+		if o.Mode == ModeSpec {
+			o.Conns = max(2, min(64, (max(o.Terminals, 10*o.Warehouses)+49)/50))
+		} else {
+			o.Conns = max(1, o.Terminals)
+			if o.Terminals == 0 {
+				o.Conns = 8
+			}
+		}
+	}
+	if o.Terminals == 0 {
+		if o.Mode == ModeSpec {
+			o.Terminals = 10 * o.Warehouses
+		} else {
+			o.Terminals = o.Conns
+		}
+	}
+	if o.DeliveryWorkers == 0 {
+		o.DeliveryWorkers = max(1, o.Conns/8)
+	}
+	o.DeliveryWorkers = min(o.DeliveryWorkers, o.Warehouses)
+	if o.Duration == 0 && o.TxnsPerTerminal == 0 && o.Mode == ModeNoWait {
+		o.Duration = time.Minute
+	}
+	return nil
+}
+
+// Describe lists every parameter that produced a result, one "name value" per
+// entry, in a stable order.
+func (o RunOptions) Describe() [][2]string {
+	weights := make([]string, len(o.Weights))
+	for i, w := range o.Weights {
+		weights[i] = fmt.Sprint(w)
+	}
+	return [][2]string{
+		{"path", o.Path}, {"mode", o.Mode}, {"warehouses", fmt.Sprint(o.Warehouses)},
+		{"terminals", fmt.Sprint(o.Terminals)}, {"conns", fmt.Sprint(o.Conns)},
+		{"delivery_workers", fmt.Sprint(o.DeliveryWorkers)},
+		{"duration", o.Duration.String()}, {"ramp", o.Ramp.String()},
+		{"txns_per_terminal", fmt.Sprint(o.TxnsPerTerminal)}, {"rate_per_min", fmt.Sprint(o.Rate)},
+		{"weights", strings.Join(weights, ",")}, {"max_retries", fmt.Sprint(o.MaxRetries)},
+		{"isolation", o.Isolation}, {"keying_scale", fmt.Sprint(o.KeyingScale)},
+		{"seed", fmt.Sprint(o.Seed)}, {"schema", schemaOrDefault(o.Schema)},
+	}
+}
+
+func schemaOrDefault(s string) string {
+	if s == "" {
+		return DefaultSchema
+	}
+	return s
+}

@@ -1,0 +1,82 @@
+package tpcc
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/driver"
+)
+
+// WriteSummary writes the human-readable summary: every parameter, the
+// headline figures with the mode that produced them, a latency table per
+// transaction, errors and Deliveries, and the clause 9.2 audits.
+func (r *RunResult) WriteSummary(w io.Writer) error {
+	var b strings.Builder
+	var params []string
+	for _, p := range r.Params {
+		params = append(params, p[0]+"="+p[1])
+	}
+	fmt.Fprintf(&b, "TPC-C run (%s path, %s mode): %s\n", r.Options.Path, r.Options.Mode, strings.Join(params, " "))
+	fmt.Fprintf(&b, "C_RUN c_last=%d c_id=%d ol_i_id=%d (C_LOAD c_last=%d)\n", r.CRun.CLast, r.CRun.CID, r.CRun.OLIID, r.CLoad.CLast)
+	status := r.StopReason
+	if r.Interrupted {
+		status = "INTERRUPTED by the user; results cover the time before"
+	}
+	fmt.Fprintf(&b, "measured %.1fs after %v ramp-up, %s\n", r.Measured.Seconds(), r.Options.Ramp, status)
+	mode := "no-wait mode (no keying/think times)"
+	if r.Options.Mode == ModeSpec {
+		mode = fmt.Sprintf("spec mode, efficiency %.1f%% of %.2f tpmC/warehouse", r.Efficiency, MaxTpmCPerWarehouse)
+	}
+	fmt.Fprintf(&b, "tpmC %.0f  tpmTOTAL %.0f  NOPM %.0f  [%s]\n\n", r.TpmC, r.TpmTotal, r.NOPM, mode)
+
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "txn\tcount\terrors\tretries\tp50\tp90\tp95\tp99\tp99.9\tmax\tp90 limit\t")
+	for _, t := range r.Txns {
+		l := t.Latency
+		limit := driver.FormatLatency(t.P90Limit)
+		if r.Options.Mode == ModeSpec && !t.P90OK {
+			limit += " EXCEEDED"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", t.Name, t.Count, t.Errors, t.Retries,
+			lat(l.P50, l.Count), lat(l.P90, l.Count), lat(l.P95, l.Count), lat(l.P99, l.Count),
+			lat(l.P999, l.Count), lat(l.Max, l.Count), limit)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(&b, "\nerrors %d  retries %d  rollbacks %d  reconnects %d\n", r.ErrorsTotal, r.Retries, r.Rollbacks, r.Reconnects)
+	for _, e := range r.Errors {
+		fmt.Fprintf(&b, "  %d× %s [%s] %s\n", e.Count, e.Txn, e.SQLState, e.Message)
+	}
+	for _, o := range r.Outages {
+		restored := "not restored"
+		if !o.Restored.IsZero() {
+			restored = fmt.Sprintf("restored after %.2fs", o.Duration().Seconds())
+		}
+		fmt.Fprintf(&b, "  connection %d lost at %s, %s (%d attempts)\n", o.Conn, o.Lost.Format("15:04:05.000"), restored, o.Attempts)
+	}
+	d := r.Deliveries
+	fmt.Fprintf(&b, "deliveries queued %d completed %d not completed %d, skipped districts %d, p90 completion %s\n",
+		d.Queued, d.Completed, d.NotCompleted, d.SkippedDistricts, driver.FormatLatency(d.P90Completion))
+	b.WriteString("input audits (clause 9.2):\n")
+	for _, a := range r.Audits {
+		fmt.Fprintf(&b, "  %-10s %-30s %8.3f  expect %6.2f  bounds %.2f..%.2f  n=%d  %s", a.Clause, a.Name,
+			a.Observed, a.Expected, a.Low, a.High, a.Samples, a.Status)
+		if a.Note != "" {
+			b.WriteString(" (" + a.Note + ")")
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func lat(d time.Duration, n int64) string {
+	if n == 0 {
+		return "-"
+	}
+	return driver.FormatLatency(d)
+}

@@ -1,0 +1,98 @@
+package tpcc
+
+import (
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/metrics"
+)
+
+// MaxTpmCPerWarehouse is the most New-Orders per minute one warehouse's ten
+// terminals can produce with the standard's keying and think times
+// (clause 4.2.2 and 5.2.5.7); efficiency is measured against it.
+const MaxTpmCPerWarehouse = 12.86
+
+// RunResult is everything a run measured, for the summary, --json, the
+// results store and comparisons.
+type RunResult struct {
+	Options RunOptions  `json:"options"`
+	Params  [][2]string `json:"params"` // every parameter that produced the numbers
+	CLoad   Constants   `json:"c_load"`
+	CRun    Constants   `json:"c_run"`
+
+	Start        time.Time     `json:"start"`
+	MeasureStart time.Time     `json:"measure_start"` // end of ramp-up
+	MeasureEnd   time.Time     `json:"measure_end"`
+	TerminalsEnd time.Time     `json:"terminals_end"`
+	End          time.Time     `json:"end"` // after the queued Deliveries were drained
+	Measured     time.Duration `json:"measured_ns"`
+	Interrupted  bool          `json:"interrupted"` // stopped by the caller (Ctrl-C)
+	StopReason   string        `json:"stop_reason"`
+
+	TpmC       float64 `json:"tpmc"`       // New-Orders (rollbacks included, clause 5.4) per minute
+	TpmTotal   float64 `json:"tpm_total"`  // all five transactions per minute
+	NOPM       float64 `json:"nopm"`       // New-Orders that committed, per minute
+	Efficiency float64 `json:"efficiency"` // spec mode: % of 12.86 tpmC per warehouse; 0 in nowait mode
+
+	Kinds []string    `json:"kinds"`
+	Txns  []TxnResult `json:"txns"` // per kind, including delivery_deferred
+
+	ErrorsTotal            int64           `json:"errors"`
+	Retries                int64           `json:"retries"`
+	Rollbacks              int64           `json:"rollbacks"`
+	Reconnects             int64           `json:"reconnects"`
+	Errors                 []ErrorCount    `json:"error_counts"`
+	Outages                []driver.Outage `json:"outages"`
+	Deliveries             DeliveryStats   `json:"deliveries"`
+	DeliveriesNotCompleted int64           `json:"-"`
+	Audits                 []Audit         `json:"audits"`
+
+	Histograms map[string]*hdrhistogram.Snapshot `json:"histograms"` // measured interval, µs
+	Series     *metrics.Series                   `json:"series"`     // per second, whole run
+	Total      *metrics.Snapshot                 `json:"-"`          // measured interval, mergeable
+}
+
+// TxnResult is one transaction kind over the measured interval (errors and
+// retries over the whole run).
+type TxnResult struct {
+	Name           string                 `json:"name"`
+	Count          int64                  `json:"count"`
+	Errors         int64                  `json:"errors"`
+	Retries        int64                  `json:"retries"`
+	Rollbacks      int64                  `json:"rollbacks"`
+	LostConnection int64                  `json:"lost_connection"`
+	Latency        metrics.LatencySummary `json:"latency"`
+	P90Limit       time.Duration          `json:"p90_limit_ns"` // clause 5.2.5.3
+	P90OK          bool                   `json:"p90_ok"`
+}
+
+// DeliveryStats describe the deferred Deliveries (clause 2.7.2).
+type DeliveryStats struct {
+	Queued           int64         `json:"queued"`
+	Completed        int64         `json:"completed"`
+	SkippedDistricts int64         `json:"skipped_districts"`
+	NotCompleted     int64         `json:"not_completed"` // still queued when the grace period ended
+	P90Completion    time.Duration `json:"p90_completion_ns"`
+}
+
+// Txn returns the result of the named kind (zero if unknown).
+func (r *RunResult) Txn(name string) TxnResult {
+	for _, t := range r.Txns {
+		if t.Name == name {
+			return t
+		}
+	}
+	return TxnResult{}
+}
+
+// AuditsPass reports whether no input audit failed.
+func (r *RunResult) AuditsPass() bool {
+	for _, a := range r.Audits {
+		if a.Status == AuditFail {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,115 @@
+package tpcc
+
+import (
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/driver"
+)
+
+// terminal is one emulated terminal (clause 4.2.2): a goroutine with a fixed
+// home warehouse and Stock-Level district, its own random source and deck. It
+// keys in inputs, waits its keying time, hands the transaction to a
+// connection worker and waits for it, then thinks. It holds no connection,
+// so thousands of thinking terminals need only as many connections as are
+// busy; it keeps its goroutine stack shallow for the same reason.
+type terminal struct {
+	id         int
+	w          int // home warehouse, 1..warehouses
+	slDistrict int // Stock-Level district (clause 2.8.1.1)
+	warehouses int
+	rand       *Rand
+	c          Constants // C_RUN
+	deck       *driver.Deck
+	sched      driver.Schedule
+	done       int
+
+	req  request
+	no   newOrderInput
+	pay  paymentInput
+	os   orderStatusInput
+	sl   stockLevelInput
+	dreq deliveryRequest
+}
+
+// request is what a terminal hands to a connection worker.
+type request struct {
+	t         *terminal
+	kind      int
+	scheduled time.Time     // latency is measured from here
+	reply     chan struct{} // the worker signals completion
+}
+
+// otherWarehouse returns a uniformly random warehouse other than home
+// (clauses 2.4.1.5, 2.5.1.2); only called when there are at least two.
+func (t *terminal) otherWarehouse() int {
+	w := t.rand.IntRange(1, t.warehouses-1)
+	if w >= t.w {
+		w++
+	}
+	return w
+}
+
+// keyIn draws the inputs of kind (before the keying time, as a user would).
+func (t *terminal) keyIn(kind int) {
+	switch kind {
+	case kindNewOrder:
+		t.genNewOrder(&t.no)
+	case kindPayment:
+		t.genPayment(&t.pay)
+	case kindOrderStatus:
+		t.genOrderStatus(&t.os)
+	case kindDelivery:
+		t.dreq = deliveryRequest{w: int32(t.w), carrier: int32(t.rand.IntRange(1, 10))}
+	case kindStockLevel:
+		t.genStockLevel(&t.sl)
+	}
+}
+
+// loop runs the terminal until the run stops or it has done its share.
+func (r *runner) terminalLoop(t *terminal) {
+	spec := r.opts.Mode == ModeSpec
+	scale := r.opts.KeyingScale
+	for r.stop.Err() == nil {
+		if r.opts.TxnsPerTerminal > 0 && t.done >= r.opts.TxnsPerTerminal {
+			return
+		}
+		kind := t.deck.Next()
+		t.keyIn(kind)
+		if spec && !driver.Sleep(r.stop, time.Duration(float64(kinds[kind].keying)*scale)) {
+			return
+		}
+		scheduled := time.Now()
+		if t.sched.Limited() {
+			slot := t.sched.Next()
+			if !driver.SleepUntil(r.stop, slot) {
+				return
+			}
+			// In no-wait mode a late slot stays the start: the wait shows as
+			// latency. With keying times the terminal was busy keying, so the
+			// transaction starts when both are done.
+			if !spec || slot.After(scheduled) {
+				scheduled = slot
+			}
+		}
+		if kind == kindDelivery {
+			if !r.queueDelivery(t, scheduled) {
+				return
+			}
+		} else {
+			t.req.kind, t.req.scheduled = kind, scheduled
+			select {
+			case r.work <- &t.req:
+			case <-r.stop.Done():
+				return
+			}
+			<-t.req.reply
+		}
+		t.done++
+		if spec {
+			think := driver.ThinkTime(time.Duration(float64(kinds[kind].think)*scale), float64(t.rand.IntRange(1, 1<<30))/(1<<30))
+			if !driver.Sleep(r.stop, think) {
+				return
+			}
+		}
+	}
+}

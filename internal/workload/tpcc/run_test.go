@@ -1,0 +1,245 @@
+package tpcc
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/pgtest"
+)
+
+// loadForRun loads a small database for the driver tests.
+func loadForRun(t *testing.T, warehouses int) string {
+	t.Helper()
+	dsn := pgtest.NewDatabase(t)
+	ctx := context.Background()
+	if _, err := Load(ctx, dsn, LoadOptions{Warehouses: warehouses, Seed: 11, Workers: 2}); err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	return dsn
+}
+
+// mustCheck runs the consistency checker and fails the test on any violation.
+func mustCheck(t *testing.T, dsn string) {
+	t.Helper()
+	rep, err := Check(context.Background(), dsn, CheckOptions{Fresh: FreshNo})
+	if err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	for _, f := range rep.Failed() {
+		t.Errorf("check %s (%s) failed: %d violations, e.g. %v", f.Name, f.Clause, f.Violations, f.Rows)
+	}
+}
+
+func TestRunPathsAndModes(t *testing.T) {
+	dsn := loadForRun(t, 2)
+	tests := []struct {
+		name string
+		opts RunOptions
+	}{
+		{"client nowait", RunOptions{Path: PathClient, Mode: ModeNoWait, Conns: 4, TxnsPerTerminal: 150}},
+		{"server nowait", RunOptions{Path: PathServer, Mode: ModeNoWait, Conns: 4, TxnsPerTerminal: 150}},
+		{"client spec", RunOptions{Path: PathClient, Mode: ModeSpec, Terminals: 20, KeyingScale: 0.001, TxnsPerTerminal: 30}},
+		{"server spec", RunOptions{Path: PathServer, Mode: ModeSpec, Terminals: 20, KeyingScale: 0.001, TxnsPerTerminal: 30}},
+		{"client rate", RunOptions{Path: PathClient, Mode: ModeNoWait, Conns: 2, Terminals: 4, Rate: 6000, Duration: 3 * time.Second, Ramp: time.Second}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var dlog, progress bytes.Buffer
+			var seconds int
+			tc.opts.DeliveryLog = &dlog
+			tc.opts.ProgressOut, tc.opts.Progress = &progress, time.Second
+			tc.opts.OnSecond = func(Second) { seconds++ }
+			tc.opts.Seed = 42
+			res, err := Run(context.Background(), dsn, tc.opts)
+			if err != nil {
+				t.Fatalf("run: %v", err)
+			}
+			if res.ErrorsTotal != 0 {
+				t.Errorf("%d errors: %+v", res.ErrorsTotal, res.Errors)
+			}
+			no := res.Txn("new_order")
+			if no.Count == 0 || res.TpmC <= 0 || res.TpmTotal < res.TpmC {
+				t.Errorf("new orders %d, tpmC %.0f, tpmTOTAL %.0f", no.Count, res.TpmC, res.TpmTotal)
+			}
+			if tc.opts.TxnsPerTerminal > 0 {
+				var total int64
+				for _, k := range res.Txns[:numDealt] {
+					total += k.Count
+				}
+				if want := int64(res.Options.Terminals * tc.opts.TxnsPerTerminal); total != want {
+					t.Errorf("%d transactions, want %d", total, want)
+				}
+			}
+			d := res.Deliveries
+			if d.Queued == 0 || d.Completed != d.Queued || d.NotCompleted != 0 {
+				t.Errorf("deliveries %+v: want all queued ones completed", d)
+			}
+			if lines := strings.Count(dlog.String(), "\n"); int64(lines) != d.Completed {
+				t.Errorf("delivery log has %d lines, want %d", lines, d.Completed)
+			}
+			if tc.opts.Mode == ModeSpec && res.Efficiency <= 0 {
+				t.Errorf("spec mode efficiency %.1f", res.Efficiency)
+			}
+			if tc.opts.Rate > 0 {
+				// 6000/min for 3 s measured ≈ 300 transactions; allow for scheduling noise.
+				if res.TpmTotal > 7000 || res.TpmTotal < 3000 {
+					t.Errorf("rate-limited tpmTOTAL %.0f, want about 6000", res.TpmTotal)
+				}
+				if res.Measured < 2*time.Second || res.Measured > 5*time.Second {
+					t.Errorf("measured %v, want about 3s after 1s ramp", res.Measured)
+				}
+			}
+			if seconds == 0 || len(res.Series.Points) == 0 {
+				t.Errorf("no per-second data: %d hooks, %d points", seconds, len(res.Series.Points))
+			}
+			var sum bytes.Buffer
+			if err := res.WriteSummary(&sum); err != nil || !strings.Contains(sum.String(), "tpmC") {
+				t.Errorf("summary: %v\n%s", err, sum.String())
+			}
+			mustCheck(t, dsn)
+		})
+	}
+}
+
+// TestRunAuditsWithinTolerance runs a few thousand transactions and checks
+// each input audit against its expected value within four standard errors.
+func TestRunAuditsWithinTolerance(t *testing.T) {
+	dsn := loadForRun(t, 2)
+	res, err := Run(context.Background(), dsn, RunOptions{Path: PathServer, Conns: 4, TxnsPerTerminal: 1200, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Txn("new_order").Count < 2000 {
+		t.Fatalf("only %d New-Orders", res.Txn("new_order").Count)
+	}
+	for _, a := range res.Audits {
+		if a.Status == AuditFail {
+			t.Errorf("audit %s %s failed: %.3f (bounds %.2f..%.2f)", a.Clause, a.Name, a.Observed, a.Low, a.High)
+		}
+		if a.Sigma > 0 && math.Abs(a.Observed-a.Expected) > 4*a.Sigma {
+			t.Errorf("audit %s %s: %.3f is more than 4σ (%.3f) from %.2f", a.Clause, a.Name, a.Observed, a.Sigma, a.Expected)
+		}
+		if a.Sigma == 0 && a.Clause != "9.2.1.7" {
+			t.Errorf("audit %s has no samples: %+v", a.Clause, a)
+		}
+	}
+	// The deck: exactly 10:10:1:1:1 over whole decks.
+	pay, os := res.Txn("payment").Count, res.Txn("order_status").Count
+	if share := float64(pay) / float64(res.Txn("new_order").Count+pay); share < 0.49 || share > 0.51 {
+		t.Errorf("payment share of NO+P %.3f, want 0.5", share)
+	}
+	if os == 0 {
+		t.Error("no Order-Status")
+	}
+	mustCheck(t, dsn)
+}
+
+// TestRunSurvivesKilledBackends terminates the driver's backends mid-run: the
+// run goes on after reconnecting, counts the errors and the outages, and the
+// database stays consistent.
+func TestRunSurvivesKilledBackends(t *testing.T) {
+	dsn := loadForRun(t, 1)
+	for _, path := range []string{PathClient, PathServer} {
+		t.Run(path, func(t *testing.T) {
+			ctx := context.Background()
+			admin, err := pgx.Connect(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer admin.Close(ctx)
+			var wg sync.WaitGroup
+			wg.Add(1)
+			killed := 0
+			go func() {
+				defer wg.Done()
+				for i := 0; i < 3; i++ {
+					time.Sleep(time.Second)
+					var n int
+					_ = admin.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+						WHERE application_name = 'pgoltp tpcc run' AND datname = current_database()`).Scan(&n)
+					killed += n
+				}
+			}()
+			res, err := Run(ctx, dsn, RunOptions{Path: path, Conns: 3, Duration: 5 * time.Second, Seed: 3})
+			wg.Wait()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if killed == 0 {
+				t.Fatal("no backend was terminated")
+			}
+			if res.Reconnects == 0 || len(res.Outages) == 0 {
+				t.Errorf("no reconnects recorded after %d backends were terminated", killed)
+			}
+			for _, o := range res.Outages {
+				if o.Restored.IsZero() || o.Restored.Before(o.Lost) {
+					t.Errorf("outage not closed: %+v", o)
+				}
+			}
+			var lost int64
+			for _, k := range res.Txns {
+				lost += k.LostConnection
+			}
+			if lost == 0 || res.ErrorsTotal < lost {
+				t.Errorf("errors %d, lost-connection errors %d: want the losses counted", res.ErrorsTotal, lost)
+			}
+			// After the last kill the run went on: transactions completed in the last second.
+			pts := res.Series.Points
+			tail := pts[len(pts)-3]
+			var n int64
+			for k := 0; k < numDealt; k++ {
+				n += tail.Counts[k]
+			}
+			if n == 0 {
+				t.Errorf("no transactions near the end: the run did not recover (%+v)", tail.Counts)
+			}
+			mustCheck(t, dsn)
+		})
+	}
+}
+
+func TestRunOptionsValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		opts RunOptions
+		want string
+	}{
+		{"negative terminals", RunOptions{Terminals: -1}, "--terminals"},
+		{"bad path", RunOptions{Path: "both"}, "--path"},
+		{"bad mode", RunOptions{Mode: "fast"}, "--mode"},
+		{"bad weights", RunOptions{Weights: []int{1, 2}}, "--weights"},
+		{"negative rate", RunOptions{Rate: -5}, "--rate"},
+		{"bad isolation", RunOptions{Isolation: "none"}, "--isolation"},
+	}
+	for _, tc := range tests {
+		err := tc.opts.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one naming %s", tc.name, err, tc.want)
+		}
+	}
+	ok := RunOptions{}
+	if err := ok.Validate(); err != nil || ok.Path != PathClient || ok.Mode != ModeNoWait || len(ok.Weights) != 5 {
+		t.Errorf("defaults: %v %+v", err, ok)
+	}
+}
+
+func TestParseWeights(t *testing.T) {
+	if w, err := ParseWeights("45,43,4,4,4"); err != nil || w[1] != 43 || !MixMeetsMinimum(w) {
+		t.Errorf("ParseWeights: %v %v", w, err)
+	}
+	for _, bad := range []string{"1,2", "a,1,1,1,1", "0,0,0,0,0", "-1,1,1,1,1"} {
+		if _, err := ParseWeights(bad); err == nil {
+			t.Errorf("ParseWeights(%q) accepted", bad)
+		}
+	}
+	if !MixMeetsMinimum(DefaultWeights()) {
+		t.Error("the 23-card deck does not meet the minimum mix")
+	}
+}

@@ -1,0 +1,33 @@
+package tpcc
+
+import (
+	"context"
+)
+
+// stockLevelInput is what the terminal keys in for a Stock-Level (clause 2.8.1):
+// its own fixed district and a threshold random [10..20].
+type stockLevelInput struct {
+	w, d      int32
+	threshold int32
+}
+
+func (t *terminal) genStockLevel(in *stockLevelInput) {
+	in.w, in.d = int32(t.w), int32(t.slDistrict)
+	in.threshold = int32(t.rand.IntRange(10, 20))
+}
+
+// sqlStockLevel counts the distinct items among the lines of the district's
+// last 20 orders whose home-warehouse stock is below the threshold (clause
+// 2.8.2.2), reading d_next_o_id in the same statement.
+const sqlStockLevel = `SELECT count(DISTINCT s.s_i_id) FROM district d
+	JOIN order_line ol ON ol.ol_w_id = d.d_w_id AND ol.ol_d_id = d.d_id
+		AND ol.ol_o_id < d.d_next_o_id AND ol.ol_o_id >= d.d_next_o_id - 20
+	JOIN stock s ON s.s_w_id = d.d_w_id AND s.s_i_id = ol.ol_i_id
+	WHERE d.d_w_id = $1 AND d.d_id = $2 AND s.s_quantity < $3`
+
+func (ss *session) stockLevelClient(ctx context.Context, in *stockLevelInput) (int64, error) {
+	conn := ss.conn
+	var low int64
+	err := conn.QueryRow(ctx, sqlStockLevel, in.w, in.d, in.threshold).Scan(&low)
+	return low, err
+}
