@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/spf13/cobra"
+
+	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/tune"
+)
+
+// experimentDatabase is where experiments load their own data on the managed
+// cluster, apart from what 'pgoltp load' put in the work database.
+const experimentDatabase = "pgoltp_experiment"
+
+type experimentFlags struct {
+	allowUnsafe bool
+	crash       bool
+	set         []string
+	killAfter   time.Duration
+	clients     int
+}
+
+func init() {
+	var f experimentFlags
+	cmd := &cobra.Command{
+		Use:   "experiment PLAN.yaml | --crash",
+		Short: "Measure what settings are worth: A/B runs against a baseline, or a crash that counts lost commits",
+		Long: `experiment runs a plan: a baseline and steps of settings (and optionally a data
+layout such as fillfactor). For each step it applies the settings (restarting
+only when one needs it), optionally prewarms, runs the workload R times
+interleaved with the baseline (A/B/A/B), reads the settings back from
+pg_settings during every run, and reports the step's throughput effect with a
+confidence interval (Welch t), its p99, its per-second stability and a verdict.
+Settings that cost durability need --allow-unsafe and are labelled in every output.
+
+With --crash it audits durability instead: it runs a small ledger workload whose
+driver logs every acknowledged commit, kills the server (SIGKILL) mid-run,
+restarts it and counts acknowledged commits that are missing.
+
+Both need the lab's managed cluster (restart, kill); a plan without restart-only
+settings also runs on --dsn, whose tables of the workload it replaces.`,
+		Example: `  pgoltp experiment wal.yaml
+  pgoltp experiment --crash --set synchronous_commit=off --allow-unsafe
+  pgoltp experiment --crash --set synchronous_commit=on --kill-after 10s`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if f.crash && len(args) != 0 {
+				return problem.BadInput("give either a plan file or --crash", "--crash takes no plan file")
+			}
+			if !f.crash && len(args) != 1 {
+				return problem.BadInput("run 'pgoltp experiment PLAN.yaml' or 'pgoltp experiment --crash'", "experiment needs one plan file")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.crash {
+				return runCrash(cmd.Context(), cmd.OutOrStdout(), f)
+			}
+			return runExperiment(cmd.Context(), cmd.OutOrStdout(), args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.allowUnsafe, "allow-unsafe", false, "permit settings that can lose or corrupt data on a crash (labelled in every output)")
+	fl.BoolVar(&f.crash, "crash", false, "durability audit: run, kill the server mid-run, restart, count lost acknowledged commits")
+	fl.StringArrayVar(&f.set, "set", nil, "with --crash: a setting to audit, name=value (repeatable)")
+	fl.DurationVar(&f.killAfter, "kill-after", 5*time.Second, "with --crash: run this long before killing the server")
+	fl.IntVar(&f.clients, "clients", 4, "with --crash: concurrent connections")
+	rootCmd.AddCommand(cmd)
+}
+
+func runExperiment(ctx context.Context, out io.Writer, path string, f experimentFlags) error {
+	if len(f.set) > 0 {
+		return problem.BadInput("put settings in the plan file", "--set is only for --crash")
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return problem.BadInput("give the path of a plan file", "cannot read plan %s", path)
+	}
+	plan, err := tune.ParsePlan(file)
+	file.Close()
+	if err != nil {
+		return problem.BadInput("fix the plan file (see 'pgoltp experiment --help')", "%s: %v", path, err)
+	}
+	workload, err := planWorkload(plan)
+	if err != nil {
+		return err
+	}
+	server, dsn, err := experimentTarget(ctx)
+	if err != nil {
+		return err
+	}
+	e := &tune.Experiment{Plan: plan, Workload: workload, Server: server, DSN: dsn, AllowUnsafe: f.allowUnsafe, Log: os.Stderr}
+	rep, err := e.Run(ctx)
+	if err != nil {
+		var p *problem.Problem
+		if errors.As(err, &p) {
+			return err
+		}
+		if rep != nil && len(rep.Steps) > 0 {
+			_ = writeReport(out, rep)
+		}
+		return problem.Failed("experiment stopped: %v", err)
+	}
+	if err := writeReport(out, rep); err != nil {
+		return err
+	}
+	for _, s := range rep.Steps {
+		if !s.InEffect {
+			return problem.Failed("step %q: a setting was not in effect during a run; its numbers prove nothing", s.Name)
+		}
+	}
+	return nil
+}
+
+func writeReport(out io.Writer, rep *tune.Report) error {
+	if global.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return rep.WriteText(out)
+}
+
+// planWorkload builds the plan's workload.
+func planWorkload(p *tune.Plan) (tune.Workload, error) {
+	switch p.Workload.Kind {
+	case "ledger":
+		return tune.Ledger{Clients: p.Workload.Clients, Accounts: 10000 * p.Workload.Scale}, nil
+	case "tpcb":
+		return tune.TPCB{Scale: p.Workload.Scale, Clients: p.Workload.Clients}, nil
+	}
+	return nil, problem.BadInput("use workload kind ledger or tpcb", "experiments cannot drive %s yet", p.Workload.Kind)
+}
+
+// experimentTarget returns the server to apply settings to and the database
+// to run in: the managed cluster (database pgoltp_experiment), or --dsn.
+func experimentTarget(ctx context.Context) (tune.Server, string, error) {
+	if global.dsn != "" {
+		dsn, err := checkDSN(ctx, global.dsn)
+		if err != nil {
+			return nil, "", err
+		}
+		return externalServer{dsn: dsn}, dsn, nil
+	}
+	c, err := managedCluster(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := ensureDatabase(ctx, c, experimentDatabase); err != nil {
+		return nil, "", err
+	}
+	return c, c.DSN(experimentDatabase), nil
+}
+
+// externalServer applies settings to a server pgoltp does not own: reloads
+// only, since it may not restart it.
+type externalServer struct{ dsn string }
+
+func (s externalServer) Apply(ctx context.Context, values map[string]string) (bool, error) {
+	conn, err := pgx.Connect(ctx, s.dsn)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close(context.Background())
+	restart, err := cluster.ApplySettings(ctx, conn, values)
+	if err != nil {
+		return false, err
+	}
+	if restart {
+		return false, problem.BadInput("drop --dsn to run the plan on the lab's managed cluster, or leave restart-only settings out",
+			"the plan needs a restart, and pgoltp does not restart a server it does not own")
+	}
+	return false, nil
+}
+
+func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
+	values := map[string]string{}
+	for _, kv := range f.set {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(name) == "" {
+			return problem.BadInput("use --set name=value, e.g. --set synchronous_commit=off", "bad --set %q", kv)
+		}
+		values[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSpace(value)
+	}
+	if f.killAfter < time.Second {
+		return problem.BadInput("use --kill-after 1s or more", "--kill-after %s is too short to acknowledge any commits", f.killAfter)
+	}
+	if f.clients < 1 {
+		return problem.BadInput("use --clients 1 or more", "--clients %d", f.clients)
+	}
+	c, err := managedCluster(ctx)
+	if err != nil {
+		return err
+	}
+	if err := ensureDatabase(ctx, c, experimentDatabase); err != nil {
+		return err
+	}
+	a := &tune.CrashAudit{Server: c, DSN: c.DSN(experimentDatabase), Settings: values, AllowUnsafe: f.allowUnsafe,
+		Workload: tune.Ledger{Clients: f.clients, Accounts: 10000}, KillAfter: f.killAfter, Log: os.Stderr}
+	rep, err := a.Run(ctx)
+	if err != nil {
+		var p *problem.Problem
+		if errors.As(err, &p) {
+			return err
+		}
+		return problem.Failed("durability audit stopped: %v", err)
+	}
+	if global.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else if err := rep.WriteText(out); err != nil {
+		return err
+	}
+	if rep.Missing > 0 && len(rep.Unsafe) == 0 {
+		return problem.Failed("%d acknowledged commits lost with durable settings", rep.Missing)
+	}
+	return nil
+}
+
