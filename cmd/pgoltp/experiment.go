@@ -227,4 +227,3 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	}
 	return nil
 }
-
