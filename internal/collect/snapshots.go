@@ -126,7 +126,7 @@ func statementDelta(before, after map[int64]Statement) []Statement {
 // isCollectorQuery recognizes pgoltp's own statistics queries, which would
 // otherwise show up among the run's statements.
 func isCollectorQuery(q string) bool {
-	for _, marker := range []string{"pg_stat_", "pg_control_checkpoint", "pg_settings", "pgstattuple", "pg_database_size", "pg_current_wal_lsn", "server_version_num"} {
+	for _, marker := range []string{"pg_stat_", "pg_control_checkpoint", "pg_settings", "pgstattuple", "pg_database_size", "pg_current_wal_lsn", "server_version_num", "pg_available_extensions"} {
 		if strings.Contains(q, marker) {
 			return true
 		}

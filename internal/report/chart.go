@@ -1,0 +1,214 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"html/template"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Geometry of a time chart in SVG user units; the SVG scales to the page width.
+const (
+	chartW, chartH         = 960, 210
+	padL, padR, padT, padB = 64, 16, 10, 26
+	plotW                  = chartW - padL - padR
+	plotH                  = chartH - padT - padB
+	maxPointsPerLine       = 1200
+)
+
+// marker is a vertical line on every time chart: a checkpoint, a deadlock.
+type marker struct {
+	X      float64 `json:"x"`
+	Kind   string  `json:"kind"`
+	Detail string  `json:"detail"`
+}
+
+// svgTimeChart draws c on the x range [x0, x1] with the run's markers, as
+// inline SVG. The JavaScript reads the data-* attributes to place its cursor.
+func svgTimeChart(c *timeChart, x0, x1 float64, markers []marker) template.HTML {
+	ymax := 0.0
+	for _, l := range c.Lines {
+		for _, y := range l.Y {
+			if !math.IsNaN(y) && !math.IsInf(y, 0) {
+				ymax = math.Max(ymax, y)
+			}
+		}
+	}
+	ymax, ystep := niceScale(ymax)
+	if c.Unit == "%" && ymax > 100 && ymax <= 150 {
+		ymax, ystep = 100, 25 // a share never exceeds the whole
+	}
+	sx := func(x float64) float64 { return padL + (x-x0)/(x1-x0)*plotW }
+	sy := func(y float64) float64 { return padT + plotH - y/ymax*plotH }
+
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="tchart" id="chart-%s" data-chart="%s" data-x0="%g" data-x1="%g" data-left="%d" data-width="%d" viewBox="0 0 %d %d" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`,
+		c.ID, c.ID, x0, x1, padL, plotW, chartW, chartH, html.EscapeString(c.Title))
+	fmt.Fprintf(&b, `<rect class="plot" x="%d" y="%d" width="%d" height="%d"/>`, padL, padT, plotW, plotH)
+	for y := 0.0; y <= ymax*1.0001; y += ystep {
+		py := sy(y)
+		fmt.Fprintf(&b, `<line class="grid" x1="%d" x2="%d" y1="%.1f" y2="%.1f"/>`, padL, padL+plotW, py, py)
+		fmt.Fprintf(&b, `<text class="ytick" x="%d" y="%.1f">%s</text>`, padL-6, py+4, shortNum(y))
+	}
+	xstep := niceTimeStep((x1 - x0) / 8)
+	for x := math.Ceil(x0/xstep) * xstep; x <= x1+1e-9; x += xstep {
+		px := sx(x)
+		fmt.Fprintf(&b, `<line class="xgrid" x1="%.1f" x2="%.1f" y1="%d" y2="%d"/>`, px, px, padT, padT+plotH)
+		fmt.Fprintf(&b, `<text class="xtick" x="%.1f" y="%d">%s</text>`, px, chartH-8, clock(x))
+	}
+	for _, m := range markers {
+		if m.X < x0 || m.X > x1 {
+			continue
+		}
+		px := sx(m.X)
+		fmt.Fprintf(&b, `<g class="marker marker-%s"><title>%s at %s: %s</title><line x1="%.1f" x2="%.1f" y1="%d" y2="%d"/><text x="%.1f" y="%d">%s</text></g>`,
+			m.Kind, html.EscapeString(m.Kind), clock(m.X), html.EscapeString(m.Detail), px, px, padT, padT+plotH, px+3, padT+10, markerLabel(m.Kind))
+	}
+	for i, l := range c.Lines {
+		xs, ys := downsample(l.X, l.Y, maxPointsPerLine)
+		var d strings.Builder
+		pen := "M"
+		for j := range xs {
+			if math.IsNaN(ys[j]) || math.IsInf(ys[j], 0) {
+				pen = "M"
+				continue
+			}
+			fmt.Fprintf(&d, "%s%.1f %.1f", pen, sx(xs[j]), sy(ys[j]))
+			pen = "L"
+		}
+		dash := ""
+		if l.Dashed {
+			dash = ` stroke-dasharray="5 3"`
+		}
+		fmt.Fprintf(&b, `<path class="series" data-series="%d" d="%s" stroke="%s"%s><title>%s</title></path>`, i, d.String(), l.Color, dash, html.EscapeString(l.Name))
+	}
+	fmt.Fprintf(&b, `<line class="cursor" x1="0" x2="0" y1="%d" y2="%d" visibility="hidden"/>`, padT, padT+plotH)
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+// barRow is one bar of a horizontal bar chart.
+type barRow struct {
+	Label string
+	Value float64
+	Text  string // shown after the bar
+	Color string
+}
+
+// svgBars draws a horizontal bar chart (the wait-event profile).
+func svgBars(id string, rows []barRow) template.HTML {
+	const rowH, labelW, width = 22, 300, 960
+	maxV := 0.0
+	for _, r := range rows {
+		maxV = math.Max(maxV, r.Value)
+	}
+	if maxV == 0 {
+		maxV = 1
+	}
+	barW := float64(width - labelW - 90)
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="bchart" id="chart-%s" viewBox="0 0 %d %d" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`, id, width, len(rows)*rowH+8, id)
+	for i, r := range rows {
+		y := i*rowH + 4
+		w := r.Value / maxV * barW
+		fmt.Fprintf(&b, `<g class="bar"><text class="blabel" x="%d" y="%d">%s</text><rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"/><text class="bvalue" x="%.1f" y="%d">%s</text></g>`,
+			labelW-8, y+15, html.EscapeString(r.Label), labelW, y+3, math.Max(w, 1), rowH-6, r.Color, float64(labelW)+w+6, y+15, html.EscapeString(r.Text))
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+func markerLabel(kind string) string {
+	switch kind {
+	case "checkpoint":
+		return "ckpt"
+	case "deadlock":
+		return "deadlock"
+	}
+	return kind
+}
+
+// downsample averages runs of points so long runs stay light in the page.
+func downsample(xs, ys []float64, limit int) ([]float64, []float64) {
+	if len(xs) <= limit {
+		return xs, ys
+	}
+	step := int(math.Ceil(float64(len(xs)) / float64(limit)))
+	ox, oy := make([]float64, 0, limit), make([]float64, 0, limit)
+	for i := 0; i < len(xs); i += step {
+		end := min(i+step, len(xs))
+		var sx, sy float64
+		for j := i; j < end; j++ {
+			sx += xs[j]
+			sy += ys[j]
+		}
+		n := float64(end - i)
+		ox, oy = append(ox, sx/n), append(oy, sy/n)
+	}
+	return ox, oy
+}
+
+// niceScale returns an axis maximum and gridline step for data up to max.
+func niceScale(max float64) (top, step float64) {
+	if max <= 0 {
+		return 1, 0.25
+	}
+	raw := max * 1.05 / 4
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	return math.Ceil(max*1.05/step) * step, step
+}
+
+// niceTimeStep rounds a tick interval up to a clock-friendly number of seconds.
+func niceTimeStep(s float64) float64 {
+	for _, v := range []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400} {
+		if v >= s {
+			return v
+		}
+	}
+	return 86400
+}
+
+// clock writes seconds since the start as m:ss or h:mm:ss.
+func clock(sec float64) string {
+	neg := sec < 0
+	s := int(math.Round(math.Abs(sec)))
+	out := fmt.Sprintf("%d:%02d", s/60, s%60)
+	if s >= 3600 {
+		out = fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	if neg {
+		return "-" + out
+	}
+	return out
+}
+
+// shortNum writes an axis label: 1.5k, 2M, 0.25.
+func shortNum(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e9:
+		return trimZeros(v/1e9) + "G"
+	case a >= 1e6:
+		return trimZeros(v/1e6) + "M"
+	case a >= 1e4:
+		return trimZeros(v/1e3) + "k"
+	}
+	return trimZeros(v)
+}
+
+func trimZeros(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 2, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}

@@ -1,0 +1,151 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/report"
+	"github.com/pgoltp/pgoltp/internal/report/browser"
+	"github.com/pgoltp/pgoltp/internal/report/pgbench"
+	"github.com/pgoltp/pgoltp/internal/store"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+
+// measuredRun runs real pgbench with collectors against a fresh database with
+// synchronous_commit=off (a risky setting the report must label) and forces a
+// checkpoint in the middle (an event the charts must mark).
+func measuredRun(t *testing.T, seconds int) *store.Run {
+	t.Helper()
+	dsn := pgtest.NewDatabase(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var db string
+	if err := conn.QueryRow(ctx, "SELECT current_database()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{db}.Sanitize()+" SET synchronous_commit = off"); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(time.Duration(seconds) * time.Second / 2)
+		_, _ = conn.Exec(ctx, "CHECKPOINT")
+	}()
+	run, err := pgbench.Run(ctx, dsn, pgbench.Options{Seconds: seconds, Clients: 4, Collector: true, Title: "pgbench report test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// TestHTMLReportInChromium renders the report of a real run and opens it in
+// headless Chromium: the script ran without errors, every chart has lines,
+// the sections the issue asks for are there, and a screenshot is saved.
+func TestHTMLReportInChromium(t *testing.T) {
+	bin, err := browser.Find()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := measuredRun(t, 8)
+	dir := t.TempDir()
+	s, err := store.Open(context.Background(), dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Begin(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Finish(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := s.Load(context.Background(), run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := report.HTML(&buf, stored); err != nil {
+		t.Fatal(err)
+	}
+	html := buf.String()
+	file := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Self-contained: nothing to fetch.
+	for _, bad := range []string{"<link", " src=", "url(", "@import", "https://", "//cdn"} {
+		if strings.Contains(html, bad) {
+			t.Errorf("report refers to something outside the file: %q", bad)
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	page, err := browser.Load(ctx, bin, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := browser.ConsoleErrors(page.Console); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
+	}
+	dom := page.DOM
+	htmlTag := regexp.MustCompile(`<html[^>]*>`).FindString(dom)
+	if !strings.Contains(htmlTag, `data-report-ready="ok"`) {
+		t.Errorf("the report's script did not finish cleanly (data-report-ready missing or not ok)")
+	}
+	if strings.Contains(htmlTag, "data-report-errors") {
+		t.Errorf("the report recorded script errors: %s", regexp.MustCompile(`(?s)<ul id="report-errors".*?</ul>`).FindString(dom))
+	}
+	m := regexp.MustCompile(`data-charts-rendered="(\d+)"`).FindStringSubmatch(htmlTag)
+	rendered := 0
+	if m != nil {
+		rendered, _ = strconv.Atoi(m[1])
+	}
+	charts := strings.Count(dom, `class="tchart"`)
+	if rendered < 12 || rendered != charts {
+		t.Errorf("%d time charts with lines out of %d; want at least 12, all drawn", rendered, charts)
+	}
+	for _, want := range []string{
+		`id="chart-throughput"`, `id="chart-latency"`, `id="chart-waits"`, // throughput, latency over time, wait profile
+		`aria-label="CPU (% of all cores)"`, `aria-label="WAL written"`, `aria-label="Disk IOPS"`, // on the same axis
+		`class="marker marker-checkpoint"`,                                   // the forced checkpoint
+		`id="latency-table"`, `id="statements-table"`, `id="tables-table"`, `id="settings-table"`,
+		`UPDATE pgbench_accounts`, `public.pgbench_accounts`,
+		`risk-can-lose-data-on-crash`, // synchronous_commit=off
+		`>tpcb-like<`, `>select-only<`, `>clients<`, `>scale<`, // every parameter, both types
+		`id="collector-cost"`,
+	} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("rendered report lacks %s", want)
+		}
+	}
+	if n := strings.Count(dom, `class="series"`); n < 20 {
+		t.Errorf("only %d chart lines drawn", n)
+	}
+
+	png := filepath.Join(dir, "report.png")
+	if err := browser.Screenshot(ctx, bin, file, png, 1280, 3000); err != nil {
+		t.Fatal(err)
+	}
+	if out := os.Getenv("PGOLTP_REPORT_SCREENSHOT"); out != "" {
+		b, _ := os.ReadFile(png)
+		_ = os.WriteFile(out, b, 0o644)
+		_ = os.WriteFile(strings.TrimSuffix(out, ".png")+".html", buf.Bytes(), 0o644)
+	}
+	t.Logf("screenshot: %s", png)
+}
