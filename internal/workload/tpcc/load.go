@@ -143,11 +143,13 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 	}
 	stats.Seed = seed
 	stats.Constants = NewLoadConstants(NewRand(seed))
-	var now time.Time
-	if err := conn.QueryRow(ctx, "SELECT localtimestamp").Scan(&now); err != nil {
+	// The dates of the initial rows are timestamps without time zone: the
+	// server's local wall clock, as now() in the transactions will give.
+	var now, wall time.Time
+	if err := conn.QueryRow(ctx, "SELECT now(), localtimestamp").Scan(&now, &wall); err != nil {
 		return stats, fmt.Errorf("reading the server time: %w", err)
 	}
-	pop := &population{seed: seed, warehouses: opts.Warehouses, c: stats.Constants, now: newTimestampField(now)}
+	pop := &population{seed: seed, warehouses: opts.Warehouses, c: stats.Constants, now: newTimestampField(wall)}
 
 	// Drop, record the load as incomplete, and create the bare tables, in one
 	// transaction: afterwards the schema either has its old state or a fresh

@@ -26,6 +26,9 @@ func loadForTest(t *testing.T, opts LoadOptions) (string, LoadStats) {
 	return dsn, st
 }
 
+// pgtestDatabase returns the DSN of a fresh empty database.
+func pgtestDatabase(t *testing.T) string { return pgtest.NewDatabase(t) }
+
 func connect(t *testing.T, dsn, schema string) *pgx.Conn {
 	t.Helper()
 	d, err := WithSearchPath(dsn, schema)
