@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
+)
+
+func init() {
+	tpccCmd.AddCommand(tpccRunCommand())
+}
+
+// tpccRunCommand is "pgoltp tpcc run": drive a loaded database with the five
+// transactions and report tpmC, latencies, errors and the input audits.
+func tpccRunCommand() *cobra.Command {
+	var (
+		opts        tpcc.RunOptions
+		weights     string
+		progressSec int
+		deliveryLog string
+	)
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the TPC-C workload on a loaded database and report tpmC",
+		Long: `Run the five TPC-C transactions (clause 2) from emulated terminals, each with a
+fixed home warehouse, sharing --conns connections. --mode spec uses the keying
+and think times of the standard (efficiency against 12.86 tpmC per warehouse);
+--mode nowait runs them back to back, as tuning studies do. --path client sends
+prepared statements in pipelined batches; --path server calls PL/pgSQL
+functions that pgoltp installs, one round trip per transaction.
+
+A live line is printed every --progress seconds on stderr; Ctrl-C stops the run
+cleanly and still prints the summary.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if weights != "" {
+				w, err := tpcc.ParseWeights(weights)
+				if err != nil {
+					return problem.BadInput("pass five card counts NO,P,OS,D,SL, e.g. --weights 45,43,4,4,4", "%s", err.Error())
+				}
+				opts.Weights = w
+			}
+			if progressSec < 0 {
+				return problem.BadInput("pass --progress 0 (off) or more seconds", "--progress %d is negative", progressSec)
+			}
+			opts.Progress = time.Duration(progressSec) * time.Second
+			if err := opts.Validate(); err != nil {
+				return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", err.Error())
+			}
+			dsn, err := targetDSN(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if opts.Progress > 0 {
+				opts.ProgressOut = cmd.ErrOrStderr()
+			}
+			if deliveryLog != "" {
+				f, err := os.Create(deliveryLog)
+				if err != nil {
+					return problem.Wrap(err, "pass a writable --delivery-log path", "cannot create the delivery log")
+				}
+				defer f.Close()
+				opts.DeliveryLog = f
+			}
+			res, err := tpcc.Run(cmd.Context(), dsn, opts)
+			switch {
+			case errors.Is(err, tpcc.ErrNotLoaded), errors.Is(err, tpcc.ErrNotComplete):
+				return problem.BadInput("run 'pgoltp tpcc load' first, or pass the --schema that holds it", "%s", err.Error())
+			case err != nil && cmd.Context().Err() != nil:
+				return problem.Failed("interrupted before the run started")
+			case err != nil:
+				return problem.Wrap(err, "check --dsn and that the database was loaded with 'pgoltp tpcc load'", "cannot start the run")
+			}
+			out := cmd.OutOrStdout()
+			if global.json {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(res)
+			}
+			return res.WriteSummary(out)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Path, "path", tpcc.PathClient, "client (prepared statements, pipelined batches) or server (PL/pgSQL functions)")
+	f.StringVar(&opts.Mode, "mode", tpcc.ModeNoWait, "nowait (no keying/think times) or spec (the standard's times)")
+	f.IntVar(&opts.Warehouses, "warehouses", 0, "use warehouses 1..N (0 = all loaded)")
+	f.IntVar(&opts.Terminals, "terminals", 0, "emulated terminals (0 = 10 per warehouse in spec mode, --conns in nowait mode)")
+	f.IntVar(&opts.Conns, "conns", 0, "connections executing the terminals' transactions (0 = a default for the mode)")
+	f.IntVar(&opts.DeliveryWorkers, "delivery-workers", 0, "workers executing queued Deliveries, one connection each (0 = conns/8, at least 1)")
+	f.DurationVar(&opts.Duration, "duration", 0, "measured time after ramp-up (0 = 1m in nowait mode, or until --txns-per-terminal / Ctrl-C)")
+	f.DurationVar(&opts.Ramp, "ramp", 0, "warm-up before measuring")
+	f.IntVar(&opts.TxnsPerTerminal, "txns-per-terminal", 0, "stop each terminal after this many transactions (0 = no limit)")
+	f.Float64Var(&opts.Rate, "rate", 0, "limit to this many transactions per minute over all terminals (0 = unlimited)")
+	f.StringVar(&weights, "weights", "", "mix as card counts NO,P,OS,D,SL (default: the 23-card deck 10,10,1,1,1)")
+	f.IntVar(&opts.MaxRetries, "max-retries", 10, "retries of serialization failures and deadlocks (-1 = none)")
+	f.StringVar(&opts.Isolation, "isolation", "read-committed", "read-committed, repeatable-read or serializable (Stock-Level may run at read committed)")
+	f.Float64Var(&opts.KeyingScale, "keying-scale", 1, "multiply keying and think times in spec mode (1 = the standard)")
+	f.IntVar(&progressSec, "progress", 5, "print a live line every N seconds on stderr (0 = off)")
+	f.Uint64Var(&opts.Seed, "seed", 0, "random seed (0 = random; printed with the result)")
+	f.StringVar(&opts.Schema, "schema", tpcc.DefaultSchema, "schema that holds the TPC-C tables")
+	f.StringVar(&deliveryLog, "delivery-log", "", "write one line per executed Delivery to this file (clause 2.7.2.2)")
+	return cmd
+}
