@@ -101,3 +101,15 @@ func equal(a, b []int) bool {
 	}
 	return len(a) == len(b)
 }
+
+func TestReadProcessUsage(t *testing.T) {
+	before := ReadProcessUsage()
+	x := 0
+	for i := 0; i < 50_000_000; i++ {
+		x += i % 7
+	}
+	after := ReadProcessUsage()
+	if after.CPU <= before.CPU || after.PeakRSS <= 0 {
+		t.Errorf("usage before %+v after %+v (x=%d): want CPU to grow and a peak RSS", before, after, x)
+	}
+}

@@ -128,6 +128,7 @@ func (r *runner) drive(ctx context.Context, master *Rand, cRun Constants, res *R
 	}
 
 	r.rec.Interval() // start the first interval now
+	usageStart := driver.ReadProcessUsage()
 	start := time.Now()
 	rampEnd := start.Add(opts.Ramp)
 	var twg sync.WaitGroup
@@ -175,6 +176,8 @@ loop:
 	twg.Wait()
 	cwg.Wait()
 	res.TerminalsEnd = time.Now()
+	usageEnd := driver.ReadProcessUsage()
+	res.DriverCPU, res.DriverPeakRSS = usageEnd.CPU-usageStart.CPU, usageEnd.PeakRSS
 	agg.interval(true) // the terminals' last transactions close the measurement
 	for _, dw := range r.delivery {
 		close(dw.queue)

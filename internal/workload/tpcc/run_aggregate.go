@@ -142,5 +142,8 @@ func (a *aggregator) finish() {
 		P90Completion:    t.Percentile(kindDeliveryDeferred, 90),
 	}
 	res.Reconnects = int64(len(res.Outages))
+	if n := dealtCount(a.all); n > 0 {
+		res.DriverCPUPer1k = res.DriverCPU.Seconds() / (float64(n) / 1000)
+	}
 	res.Audits = audit(t, opts)
 }

@@ -30,7 +30,9 @@ func (r *RunResult) WriteSummary(w io.Writer) error {
 	if r.Options.Mode == ModeSpec {
 		mode = fmt.Sprintf("spec mode, efficiency %.1f%% of %.2f tpmC/warehouse", r.Efficiency, MaxTpmCPerWarehouse)
 	}
-	fmt.Fprintf(&b, "tpmC %.0f  tpmTOTAL %.0f  NOPM %.0f  [%s]\n\n", r.TpmC, r.TpmTotal, r.NOPM, mode)
+	fmt.Fprintf(&b, "tpmC %.0f  tpmTOTAL %.0f  NOPM %.0f  [%s]\n", r.TpmC, r.TpmTotal, r.NOPM, mode)
+	fmt.Fprintf(&b, "driver CPU %.2fs, %.3f CPU-s per 1000 transactions, peak RSS %d MB\n\n",
+		r.DriverCPU.Seconds(), r.DriverCPUPer1k, r.DriverPeakRSS>>20)
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "txn\tcount\terrors\tretries\tp50\tp90\tp95\tp99\tp99.9\tmax\tp90 limit\t")

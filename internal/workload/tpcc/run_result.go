@@ -36,6 +36,14 @@ type RunResult struct {
 	NOPM       float64 `json:"nopm"`       // New-Orders that committed, per minute
 	Efficiency float64 `json:"efficiency"` // spec mode: % of 12.86 tpmC per warehouse; 0 in nowait mode
 
+	// DriverCPU is the driver process's user+system CPU from the first
+	// terminal's start to the last one's end (/proc/self/stat), and
+	// DriverCPUPer1k that per 1000 transactions (the five kinds) completed
+	// in that time; DriverPeakRSS is VmHWM in bytes.
+	DriverCPU      time.Duration `json:"driver_cpu_ns"`
+	DriverCPUPer1k float64       `json:"driver_cpu_s_per_1k"`
+	DriverPeakRSS  int64         `json:"driver_peak_rss_bytes"`
+
 	Kinds []string    `json:"kinds"`
 	Txns  []TxnResult `json:"txns"` // per kind, including delivery_deferred
 
