@@ -1,0 +1,267 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
+)
+
+// tpcbCmd groups the pgbench-compatible TPC-B commands.
+var tpcbCmd = &cobra.Command{
+	Use:   "tpcb",
+	Short: "TPC-B as pgbench does it: load, run, check",
+	Long: `TPC-B (sort of), compatible with pgbench: the same four pgbench_* tables, the
+same built-in scripts and the same flags where pgbench has them. A database
+initialised by 'pgbench -i' runs under 'pgoltp tpcb run', and one loaded by
+'pgoltp tpcb load' runs under pgbench.`,
+}
+
+func init() {
+	rootCmd.AddCommand(tpcbCmd)
+	tpcbCmd.AddCommand(newTPCBLoadCmd(), newTPCBRunCmd(), newTPCBCheckCmd())
+}
+
+func newTPCBLoadCmd() *cobra.Command {
+	var o tpcb.LoadOptions
+	var method string
+	cmd := &cobra.Command{
+		Use:   "load",
+		Short: "create and fill the pgbench tables (like pgbench -i), in parallel",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.PartitionMethod = tpcb.PartitionMethod(method)
+			if o.Partitions > 0 && method == "" {
+				o.PartitionMethod = tpcb.PartitionRange
+			}
+			if err := o.Validate(); err != nil {
+				return problem.BadInput("run 'pgoltp tpcb load --help' for the flags", "%s", err)
+			}
+			dsn, err := targetDSN(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if !global.json {
+				o.Log = os.Stderr
+			}
+			res, err := tpcb.Load(cmd.Context(), dsn, o)
+			if err != nil {
+				return fmt.Errorf("tpcb load: %w", err)
+			}
+			if global.json {
+				return tpcbWriteJSON(cmd.OutOrStdout(), res)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVarP(&o.Scale, "scale", "s", 1, "scale factor: 100000 accounts, 10 tellers and 1 branch per unit")
+	f.IntVarP(&o.Fillfactor, "fillfactor", "F", 100, "fillfactor of pgbench_accounts, tellers and branches (10-100)")
+	f.IntVar(&o.Partitions, "partitions", 0, "partition pgbench_accounts into this many partitions")
+	f.StringVar(&method, "partition-method", "", "range or hash (default range when --partitions is given)")
+	f.BoolVar(&o.ExtraIndex, "extra-index", false, "also index pgbench_accounts (bid, abalance): makes every update non-HOT")
+	f.BoolVar(&o.ForeignKeys, "foreign-keys", false, "create the foreign keys between the tables (pgbench -I f)")
+	f.BoolVar(&o.Unlogged, "unlogged-tables", false, "create the tables unlogged")
+	f.IntVarP(&o.Jobs, "jobs", "j", 0, "parallel connections (default: number of CPUs, at least 2)")
+	return cmd
+}
+
+func newTPCBRunCmd() *cobra.Command {
+	var (
+		o                        tpcb.RunOptions
+		protocol, builtin        string
+		skipSome, selectOnly     bool
+		duration, latencyLimit   string
+		progress                 int
+		maxTries                 int
+		snapshotEach, seriesEach time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "run a pgbench built-in script, then check balances and history",
+		Long: `Runs pgbench's built-in TPC-B-like script (or -N / -S) with pgbench's flags and
+prints a pgbench-style summary with latency percentiles. Unlike pgbench it
+keeps pgbench_history (pgbench truncates it before each run), and afterwards
+checks that balances and history moved together and that the history holds
+one row per committed transaction.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			bad := func(err error) error {
+				return problem.BadInput("run 'pgoltp tpcb run --help' for the flags", "%s", err)
+			}
+			o.Protocol = tpcb.Protocol(protocol)
+			o.Script = tpcb.Script(builtin)
+			switch {
+			case skipSome && selectOnly:
+				return bad(fmt.Errorf("--skip-some-updates and --select-only exclude each other"))
+			case skipSome:
+				o.Script = tpcb.ScriptSimpleUpdate
+			case selectOnly:
+				o.Script = tpcb.ScriptSelectOnly
+			}
+			var err error
+			if o.Duration, err = tpcbParseDuration(duration, time.Second); err != nil {
+				return bad(fmt.Errorf("invalid --duration %q: give seconds (60) or a duration (90m, 24h)", duration))
+			}
+			if o.LatencyLimit, err = tpcbParseDuration(latencyLimit, time.Millisecond); err != nil {
+				return bad(fmt.Errorf("invalid --latency-limit %q: give milliseconds (50) or a duration (50ms)", latencyLimit))
+			}
+			if progress < 0 {
+				return bad(fmt.Errorf("invalid --progress %d: give seconds", progress))
+			}
+			o.Progress = time.Duration(progress) * time.Second
+			if maxTries < 0 {
+				return bad(fmt.Errorf("invalid --max-tries %d: 0 (unlimited) or more", maxTries))
+			}
+			o.MaxTries = maxTries
+			if maxTries == 0 {
+				o.MaxTries = -1
+			}
+			o.SnapshotEach, o.SeriesEach = snapshotEach, seriesEach
+			if err := o.Validate(); err != nil {
+				return bad(err)
+			}
+			// -j is pgbench's thread count: here the OS threads running the
+			// clients, so both tools use the same number of CPUs.
+			runtime.GOMAXPROCS(o.Jobs)
+			dsn, err := targetDSN(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if o.Progress > 0 {
+				o.Out = os.Stderr
+			}
+			res, err := tpcb.Run(cmd.Context(), dsn, o)
+			if err != nil {
+				return fmt.Errorf("tpcb run: %w", err)
+			}
+			if global.json {
+				if err := tpcbWriteJSON(cmd.OutOrStdout(), res); err != nil {
+					return err
+				}
+			} else {
+				res.WriteSummary(cmd.OutOrStdout())
+			}
+			return tpcbVerdict(res)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVarP(&o.Clients, "clients", "c", 1, "number of concurrent clients (connections)")
+	f.IntVarP(&o.Jobs, "jobs", "j", 1, "number of threads (GOMAXPROCS), like pgbench -j")
+	f.StringVarP(&protocol, "protocol", "M", "simple", "protocol: simple, extended or prepared")
+	f.StringVarP(&builtin, "builtin", "b", "tpcb-like", "built-in script: tpcb-like, simple-update or select-only")
+	f.BoolVarP(&skipSome, "skip-some-updates", "N", false, "the simple-update script: no tellers/branches updates")
+	f.BoolVarP(&selectOnly, "select-only", "S", false, "the select-only script")
+	f.Float64VarP(&o.Rate, "rate", "R", 0, "target rate in transactions per second over all clients (0 = as fast as possible)")
+	f.StringVarP(&latencyLimit, "latency-limit", "L", "", "count transactions above this latency (ms); with --rate, skip those already late")
+	f.IntVar(&maxTries, "max-tries", 1, "tries per transaction on serialization failures and deadlocks (0 = unlimited)")
+	f.IntVarP(&o.Transactions, "transactions", "t", 0, "transactions per client (default 10 without --duration)")
+	f.StringVarP(&duration, "duration", "T", "", "run this long: seconds (60) or a duration (90m, 24h)")
+	f.IntVarP(&progress, "progress", "P", 0, "print progress every N seconds to stderr")
+	f.StringVar(&o.Isolation, "isolation", "", "default_transaction_isolation of the clients: read-committed, repeatable-read or serializable")
+	f.BoolVarP(&o.NoVacuum, "no-vacuum", "n", false, "do not vacuum pgbench_tellers and pgbench_branches before the run")
+	f.BoolVar(&o.NoCheck, "no-check", false, "do not check balances and history after the run")
+	f.Uint64Var(&o.Seed, "random-seed", 0, "random seed (0 = from the clock)")
+	f.DurationVar(&snapshotEach, "snapshot-interval", time.Minute, "keep a histogram snapshot of every window this long")
+	f.DurationVar(&seriesEach, "series-interval", time.Second, "length of one point of the throughput/latency series")
+	return cmd
+}
+
+// tpcbVerdict turns aborted clients and a failed check into exit code 1.
+func tpcbVerdict(res *tpcb.RunResult) error {
+	if res.Check != nil && !res.Check.OK {
+		f := res.Check.Failures()[0]
+		return problem.Failed("tpcb check failed after the run: %s (%s)", f.Name, f.Detail)
+	}
+	if res.AbortedClients > 0 {
+		return problem.Failed("%d of %d clients aborted; first: %s", res.AbortedClients, res.Options.Clients, res.Errors[0])
+	}
+	if res.Interrupted {
+		return problem.Failed("run interrupted")
+	}
+	return nil
+}
+
+func newTPCBCheckCmd() *cobra.Command {
+	var o tpcb.CheckOptions
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "check that balances and history agree (Σ abalance = Σ tbalance = Σ bbalance = Σ delta)",
+		Long: `Checks the whole database: Σ abalance = Σ history delta, Σ tbalance = Σ bbalance,
+and Σ tbalance = Σ history delta unless --skip-some-updates runs happened; with
+--expect-history, also the number of history rows. These hold from a load on
+as long as pgbench_history was never truncated (pgbench truncates it before a
+run unless given -n).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.ExpectHistory < -1 {
+				return problem.BadInput("give the number of committed transactions, or leave it out", "invalid --expect-history %d", o.ExpectHistory)
+			}
+			dsn, err := targetDSN(cmd.Context())
+			if err != nil {
+				return err
+			}
+			res, err := tpcb.Check(cmd.Context(), dsn, o)
+			if err != nil {
+				return fmt.Errorf("tpcb check: %w", err)
+			}
+			if global.json {
+				if err := tpcbWriteJSON(cmd.OutOrStdout(), res); err != nil {
+					return err
+				}
+			} else {
+				for _, c := range res.Conditions {
+					verdict := "ok"
+					if !c.OK {
+						verdict = "FAILED"
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "%-26s %-6s %s\n", c.Name, verdict, c.Detail)
+				}
+			}
+			if !res.OK {
+				f := res.Failures()[0]
+				return problem.Failed("tpcb check failed: %s (%s)", f.Name, f.Detail)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&o.SkipSomeUpdates, "skip-some-updates", "N", false, "the database has seen -N runs: do not compare tellers with history")
+	f.Int64Var(&o.ExpectHistory, "expect-history", -1, "the number of history rows there must be (-1 = do not check)")
+	return cmd
+}
+
+// tpcbParseDuration reads a plain number in unit (pgbench's -T seconds, -L
+// milliseconds) or a Go duration ("24h"); "" is zero.
+func tpcbParseDuration(s string, unit time.Duration) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f < 0 {
+			return 0, fmt.Errorf("negative")
+		}
+		return time.Duration(f * float64(unit)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("invalid")
+	}
+	return d, nil
+}
+
+func tpcbWriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
