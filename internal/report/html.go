@@ -16,6 +16,8 @@ import (
 var (
 	//go:embed assets/report.html
 	reportTemplate string
+	//go:embed assets/compare.html
+	compareTemplate string
 	//go:embed assets/report.css
 	reportCSS string
 	//go:embed assets/report.js

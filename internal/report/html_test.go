@@ -123,10 +123,10 @@ func TestHTMLReportInChromium(t *testing.T) {
 	for _, want := range []string{
 		`id="chart-throughput"`, `id="chart-latency"`, `id="chart-waits"`, // throughput, latency over time, wait profile
 		`aria-label="CPU (% of all cores)"`, `aria-label="WAL written"`, `aria-label="Disk IOPS"`, // on the same axis
-		`class="marker marker-checkpoint"`,                                   // the forced checkpoint
+		`class="marker marker-checkpoint"`, // the forced checkpoint
 		`id="latency-table"`, `id="statements-table"`, `id="tables-table"`, `id="settings-table"`,
 		`UPDATE pgbench_accounts`, `public.pgbench_accounts`,
-		`risk-can-lose-data-on-crash`, // synchronous_commit=off
+		`risk-can-lose-data-on-crash`,                          // synchronous_commit=off
 		`>tpcb-like<`, `>select-only<`, `>clients<`, `>scale<`, // every parameter, both types
 		`id="collector-cost"`,
 	} {

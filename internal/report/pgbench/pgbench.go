@@ -35,7 +35,8 @@ type Options struct {
 	NoInit    bool   // the database already holds pgbench tables
 	LogDir    string // where pgbench writes its per-transaction logs; "" = a temp dir
 	Title     string
-	Collector bool // sample OS and PostgreSQL around the run
+	Collector bool      // sample OS and PostgreSQL around the run
+	Start     time.Time // the run's time axis starts here (a recording began earlier); zero: when pgbench starts
 }
 
 // types are the scripts' names in the order pgbench numbers them.
@@ -80,7 +81,10 @@ func Run(ctx context.Context, dsn string, o Options) (*store.Run, error) {
 	threads := min(o.Clients, 2)
 	args := []string{"-c", strconv.Itoa(o.Clients), "-j", strconv.Itoa(threads), "-T", strconv.Itoa(o.Seconds),
 		"-M", "prepared", "-b", types[0] + "@9", "-b", types[1] + "@1", "-l", "--log-prefix", filepath.Join(o.LogDir, "txn"), dsn}
-	run := &store.Run{Workload: "pgbench", Title: o.Title, StartedAt: time.Now()}
+	run := &store.Run{Workload: "pgbench", Title: o.Title, StartedAt: o.Start}
+	if run.StartedAt.IsZero() {
+		run.StartedAt = time.Now()
+	}
 	if run.Title == "" {
 		run.Title = fmt.Sprintf("pgbench scale %d, %d clients, %ds", o.Scale, o.Clients, o.Seconds)
 	}

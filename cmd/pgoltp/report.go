@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/report"
+	"github.com/pgoltp/pgoltp/internal/store"
+)
+
+func init() {
+	var out, format string
+	cmd := &cobra.Command{
+		Use:   "report [RUN]",
+		Short: "Write the report of a stored run (HTML, JSON or CSV)",
+		Long: `Write the report of a stored run: RUN is an id, a unique prefix, "last"
+(the default) or "last~N".
+
+--format html (the default) writes one self-contained HTML file that opens
+offline: headline figures and every parameter, throughput and latency over time,
+CPU, disk, WAL and checkpoints on the same time axis, wait events, top
+statements, table growth, and the settings that differ from defaults with their
+risk. Without -o it goes to <lab>/reports/<run>.html.
+
+--format json writes everything stored about the run; --format csv writes its
+time series in long form (source,t,metric,key,value). Without -o they go to
+standard output. The format is taken from the -o extension when not given.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref := "last"
+			if len(args) == 1 {
+				ref = args[0]
+			}
+			return writeRunReport(cmd, ref, out, format)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write ('-' for standard output)")
+	cmd.Flags().StringVar(&format, "format", "", "html, json or csv (default: from the -o extension, else html)")
+	rootCmd.AddCommand(cmd)
+}
+
+func writeRunReport(cmd *cobra.Command, ref, out, format string) error {
+	format = strings.ToLower(format)
+	if format == "" {
+		switch strings.ToLower(filepath.Ext(out)) {
+		case ".json":
+			format = "json"
+		case ".csv":
+			format = "csv"
+		default:
+			format = "html"
+			if global.json && out == "" {
+				format = "json"
+			}
+		}
+	}
+	var render func(io.Writer, *store.Run) error
+	switch format {
+	case "html":
+		render = report.HTML
+	case "json":
+		render = report.JSON
+	case "csv":
+		render = report.CSV
+	default:
+		return problem.BadInput("use --format html, json or csv", "unknown report format %q", format)
+	}
+	ctx := cmd.Context()
+	s, err := openResults(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	run, err := loadRun(ctx, s, ref)
+	if err != nil {
+		return err
+	}
+	if out == "" && format == "html" {
+		out = filepath.Join(global.lab, "reports", run.ID+".html")
+	}
+	if out == "" || out == "-" {
+		w := bufio.NewWriter(cmd.OutOrStdout())
+		if err := render(w, run); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	if err := writeFileAtomically(out, func(w io.Writer) error { return render(w, run) }); err != nil {
+		return problem.Wrap(err, "check that the directory of -o is writable", "cannot write %s", out)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "Report of run %s (%s): %s\n", run.ID, run.Status, out)
+	return nil
+}
+
+// writeFileAtomically writes a file through a temporary one, so a reader never
+// sees half a report.
+func writeFileAtomically(path string, fill func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".report-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriter(tmp)
+	if err := fill(w); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

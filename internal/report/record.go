@@ -1,0 +1,161 @@
+package report
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/collect"
+	"github.com/pgoltp/pgoltp/internal/metrics"
+	"github.com/pgoltp/pgoltp/internal/store"
+)
+
+// flushEvery is how often a recording stores the points sampled so far, so a
+// crash keeps them.
+const flushEvery = 10 * time.Second
+
+// Record stores a finished run in one go (no collectors) and returns its id:
+// for a run whose samples were collected elsewhere, or none at all.
+func Record(ctx context.Context, labDir, resultsDSN string, run *store.Run) (string, error) {
+	st, err := store.Open(ctx, labDir, resultsDSN)
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	if _, err := st.Begin(ctx, run); err != nil {
+		return "", err
+	}
+	if err := st.Finish(ctx, run); err != nil {
+		return run.ID, err
+	}
+	return run.ID, nil
+}
+
+// Recording is a run being recorded: stored as running from the start, with
+// the collectors sampling the benchmark database and their points stored every
+// few seconds, until Finish.
+//
+//	rec, err := report.Begin(ctx, lab, resultsDSN, dsn, run, collect.Options{})
+//	res, runErr := tpcc.Run(ctx, dsn, opts)          // fill run.Headline, Latency, Series from res
+//	id, err := rec.Finish(ctx, store.Complete)       // or Interrupted / Failed
+type Recording struct {
+	st   *store.Store
+	sess *collect.Session
+	run  *store.Run
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+	mu   sync.Mutex // serializes store writes between the flusher and Finish
+}
+
+// Begin opens the results store, stores run as running (its Params should be
+// set; the rest may come later) and starts collecting on dsn. When the
+// collectors cannot start the run is still recorded, with a note saying why.
+func Begin(ctx context.Context, labDir, resultsDSN, dsn string, run *store.Run, opts collect.Options) (*Recording, error) {
+	st, err := store.Open(ctx, labDir, resultsDSN)
+	if err != nil {
+		return nil, err
+	}
+	if run.StartedAt.IsZero() {
+		run.StartedAt = time.Now()
+	}
+	if _, err := st.Begin(ctx, run); err != nil {
+		st.Close()
+		return nil, err
+	}
+	r := &Recording{st: st, run: run, stop: make(chan struct{})}
+	if dsn != "" {
+		if r.sess, err = collect.Start(ctx, dsn, opts); err != nil {
+			run.Notes = append(run.Notes, "nothing collected: "+err.Error())
+		}
+	}
+	if r.sess != nil {
+		r.wg.Add(1)
+		go r.flush(ctx)
+	}
+	return r, nil
+}
+
+// ID is the stored run's id.
+func (r *Recording) ID() string { return r.run.ID }
+
+func (r *Recording) flush(ctx context.Context) {
+	defer r.wg.Done()
+	t := time.NewTicker(flushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.mu.Lock()
+			// A failed append is not fatal: Finish writes every point again.
+			_ = r.st.AppendPoints(ctx, r.run.ID, r.sess.Take())
+			r.mu.Unlock()
+		}
+	}
+}
+
+// Finish stops the collectors and stores the whole run with status in one
+// transaction. It works after ctx was cancelled (Ctrl-C): the final write gets
+// a context of its own, so an interrupted run is stored as interrupted rather
+// than left half-written.
+func (r *Recording) Finish(ctx context.Context, status store.Status) (string, error) {
+	close(r.stop)
+	r.wg.Wait()
+	if r.sess != nil {
+		samples, err := r.sess.Stop()
+		r.run.Samples = samples
+		if err != nil {
+			r.run.Notes = append(r.run.Notes, "collector: "+err.Error())
+		}
+	}
+	if r.run.EndedAt.IsZero() {
+		r.run.EndedAt = time.Now()
+	}
+	r.run.Status = status
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	defer r.st.Close()
+	if err := r.st.Finish(wctx, r.run); err != nil {
+		return r.run.ID, err
+	}
+	return r.run.ID, nil
+}
+
+// Intervals converts a driver's per-interval series (internal/metrics) into
+// the store's workload-neutral intervals, on the run's time axis (seconds
+// since runStart). errorCounter names the counter holding failed transactions
+// ("" when there is none).
+func Intervals(s *metrics.Series, runStart time.Time, errorCounter string) []store.Interval {
+	if s == nil {
+		return nil
+	}
+	errIdx := -1
+	for i, n := range s.CounterNames {
+		if n == errorCounter {
+			errIdx = i
+		}
+	}
+	offset := s.Start.Sub(runStart)
+	var out []store.Interval
+	for _, p := range s.Points {
+		begin := offset + p.Elapsed - p.Length
+		for k, kind := range s.Kinds {
+			iv := store.Interval{Second: int(math.Round(begin.Seconds())), Length: p.Length.Seconds(), Type: kind, Count: p.Counts[k],
+				P50: us(p.P50[k]), P95: us(p.P95[k]), P99: us(p.P99[k])}
+			if errIdx >= 0 && k < len(p.Counters) && errIdx < len(p.Counters[k]) {
+				iv.Errors = p.Counters[k][errIdx]
+			}
+			out = append(out, iv)
+		}
+	}
+	return out
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
