@@ -117,7 +117,11 @@ func Advise(in AdviseInput) (Advice, error) {
 		sb = ram * 15 / 100
 		sbWhy = "15% of " + humanBytes(ram) + ": on a small machine backends and the OS need the rest"
 	}
-	sb = roundDown(sb, 128*mB)
+	if sb >= 2*gB {
+		sb = roundDown(sb, 128*mB)
+	} else {
+		sb = roundDown(sb, 16*mB)
+	}
 	add("shared_buffers", mem(sb), sbWhy)
 	add("effective_cache_size", mem(roundDown(ram*3/4, 16*mB)),
 		"75% of memory: what shared_buffers plus the OS cache can hold; steers the planner to index scans, allocates nothing")
@@ -205,7 +209,7 @@ func Advise(in AdviseInput) (Advice, error) {
 		if in.Host.Storage == StorageHDD {
 			delay = "1000"
 		}
-		add("commit_delay", delay, fmt.Sprintf("%d connections on %.0f CPUs commit concurrently; about half a %s flush lets commits share it (durable; prove it with 'pgoltp experiment')", conns, cpus, in.Host.Storage))
+		add("commit_delay", delay, fmt.Sprintf("%d connections on %.3g CPUs commit concurrently; about half a %s flush lets commits share it (durable; prove it with 'pgoltp experiment')", conns, cpus, in.Host.Storage))
 		add("commit_siblings", "5", "only delay when at least 5 other transactions are active")
 	}
 

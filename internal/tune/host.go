@@ -202,26 +202,34 @@ func cgroupCPULimit() (float64, string, bool) {
 	return best, where, where != ""
 }
 
-// storageClass finds the block device holding path and classifies it: nvme by
-// name, hdd when the kernel says rotational, ssd otherwise.
-func storageClass(path string) (string, string) {
+// blockDevice finds the disk holding path: its name (the whole disk, not the
+// partition) and its queue directory in /sys.
+func blockDevice(path string) (name, queue string, err error) {
 	var st unix.Stat_t
 	if err := unix.Stat(path, &st); err != nil {
-		return StorageSSD, fmt.Sprintf("storage: cannot stat %s (%v); assuming ssd, pass --storage", path, err)
+		return "", "", err
 	}
 	dev := fmt.Sprintf("%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))
 	sys, err := filepath.EvalSymlinks(filepath.Join("/sys/dev/block", dev))
 	if err != nil {
-		return StorageSSD, fmt.Sprintf("storage: no block device for %s (device %s, e.g. overlay or tmpfs); assuming ssd, pass --storage", path, dev)
+		return "", "", fmt.Errorf("no block device %s (e.g. overlay or tmpfs)", dev)
 	}
-	// A partition's queue/ lives in its parent disk.
-	queue := filepath.Join(sys, "queue")
-	if _, err := os.Stat(queue); err != nil {
+	name = filepath.Base(sys)
+	queue = filepath.Join(sys, "queue")
+	if _, err := os.Stat(filepath.Join(sys, "partition")); err == nil {
+		// A partition's queue/ lives in its parent disk.
+		name = filepath.Base(filepath.Dir(sys))
 		queue = filepath.Join(filepath.Dir(sys), "queue")
 	}
-	name := filepath.Base(sys)
-	if _, err := os.Stat(filepath.Join(sys, "partition")); err == nil {
-		name = filepath.Base(filepath.Dir(sys))
+	return name, queue, nil
+}
+
+// storageClass classifies the disk under path: nvme by name, hdd when the
+// kernel says rotational, ssd otherwise.
+func storageClass(path string) (string, string) {
+	name, queue, err := blockDevice(path)
+	if err != nil {
+		return StorageSSD, fmt.Sprintf("storage: %s: %v; assuming ssd, pass --storage", path, err)
 	}
 	if strings.HasPrefix(name, "nvme") {
 		return StorageNVMe, fmt.Sprintf("storage: %s holds %s (NVMe)", name, path)

@@ -1,0 +1,117 @@
+package tune_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/tune"
+)
+
+const (
+	mb = int64(1) << 20
+	gb = int64(1) << 30
+)
+
+// hosts spans tiny to huge machines: the advice must stay inside
+// PostgreSQL's ranges at both ends.
+var hosts = []struct {
+	name  string
+	host  tune.Host
+	conns int
+	wl    string
+	wal   float64
+}{
+	{"tiny hdd", tune.Host{RAM: 256 * mb, CPUs: 1, Storage: tune.StorageHDD, HugePage: 2 * mb}, 0, tune.WorkloadOLTP, 0},
+	{"laptop ssd", tune.Host{RAM: 8 * gb, CPUs: 4, Storage: tune.StorageSSD, HugePage: 2 * mb}, 50, tune.WorkloadTPCB, 0},
+	{"server nvme", tune.Host{RAM: 256 * gb, CPUs: 64, Storage: tune.StorageNVMe, HugePage: 2 * mb, HugePagesTotal: 40000}, 2000, tune.WorkloadTPCC, 200 * float64(mb)},
+	{"fractional cgroup", tune.Host{RAM: 3 * gb / 2, CPUs: 0.5, Storage: tune.StorageSSD}, 10, tune.WorkloadTPCC, 0},
+}
+
+// TestAdviseValidatedAgainstServer validates every recommended value against
+// a real server's pg_settings (min_val, max_val, enumvals) and checks every
+// line has a reason and a risk class, never an unsafe one.
+func TestAdviseValidatedAgainstServer(t *testing.T) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgtest.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	live, major, err := settings.ReadServer(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hosts {
+		a, err := tune.Advise(tune.AdviseInput{Host: h.host, Connections: h.conns, Workload: h.wl, Major: major, Live: live, WALBytesPerSecond: h.wal})
+		if err != nil {
+			t.Fatalf("%s: %v", h.name, err)
+		}
+		if len(a.Items) < 15 {
+			t.Errorf("%s: only %d recommendations", h.name, len(a.Items))
+		}
+		for _, r := range a.Items {
+			if err := settings.ValidateLive(live, major, r.Name, r.Value); err != nil {
+				t.Errorf("%s: %v", h.name, err)
+			}
+			if r.Reason == "" || r.RiskText == "" || r.Risk.Unsafe() || r.Risk == settings.Unknown {
+				t.Errorf("%s: %s = %s has reason %q, risk %s", h.name, r.Name, r.Value, r.Reason, r.Risk)
+			}
+			if want := live[r.Name].Context == settings.Postmaster; want != (r.Risk == settings.Restart) {
+				t.Errorf("%s: %s risk %s, but the server's context is %s", h.name, r.Name, r.Risk, live[r.Name].Context)
+			}
+		}
+		// The server accepts every value for real: SET LOCAL for session
+		// settings (nothing persists), pg_settings ranges for the rest.
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range a.Items {
+			if c := live[r.Name].Context; c == settings.User || c == settings.Superuser {
+				if _, err := tx.Exec(ctx, "SELECT set_config($1, $2, true)", r.Name, r.Value); err != nil {
+					t.Errorf("%s: the server rejects %s = %s: %v", h.name, r.Name, r.Value, err)
+				}
+			}
+		}
+		_ = tx.Rollback(ctx)
+	}
+}
+
+// TestAdviseVersions checks the catalog-validated advice of every supported
+// version: settings the version lacks are left out, io_method only on 18.
+func TestAdviseVersions(t *testing.T) {
+	for major := 13; major <= 18; major++ {
+		a, err := tune.Advise(tune.AdviseInput{Host: hosts[1].host, Connections: 50, Workload: tune.WorkloadTPCC, Major: major})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := a.Settings()
+		for name, value := range got {
+			if err := settings.Validate(major, name, value); err != nil {
+				t.Errorf("PostgreSQL %d: %v", major, err)
+			}
+		}
+		if _, ok := got["io_method"]; ok != (major >= 18) {
+			t.Errorf("PostgreSQL %d: io_method advised = %v", major, ok)
+		}
+		if v := got["wal_compression"]; (major >= 15) != (v == "lz4") {
+			t.Errorf("PostgreSQL %d: wal_compression = %s", major, v)
+		}
+		if v := got["shared_buffers"]; v != "2GB" {
+			t.Errorf("PostgreSQL %d: shared_buffers = %s on 8GB, want 2GB", major, v)
+		}
+	}
+	if _, err := tune.Advise(tune.AdviseInput{Host: tune.Host{RAM: 100 * mb, CPUs: 1}}); err == nil {
+		t.Error("100MB of memory must be refused")
+	}
+	a, _ := tune.Advise(tune.AdviseInput{Host: hosts[2].host, Connections: 2000, Major: 17, WALBytesPerSecond: 100 * float64(mb)})
+	// 100MB/s × 900s × 1.9 × 1.25 = 208.7GB, rounded up to whole GB.
+	if got := a.Settings()["max_wal_size"]; got != fmt.Sprintf("%dGB", 209) {
+		t.Errorf("max_wal_size from a measured WAL rate = %s, want 209GB", got)
+	}
+}

@@ -1,0 +1,264 @@
+package tune
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/pgoltp/pgoltp/internal/settings"
+)
+
+// isLocalBackend reports whether the backend with this pid is a PostgreSQL
+// process visible on this host: then the OS checks describe the server's OS.
+func isLocalBackend(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	if err != nil {
+		return false
+	}
+	comm := strings.TrimSpace(string(b))
+	return comm == "postgres" || comm == "postmaster"
+}
+
+// osChecks audits the host under a local server: huge pages, THP, dirty
+// writeback, swappiness, the I/O scheduler and read-ahead of the data disk,
+// and memory overcommit.
+func (s *doctorState) osChecks(backendPID int, dataDir string) {
+	postmaster := int(procStatusInt(backendPID, "PPid"))
+	s.hugePages(postmaster)
+	s.thp()
+	s.dirtyWriteback()
+	s.swappiness()
+	s.disk(dataDir)
+	s.overcommit(postmaster)
+}
+
+// hugePages compares the huge pages the server needs with what the kernel has
+// reserved and whether the postmaster really got them. The need comes from
+// shared_memory_size_in_huge_pages (15+) or, as the PostgreSQL documentation
+// describes for older versions, from the postmaster's VmPeak.
+func (s *doctorState) hugePages(postmaster int) {
+	mem := readMeminfo()
+	pageSize := mem["Hugepagesize"]
+	if pageSize == 0 {
+		return
+	}
+	total, free, rsvd := mem["HugePages_Total"]/1024, mem["HugePages_Free"]/1024, mem["HugePages_Rsvd"]/1024
+	var need int64
+	method := ""
+	if l, ok := s.live["shared_memory_size_in_huge_pages"]; ok {
+		if n, err := strconv.ParseInt(l.Setting, 10, 64); err == nil && n > 0 {
+			need, method = n, "shared_memory_size_in_huge_pages"
+		}
+	}
+	if peak := procStatusInt(postmaster, "VmPeak") * 1024; peak > 0 {
+		byPeak := (int64(peak) + pageSize - 1) / pageSize
+		if need == 0 {
+			need, method = byPeak, fmt.Sprintf("postmaster VmPeak %s / %s", humanBytes(int64(peak)), humanBytes(pageSize))
+		} else {
+			method += fmt.Sprintf(" (postmaster VmPeak suggests %d)", byPeak)
+		}
+	}
+	if need == 0 {
+		return
+	}
+	used := usesHugePages(postmaster)
+	ev := fmt.Sprintf("needs %d huge pages of %s (%s); kernel has %d reserved, %d free, %d reserved-unused; huge_pages = %s; postmaster shared memory on huge pages: %v",
+		need, humanBytes(pageSize), method, total, free, rsvd, s.value("huge_pages"), used)
+	sb, _ := settings.ToUnit(s.live["shared_buffers"].Value(), "B")
+	sbBytes := int64(sb)
+	switch {
+	case used:
+		s.add(Finding{ID: "huge-pages", Area: "os", Severity: SeverityOK, Title: "shared memory is on huge pages", Evidence: ev,
+			Why: "fewer TLB misses and small page tables per backend", Fix: "none", Confidence: ConfidenceHigh})
+	case sbBytes < 1*gB:
+		s.add(Finding{ID: "huge-pages", Area: "os", Severity: SeverityInfo, Title: "no huge pages (shared memory is small)", Evidence: ev,
+			Why: "with small shared memory the gain is small", Fix: fmt.Sprintf("if shared_buffers grows: sysctl vm.nr_hugepages=%d and huge_pages=on", need), Confidence: ConfidenceHigh})
+	default:
+		s.add(Finding{ID: "huge-pages", Area: "os", Severity: SeverityWarning, Title: "shared memory is not on huge pages", Evidence: ev,
+			Why: "every backend maps shared_buffers with 4kB pages: large page tables (memory), TLB misses (CPU)",
+			Fix: fmt.Sprintf("sysctl vm.nr_hugepages=%d (persist it in /etc/sysctl.d), then restart PostgreSQL with huge_pages=on so that a shortfall fails loudly", need),
+			Confidence: ConfidenceHigh})
+	}
+}
+
+// usesHugePages reports whether any mapping of the process uses pages larger than 4kB.
+func usesHugePages(pid int) bool {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "KernelPageSize:") && !strings.HasSuffix(strings.Join(strings.Fields(line), " "), " 4 kB") {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *doctorState) thp() {
+	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if err != nil {
+		return
+	}
+	mode := selected(string(b))
+	ev := "transparent_hugepage/enabled = " + mode
+	if mode == "always" {
+		s.add(Finding{ID: "thp", Area: "os", Severity: SeverityWarning, Title: "transparent huge pages are always on", Evidence: ev,
+			Why: "khugepaged compaction and THP faults stall backends unpredictably (latency spikes); PostgreSQL gains nothing from THP for shared memory",
+			Fix: "echo madvise > /sys/kernel/mm/transparent_hugepage/enabled (or never), persisted via the kernel command line transparent_hugepage=madvise; use explicit huge pages instead",
+			Confidence: ConfidenceMedium})
+		return
+	}
+	s.add(Finding{ID: "thp", Area: "os", Severity: SeverityOK, Title: "transparent huge pages are not forced", Evidence: ev,
+		Why: "no THP compaction stalls", Fix: "none", Confidence: ConfidenceHigh})
+}
+
+// dirtyWriteback checks how much dirty page cache may pile up before the
+// kernel writes it back: a checkpoint's fsync then has to flush all of it.
+func (s *doctorState) dirtyWriteback() {
+	bg, bgRatio := sysctlInt("vm/dirty_background_bytes"), sysctlInt("vm/dirty_background_ratio")
+	hard, hardRatio := sysctlInt("vm/dirty_bytes"), sysctlInt("vm/dirty_ratio")
+	ram := readMeminfo()["MemTotal"]
+	bgBytes, hardBytes := bg, hard
+	bgHow, hardHow := "dirty_background_bytes", "dirty_bytes"
+	if bg <= 0 {
+		bgBytes, bgHow = ram*bgRatio/100, fmt.Sprintf("dirty_background_ratio %d%% of %s", bgRatio, humanBytes(ram))
+	}
+	if hard <= 0 {
+		hardBytes, hardHow = ram*hardRatio/100, fmt.Sprintf("dirty_ratio %d%% of %s", hardRatio, humanBytes(ram))
+	}
+	ev := fmt.Sprintf("background writeback starts at %s (%s); writers block at %s (%s)", humanBytes(bgBytes), bgHow, humanBytes(hardBytes), hardHow)
+	if bgBytes > 1*gB {
+		s.add(Finding{ID: "dirty-writeback", Area: "os", Severity: SeverityWarning, Title: "gigabytes of dirty page cache can pile up", Evidence: ev,
+			Why: "the kernel starts writing late, so a checkpoint's fsync or a burst finds gigabytes to flush at once: I/O stalls and latency spikes",
+			Fix: "sysctl vm.dirty_background_bytes=268435456 vm.dirty_bytes=1073741824 (256MB / 1GB; smaller on HDD), persisted in /etc/sysctl.d",
+			Confidence: ConfidenceMedium})
+		return
+	}
+	s.add(Finding{ID: "dirty-writeback", Area: "os", Severity: SeverityOK, Title: "dirty writeback starts early", Evidence: ev,
+		Why: "writeback is spread out", Fix: "none", Confidence: ConfidenceMedium})
+}
+
+func (s *doctorState) swappiness() {
+	sw := sysctlInt("vm/swappiness")
+	swap := readMeminfo()["SwapTotal"]
+	ev := fmt.Sprintf("vm.swappiness = %d, swap %s", sw, humanBytes(swap))
+	if swap > 0 && sw > 10 {
+		s.add(Finding{ID: "swappiness", Area: "os", Severity: SeverityInfo, Title: "the kernel may swap PostgreSQL memory out", Evidence: ev,
+			Why: "swapped-out shared buffers or backend memory turn memory accesses into disk reads",
+			Fix: "sysctl vm.swappiness=1 (persisted in /etc/sysctl.d)", Confidence: ConfidenceLow})
+		return
+	}
+	s.add(Finding{ID: "swappiness", Area: "os", Severity: SeverityOK, Title: "swapping is not a concern", Evidence: ev,
+		Why: "no swap, or a low swappiness", Fix: "none", Confidence: ConfidenceHigh})
+}
+
+// disk checks the I/O scheduler and read-ahead of the disk holding the data.
+func (s *doctorState) disk(dataDir string) {
+	if dataDir == "" {
+		return
+	}
+	name, queue, err := blockDevice(dataDir)
+	if err != nil {
+		s.d.Notes = append(s.d.Notes, "I/O scheduler and read-ahead not checked: "+err.Error())
+		return
+	}
+	class, _ := storageClass(dataDir)
+	b, _ := os.ReadFile(filepath.Join(queue, "scheduler"))
+	sched := selected(string(b))
+	ev := fmt.Sprintf("%s (%s) holds %s, scheduler %s", name, class, dataDir, sched)
+	switch {
+	case sched == "":
+	case class != StorageHDD && (sched == "bfq" || sched == "cfq"):
+		s.add(Finding{ID: "io-scheduler", Area: "os", Severity: SeverityWarning, Title: "a fairness scheduler on flash storage", Evidence: ev,
+			Why: "bfq/cfq spend CPU and add latency that flash does not need",
+			Fix: fmt.Sprintf("echo none > /sys/block/%s/queue/scheduler (or mq-deadline), persisted with a udev rule", name), Confidence: ConfidenceMedium})
+	case class == StorageHDD && sched == "none":
+		s.add(Finding{ID: "io-scheduler", Area: "os", Severity: SeverityInfo, Title: "no I/O scheduler on a rotational disk", Evidence: ev,
+			Why: "a spinning disk benefits from request sorting (virtual disks that only claim to rotate do not)",
+			Fix: fmt.Sprintf("echo mq-deadline > /sys/block/%s/queue/scheduler", name), Confidence: ConfidenceLow})
+	default:
+		s.add(Finding{ID: "io-scheduler", Area: "os", Severity: SeverityOK, Title: "the I/O scheduler fits the storage", Evidence: ev,
+			Why: "no needless scheduling", Fix: "none", Confidence: ConfidenceMedium})
+	}
+	ra, err := os.ReadFile(filepath.Join(queue, "read_ahead_kb"))
+	if err != nil {
+		return
+	}
+	kb, _ := strconv.Atoi(strings.TrimSpace(string(ra)))
+	raEv := fmt.Sprintf("%s read_ahead_kb = %d", name, kb)
+	if kb > 1024 {
+		s.add(Finding{ID: "read-ahead", Area: "os", Severity: SeverityInfo, Title: "large read-ahead on the data disk", Evidence: raEv,
+			Why: "OLTP reads random 8kB pages; a read that triggers read-ahead brings in data nobody asked for and evicts cache (sequential scans and VACUUM do profit)",
+			Fix: fmt.Sprintf("for pure OLTP: blockdev --setra %d /dev/%s (128kB); keep it large if the same server runs reports", 256, name), Confidence: ConfidenceLow})
+		return
+	}
+	s.add(Finding{ID: "read-ahead", Area: "os", Severity: SeverityOK, Title: "read-ahead is moderate", Evidence: raEv,
+		Why: "random reads are not inflated", Fix: "none", Confidence: ConfidenceLow})
+}
+
+// overcommit checks whether the OOM killer can hit PostgreSQL.
+func (s *doctorState) overcommit(postmaster int) {
+	mode := sysctlInt("vm/overcommit_memory")
+	adj := -1
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/oom_score_adj", postmaster)); err == nil {
+		adj, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	ev := fmt.Sprintf("vm.overcommit_memory = %d; postmaster oom_score_adj = %d", mode, adj)
+	if mode == 2 {
+		s.add(Finding{ID: "overcommit", Area: "os", Severity: SeverityOK, Title: "memory overcommit is strict", Evidence: ev,
+			Why: "allocations fail cleanly instead of waking the OOM killer", Fix: "none", Confidence: ConfidenceHigh})
+		return
+	}
+	s.add(Finding{ID: "overcommit", Area: "os", Severity: SeverityWarning, Title: "the OOM killer can kill PostgreSQL", Evidence: ev,
+		Why: "with heuristic overcommit, memory pressure makes the kernel kill a process; a killed backend makes the postmaster reset every connection and run crash recovery",
+		Fix: "on a dedicated server: sysctl vm.overcommit_memory=2 with vm.overcommit_ratio sized so RAM + swap covers PostgreSQL; at least start the postmaster with oom_score_adj -1000 (PG_OOM_ADJUST_FILE for backends)",
+		Confidence: ConfidenceMedium})
+}
+
+// selected returns the bracketed choice of a sysfs list: "[mq-deadline]" in "none [mq-deadline] bfq".
+func selected(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '['); i >= 0 {
+		if j := strings.IndexByte(s[i:], ']'); j > 0 {
+			return s[i+1 : i+j]
+		}
+	}
+	return s
+}
+
+func sysctlInt(name string) int64 {
+	b, err := os.ReadFile("/proc/sys/" + name)
+	if err != nil {
+		return -1
+	}
+	n, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	return n
+}
+
+// procStatusInt reads a numeric field of /proc/<pid>/status (kB for sizes).
+func procStatusInt(pid int, field string) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name, rest, ok := strings.Cut(sc.Text(), ":")
+		if ok && name == field {
+			fs := strings.Fields(rest)
+			if len(fs) > 0 {
+				n, _ := strconv.ParseInt(fs[0], 10, 64)
+				return n
+			}
+		}
+	}
+	return 0
+}
