@@ -107,7 +107,9 @@ func Doctor(ctx context.Context, conn *pgx.Conn, opts DoctorOptions) (*Diagnosis
 			s.osChecks(pid, dataDir)
 		}
 	}
-	sort.SliceStable(d.Findings, func(i, j int) bool { return severityRank(d.Findings[i].Severity) < severityRank(d.Findings[j].Severity) })
+	sort.SliceStable(d.Findings, func(i, j int) bool {
+		return severityRank(d.Findings[i].Severity) < severityRank(d.Findings[j].Severity)
+	})
 	return d, nil
 }
 
@@ -324,9 +326,9 @@ func (s *doctorState) hotRatio(ctx context.Context) error {
 		parts = append(parts, fmt.Sprintf("%s %.0f%% HOT of %d updates (fillfactor %s)", t.name, 100*float64(t.hot)/float64(t.upd), t.upd, t.ff))
 	}
 	s.add(Finding{ID: "hot-updates", Area: "postgresql", Severity: SeverityWarning, Title: "many updates are not HOT",
-		Evidence: strings.Join(parts, "; "),
-		Why:      "an update that cannot stay on its page (HOT) inserts into every index of the table: more WAL, more I/O, more vacuum",
-		Fix:      "leave free space on the pages (fillfactor 80-90 on these tables, then rewrite them: VACUUM FULL or reload) and do not index columns the workload updates; prove it with an experiment step 'layout: {fillfactor: 90}'",
+		Evidence:   strings.Join(parts, "; "),
+		Why:        "an update that cannot stay on its page (HOT) inserts into every index of the table: more WAL, more I/O, more vacuum",
+		Fix:        "leave free space on the pages (fillfactor 80-90 on these tables, then rewrite them: VACUUM FULL or reload) and do not index columns the workload updates; prove it with an experiment step 'layout: {fillfactor: 90}'",
 		Confidence: ConfidenceMedium})
 	return nil
 }

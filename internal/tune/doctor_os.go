@@ -78,8 +78,8 @@ func (s *doctorState) hugePages(postmaster int) {
 			Why: "with small shared memory the gain is small", Fix: fmt.Sprintf("if shared_buffers grows: sysctl vm.nr_hugepages=%d and huge_pages=on", need), Confidence: ConfidenceHigh})
 	default:
 		s.add(Finding{ID: "huge-pages", Area: "os", Severity: SeverityWarning, Title: "shared memory is not on huge pages", Evidence: ev,
-			Why: "every backend maps shared_buffers with 4kB pages: large page tables (memory), TLB misses (CPU)",
-			Fix: fmt.Sprintf("sysctl vm.nr_hugepages=%d (persist it in /etc/sysctl.d), then restart PostgreSQL with huge_pages=on so that a shortfall fails loudly", need),
+			Why:        "every backend maps shared_buffers with 4kB pages: large page tables (memory), TLB misses (CPU)",
+			Fix:        fmt.Sprintf("sysctl vm.nr_hugepages=%d (persist it in /etc/sysctl.d), then restart PostgreSQL with huge_pages=on so that a shortfall fails loudly", need),
 			Confidence: ConfidenceHigh})
 	}
 }
@@ -110,8 +110,8 @@ func (s *doctorState) thp() {
 	ev := "transparent_hugepage/enabled = " + mode
 	if mode == "always" {
 		s.add(Finding{ID: "thp", Area: "os", Severity: SeverityWarning, Title: "transparent huge pages are always on", Evidence: ev,
-			Why: "khugepaged compaction and THP faults stall backends unpredictably (latency spikes); PostgreSQL gains nothing from THP for shared memory",
-			Fix: "echo madvise > /sys/kernel/mm/transparent_hugepage/enabled (or never), persisted via the kernel command line transparent_hugepage=madvise; use explicit huge pages instead",
+			Why:        "khugepaged compaction and THP faults stall backends unpredictably (latency spikes); PostgreSQL gains nothing from THP for shared memory",
+			Fix:        "echo madvise > /sys/kernel/mm/transparent_hugepage/enabled (or never), persisted via the kernel command line transparent_hugepage=madvise; use explicit huge pages instead",
 			Confidence: ConfidenceMedium})
 		return
 	}
@@ -136,8 +136,8 @@ func (s *doctorState) dirtyWriteback() {
 	ev := fmt.Sprintf("background writeback starts at %s (%s); writers block at %s (%s)", humanBytes(bgBytes), bgHow, humanBytes(hardBytes), hardHow)
 	if bgBytes > 1*gB {
 		s.add(Finding{ID: "dirty-writeback", Area: "os", Severity: SeverityWarning, Title: "gigabytes of dirty page cache can pile up", Evidence: ev,
-			Why: "the kernel starts writing late, so a checkpoint's fsync or a burst finds gigabytes to flush at once: I/O stalls and latency spikes",
-			Fix: "sysctl vm.dirty_background_bytes=268435456 vm.dirty_bytes=1073741824 (256MB / 1GB; smaller on HDD), persisted in /etc/sysctl.d",
+			Why:        "the kernel starts writing late, so a checkpoint's fsync or a burst finds gigabytes to flush at once: I/O stalls and latency spikes",
+			Fix:        "sysctl vm.dirty_background_bytes=268435456 vm.dirty_bytes=1073741824 (256MB / 1GB; smaller on HDD), persisted in /etc/sysctl.d",
 			Confidence: ConfidenceMedium})
 		return
 	}
@@ -217,8 +217,8 @@ func (s *doctorState) overcommit(postmaster int) {
 		return
 	}
 	s.add(Finding{ID: "overcommit", Area: "os", Severity: SeverityWarning, Title: "the OOM killer can kill PostgreSQL", Evidence: ev,
-		Why: "with heuristic overcommit, memory pressure makes the kernel kill a process; a killed backend makes the postmaster reset every connection and run crash recovery",
-		Fix: "on a dedicated server: sysctl vm.overcommit_memory=2 with vm.overcommit_ratio sized so RAM + swap covers PostgreSQL; at least start the postmaster with oom_score_adj -1000 (PG_OOM_ADJUST_FILE for backends)",
+		Why:        "with heuristic overcommit, memory pressure makes the kernel kill a process; a killed backend makes the postmaster reset every connection and run crash recovery",
+		Fix:        "on a dedicated server: sysctl vm.overcommit_memory=2 with vm.overcommit_ratio sized so RAM + swap covers PostgreSQL; at least start the postmaster with oom_score_adj -1000 (PG_OOM_ADJUST_FILE for backends)",
 		Confidence: ConfidenceMedium})
 }
 
