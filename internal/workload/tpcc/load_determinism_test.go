@@ -68,6 +68,17 @@ func TestLoadDeterministic(t *testing.T) {
 	if len(opts) != 1 || opts[0] != "fillfactor=90" {
 		t.Errorf("stock_p0 options %v, want fillfactor=90", opts)
 	}
+	// Each partition has exactly its own indexes: the parent's primary key and
+	// secondary index adopted them instead of building duplicates.
+	for rel, want := range map[string]int{"order_line_p0": 1, "customer_p2": 2, "orders_p1": 2, "item": 1} {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_index WHERE indrelid = $1::regclass`, `"Second".`+rel).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != want {
+			t.Errorf("%s has %d indexes, want %d", rel, n, want)
+		}
+	}
 	rep, err := Check(ctx, dsn, CheckOptions{Schema: "Second"})
 	if err != nil || !rep.Passed {
 		t.Fatalf("check of the partitioned load: passed=%v err=%v failed=%v", rep.Passed, err, rep.Failed())

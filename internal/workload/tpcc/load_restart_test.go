@@ -84,8 +84,18 @@ func TestLoadInterruptedThenRebuilt(t *testing.T) {
 	if _, err := Load(ctx, dsn, LoadOptions{Warehouses: 1}); !errors.Is(err, ErrLoadExists) {
 		t.Errorf("different load without Force: %v, want ErrLoadExists", err)
 	}
-	st, err = Load(ctx, dsn, LoadOptions{Warehouses: 1, Force: true})
+	st, err = Load(ctx, dsn, LoadOptions{Warehouses: 1, Force: true, SchemaOptions: SchemaOptions{ForeignKeys: true}})
 	if err != nil || !st.Replaced {
-		t.Errorf("forced load: replaced=%v err=%v", st.Replaced, err)
+		t.Fatalf("forced load: replaced=%v err=%v", st.Replaced, err)
+	}
+	var fks, want int
+	for _, t := range tpccTables {
+		want += len(t.foreignKeys)
+	}
+	if err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND connamespace = 'public'::regnamespace`).Scan(&fks); err != nil {
+		t.Fatal(err)
+	}
+	if fks != want {
+		t.Errorf("--foreign-keys created %d foreign keys, want %d", fks, want)
 	}
 }

@@ -274,12 +274,13 @@ func indexPlan(o SchemaOptions) (builds []indexBuild, attach []string) {
 			for _, p := range parts {
 				builds = append(builds, indexBuild{t.name, fmt.Sprintf("CREATE UNIQUE INDEX %s_pkey ON %s (%s)", p, p, pk), cost / len(parts)})
 			}
+			for _, p := range parts {
+				attach = append(attach, fmt.Sprintf("ALTER TABLE %s ADD CONSTRAINT %s_pkey PRIMARY KEY USING INDEX %s_pkey", p, p, p))
+			}
 			if t.partitioned(o) {
-				// On a partitioned table the primary key adopts the matching
-				// unique index of every partition instead of building again.
+				// The parent's primary key adopts each partition's primary key
+				// instead of building again (a plain unique index would not do).
 				attach = append(attach, fmt.Sprintf("ALTER TABLE %s ADD CONSTRAINT %s_pkey PRIMARY KEY (%s)", t.name, t.name, pk))
-			} else {
-				attach = append(attach, fmt.Sprintf("ALTER TABLE %s ADD CONSTRAINT %s_pkey PRIMARY KEY USING INDEX %s_pkey", t.name, t.name, t.name))
 			}
 		}
 		for _, ix := range t.indexes {

@@ -1,0 +1,118 @@
+package e2e_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/pgtest"
+)
+
+func TestTpccLoadCheckBadInput(t *testing.T) {
+	dsn := "postgres://nobody@127.0.0.1:1/none" // never reached: input is checked first
+	cases := []struct {
+		name     string
+		args     []string
+		mentions []string
+	}{
+		{"zero warehouses", []string{"tpcc", "load", "--warehouses", "0"}, []string{"warehouses"}},
+		{"negative partitions", []string{"tpcc", "load", "--partitions", "-1"}, []string{"partitions"}},
+		{"fillfactor of unknown table", []string{"tpcc", "load", "--fillfactor", "stok=90"}, []string{"stok"}},
+		{"fillfactor out of range", []string{"tpcc", "load", "--fillfactor", "stock=5"}, []string{"stock", "5"}},
+		{"warehouses not a number", []string{"tpcc", "load", "--warehouses", "ten"}, []string{"ten"}},
+		{"bad --fresh", []string{"tpcc", "check", "--fresh", "maybe"}, []string{"--fresh"}},
+		{"unknown check", []string{"tpcc", "check", "--only", "condition_99"}, []string{"condition_99"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--dsn", dsn}, tc.args...)
+			assertOneLineProblem(t, runPgoltp(t, time.Minute, args...), tc.mentions...)
+		})
+	}
+}
+
+func TestTpccCheckNotLoaded(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	assertOneLineProblem(t, runPgoltp(t, time.Minute, "--dsn", dsn, "tpcc", "check"), "tpcc load")
+}
+
+// TestTpccLoadAndCheck loads one warehouse with the binary, checks it, loads
+// again (nothing to do), breaks a condition and expects check to exit 1 naming it.
+func TestTpccLoadAndCheck(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	r := runPgoltp(t, 5*time.Minute, "--dsn", dsn, "--json", "tpcc", "load", "--warehouses", "1", "--seed", "9", "--schema", "bench")
+	if r.code != 0 {
+		t.Fatalf("load: exit %d: %s", r.code, r.stderr)
+	}
+	var st struct {
+		Warehouses int              `json:"warehouses"`
+		Seed       uint64           `json:"seed"`
+		Rows       map[string]int64 `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
+		t.Fatalf("load --json: %v: %s", err, r.stdout)
+	}
+	if st.Warehouses != 1 || st.Seed != 9 || st.Rows["customer"] != 30_000 || st.Rows["stock"] != 100_000 {
+		t.Errorf("load stats %+v", st)
+	}
+
+	r = runPgoltp(t, time.Minute, "--dsn", dsn, "tpcc", "load", "--warehouses", "1", "--schema", "bench")
+	if r.code != 0 || !strings.Contains(r.stdout, "already loaded") {
+		t.Errorf("second load: exit %d, stdout %q, stderr %q; want 'already loaded'", r.code, r.stdout, r.stderr)
+	}
+	r = runPgoltp(t, time.Minute, "--dsn", dsn, "tpcc", "load", "--warehouses", "2", "--schema", "bench")
+	assertOneLineProblem(t, r, "--force")
+
+	r = runPgoltp(t, 2*time.Minute, "--dsn", dsn, "tpcc", "check", "--schema", "bench")
+	if r.code != 0 {
+		t.Fatalf("check of a fresh load: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"PASS condition_1 ", "PASS condition_11 ", "PASS condition_12 ", "PASS cardinality "} {
+		if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), want) {
+			t.Errorf("check output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), `UPDATE bench.district SET d_ytd = d_ytd + 5 WHERE d_w_id = 1 AND d_id = 3`); err != nil {
+		t.Fatal(err)
+	}
+	r = runPgoltp(t, 2*time.Minute, "--dsn", dsn, "--json", "tpcc", "check", "--schema", "bench", "--quick")
+	if r.code != 1 {
+		t.Fatalf("check of a broken database: exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "condition_1") || !strings.Contains(r.stderr, "condition_9") {
+		t.Errorf("stderr should name the failed checks: %q", r.stderr)
+	}
+	var rep struct {
+		Passed  bool `json:"passed"`
+		Results []struct {
+			Name       string     `json:"name"`
+			Status     string     `json:"status"`
+			Violations int64      `json:"violations"`
+			Rows       [][]string `json:"rows"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("check --json: %v: %s", err, r.stdout)
+	}
+	status := map[string]string{}
+	for _, res := range rep.Results {
+		status[res.Name] = res.Status
+		if res.Name == "condition_9" && (res.Violations != 1 || len(res.Rows) != 1 || res.Rows[0][1] != "3") {
+			t.Errorf("condition_9 should show the one broken district 3: %+v", res)
+		}
+	}
+	if rep.Passed || status["condition_1"] != "FAIL" || status["condition_9"] != "FAIL" ||
+		status["condition_8"] != "PASS" || status["condition_10"] != "SKIP" {
+		t.Errorf("statuses after breaking d_ytd with --quick: %v", status)
+	}
+}
