@@ -1,0 +1,233 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/settings"
+)
+
+// TestExperimentBadPlansExit2: every broken plan or flag combination stops
+// before any work with exit 2 and one line naming the problem.
+func TestExperimentBadPlansExit2(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const step = "steps: [{settings: {commit_delay: 10}}]\n"
+	cases := []struct {
+		name     string
+		args     []string
+		mentions []string
+	}{
+		{"missing file", []string{"experiment", filepath.Join(dir, "nope.yaml")}, []string{"nope.yaml"}},
+		{"empty plan", []string{"experiment", write("empty.yaml", "")}, []string{"empty"}},
+		{"not yaml", []string{"experiment", write("bad.yaml", "duration: [1s\n")}, []string{"not a valid plan"}},
+		{"unknown key", []string{"experiment", write("typo.yaml", "duration: 2s\nrepetition: 3\n"+step)}, []string{"repetition"}},
+		{"no steps", []string{"experiment", write("nosteps.yaml", "duration: 2s\n")}, []string{"no steps"}},
+		{"bad duration", []string{"experiment", write("dur.yaml", "duration: soon\n"+step)}, []string{"soon"}},
+		{"one repetition", []string{"experiment", write("rep.yaml", "duration: 2s\nrepetitions: 1\n"+step)}, []string{"repetitions"}},
+		{"tpcc not drivable", []string{"experiment", write("tpcc.yaml", "workload: {kind: tpcx}\nduration: 2s\n"+step)}, []string{"tpcx"}},
+		{"no plan", []string{"experiment"}, []string{"plan file"}},
+		{"crash with plan", []string{"experiment", "--crash", write("c.yaml", "duration: 2s\n"+step)}, []string{"--crash"}},
+		{"set without crash", []string{"experiment", "--set", "fsync=off", write("s.yaml", "duration: 2s\n"+step)}, []string{"--set"}},
+		{"bad set", []string{"experiment", "--crash", "--set", "fsync"}, []string{"--set"}},
+		{"short kill", []string{"experiment", "--crash", "--kill-after", "10ms"}, []string{"--kill-after"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(tc.args, "--lab", filepath.Join(dir, "no-lab"))
+			assertOneLineProblem(t, runPgoltp(t, time.Minute, args...), tc.mentions...)
+		})
+	}
+
+	// Plans whose settings only the server can judge: validated against its
+	// pg_settings before anything is applied.
+	dsn := pgtest.NewDatabase(t)
+	serverCases := []struct {
+		name, plan string
+		mentions   []string
+	}{
+		{"unknown setting", "duration: 2s\nsteps: [{settings: {shared_bufers: 1GB}}]\n", []string{"shared_bufers"}},
+		{"below minimum", "duration: 2s\nsteps: [{settings: {work_mem: 8kB}}]\n", []string{"work_mem", "range"}},
+		{"bad enum", "duration: 2s\nsteps: [{settings: {synchronous_commit: maybe}}]\n", []string{"synchronous_commit", "maybe"}},
+		{"unsafe without flag", "duration: 2s\nsteps: [{settings: {fsync: 'off'}}]\n", []string{"fsync=off", "can-corrupt-on-crash", "--allow-unsafe"}},
+		{"unknown layout", "duration: 2s\nsteps: [{layout: {compression: lz4}}]\n", []string{"compression"}},
+	}
+	for _, tc := range serverCases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := write(strings.ReplaceAll(tc.name, " ", "_")+".yaml", tc.plan)
+			assertOneLineProblem(t, runPgoltp(t, time.Minute, "experiment", p, "--dsn", dsn), tc.mentions...)
+		})
+	}
+}
+
+// TestAdviseCLI checks the three output forms and bad input.
+func TestAdviseCLI(t *testing.T) {
+	r := runPgoltp(t, time.Minute, "advise", "--offline", "--ram", "8GB", "--cpus", "4", "--storage", "ssd",
+		"--connections", "50", "--workload", "tpcc", "--pg", "16", "--json")
+	if r.code != 0 {
+		t.Fatalf("advise --json: exit %d: %s", r.code, r.stderr)
+	}
+	var a struct {
+		Major    int `json:"major"`
+		Settings []struct {
+			Name, Value, Reason string
+			Risk                settings.Risk
+		} `json:"settings"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &a); err != nil {
+		t.Fatalf("advise --json: %v\n%s", err, r.stdout)
+	}
+	if a.Major != 16 || len(a.Settings) < 15 {
+		t.Fatalf("advise --json: major %d, %d settings", a.Major, len(a.Settings))
+	}
+	for _, s := range a.Settings {
+		if s.Reason == "" || s.Risk == "" || s.Risk.Unsafe() {
+			t.Errorf("%s = %s: reason %q risk %q", s.Name, s.Value, s.Reason, s.Risk)
+		}
+		if err := settings.Validate(16, s.Name, s.Value); err != nil {
+			t.Error(err)
+		}
+	}
+
+	// Against a real server: its version and ranges, as ALTER SYSTEM.
+	dsn := pgtest.NewDatabase(t)
+	r = runPgoltp(t, time.Minute, "advise", "--dsn", dsn, "--ram", "4GB", "--cpus", "2", "--format", "sql")
+	if r.code != 0 {
+		t.Fatalf("advise --format sql: exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "ALTER SYSTEM SET shared_buffers = '1GB';") || !strings.Contains(r.stdout, "SELECT pg_reload_conf();") {
+		t.Errorf("advise --format sql:\n%s", r.stdout)
+	}
+	r = runPgoltp(t, time.Minute, "advise", "--offline", "--ram", "2GB")
+	if r.code != 0 || !strings.Contains(r.stdout, "shared_buffers = 512MB") || !strings.Contains(r.stdout, "# risk: restart") {
+		t.Errorf("advise conf: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	for _, bad := range []struct {
+		args     []string
+		mentions string
+	}{
+		{[]string{"--ram", "12"}, "--ram"},
+		{[]string{"--ram", "lots"}, "--ram"},
+		{[]string{"--storage", "floppy"}, "floppy"},
+		{[]string{"--workload", "olap"}, "olap"},
+		{[]string{"--pg", "9"}, "9"},
+		{[]string{"--format", "yaml"}, "yaml"},
+		{[]string{"--cpus", "-2"}, "negative"},
+		{[]string{"--measure-wal", "5s"}, "--measure-wal"},
+	} {
+		args := append([]string{"advise", "--offline"}, bad.args...)
+		assertOneLineProblem(t, runPgoltp(t, time.Minute, args...), bad.mentions)
+	}
+}
+
+// TestExperimentAndCrashOnLab runs a one-step plan, the durability audit and
+// the doctor through the binary on a fresh managed cluster.
+func TestExperimentAndCrashOnLab(t *testing.T) {
+	lab := labDir(t)
+	r := runPgoltp(t, 5*time.Minute, "cluster", "up", "--lab", lab)
+	if r.code != 0 {
+		t.Fatalf("cluster up: exit %d: %s", r.code, r.stderr)
+	}
+	t.Cleanup(func() { runPgoltp(t, time.Minute, "cluster", "destroy", "--lab", lab) })
+	plan := filepath.Join(t.TempDir(), "plan.yaml")
+	if err := os.WriteFile(plan, []byte(`
+name: e2e
+workload: {kind: ledger, clients: 2}
+duration: 2s
+repetitions: 2
+steps:
+  - name: unsafe commit
+    settings: {synchronous_commit: 'off'}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runPgoltp(t, 5*time.Minute, "experiment", plan, "--lab", lab, "--allow-unsafe", "--json")
+	if r.code != 0 {
+		t.Fatalf("experiment: exit %d: %s", r.code, r.stderr)
+	}
+	var rep struct {
+		Unsafe []string `json:"unsafe"`
+		Steps  []struct {
+			Settings []struct {
+				Name, Value string
+				Risk        settings.Risk
+			} `json:"settings"`
+			Runs []struct {
+				Arm      string            `json:"arm"`
+				Observed map[string]string `json:"observed"`
+			} `json:"runs"`
+			InEffect bool   `json:"in_effect"`
+			Verdict  string `json:"verdict"`
+			Unsafe   bool   `json:"unsafe"`
+		} `json:"steps"`
+		Restored bool `json:"restored"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("experiment --json: %v\n%s", err, r.stdout)
+	}
+	if len(rep.Steps) != 1 || len(rep.Steps[0].Runs) != 4 || !rep.Steps[0].InEffect || !rep.Restored {
+		t.Fatalf("experiment report: %+v", rep)
+	}
+	s := rep.Steps[0]
+	if len(rep.Unsafe) != 1 || !strings.Contains(rep.Unsafe[0], "UNSAFE") || !s.Unsafe || s.Settings[0].Risk != settings.CanLoseDataOnCrash {
+		t.Errorf("the unsafe setting is not labelled: %+v / %+v", rep.Unsafe, s)
+	}
+	for i, run := range s.Runs {
+		want := "on"
+		if run.Arm == "step" {
+			want = "off"
+		}
+		if run.Observed["synchronous_commit"] != want {
+			t.Errorf("run %d (%s): pg_settings said synchronous_commit=%s", i, run.Arm, run.Observed["synchronous_commit"])
+		}
+	}
+	// The same report as text carries the label too.
+	r = runPgoltp(t, 5*time.Minute, "experiment", plan, "--lab", lab, "--allow-unsafe")
+	if r.code != 0 || !strings.Contains(r.stdout, "UNSAFE SETTINGS USED") || !strings.Contains(r.stdout, "[UNSAFE: can-lose-data-on-crash]") {
+		t.Errorf("text report: exit %d\n%s", r.code, r.stdout)
+	}
+
+	r = runPgoltp(t, 5*time.Minute, "experiment", "--crash", "--set", "synchronous_commit=on", "--kill-after", "2s", "--lab", lab, "--json")
+	if r.code != 0 {
+		t.Fatalf("experiment --crash: exit %d: %s", r.code, r.stderr)
+	}
+	var crash struct {
+		Acknowledged, Missing int64
+		Restored              bool
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &crash); err != nil {
+		t.Fatalf("experiment --crash --json: %v\n%s", err, r.stdout)
+	}
+	if crash.Acknowledged == 0 || crash.Missing != 0 || !crash.Restored {
+		t.Errorf("crash audit with synchronous_commit=on: %+v", crash)
+	}
+
+	r = runPgoltp(t, time.Minute, "doctor", "--lab", lab, "--json")
+	if r.code != 0 {
+		t.Fatalf("doctor: exit %d: %s", r.code, r.stderr)
+	}
+	var d struct {
+		Local    bool `json:"local"`
+		Findings []struct {
+			ID, Severity, Evidence, Confidence string
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, r.stdout)
+	}
+	if !d.Local || len(d.Findings) < 5 {
+		t.Errorf("doctor: local %v, %d findings", d.Local, len(d.Findings))
+	}
+}
