@@ -1,0 +1,108 @@
+package report_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/collect"
+	"github.com/pgoltp/pgoltp/internal/metrics"
+	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/report"
+	"github.com/pgoltp/pgoltp/internal/report/pgbench"
+	"github.com/pgoltp/pgoltp/internal/store"
+)
+
+// TestInterruptedRunIsStoredWhole is Ctrl-C in the middle of a run: the
+// context is cancelled, the workload stops, and Finish (called with the
+// cancelled context) still stores the whole run, marked interrupted, with what
+// the collectors saw until then.
+func TestInterruptedRunIsStoredWhole(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	lab := t.TempDir()
+	if _, err := pgbench.Run(context.Background(), dsn, pgbench.Options{Seconds: 1}); err != nil {
+		t.Fatal(err) // initializes the tables
+	}
+	ctx, interrupt := context.WithCancel(context.Background())
+	run := &store.Run{Workload: "pgbench", Title: "interrupted", Params: []store.KV{{Name: "duration", Value: "60s"}}}
+	rec, err := report.Begin(ctx, lab, "", dsn, run, collect.Options{Interval: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(3*time.Second, interrupt)
+	res, _ := pgbench.Run(ctx, dsn, pgbench.Options{Seconds: 60, Clients: 2, NoInit: true, Start: run.StartedAt})
+	if ctx.Err() == nil {
+		t.Fatal("pgbench finished before the interrupt")
+	}
+	run.Series, run.Latency = res.Series, res.Latency
+	id, err := rec.Finish(ctx, store.Interrupted)
+	if err != nil {
+		t.Fatalf("Finish after Ctrl-C: %v", err)
+	}
+	s, err := store.Open(context.Background(), lab, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.Load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != store.Interrupted {
+		t.Errorf("status %s, want interrupted", got.Status)
+	}
+	if d := got.Duration(); d < 2*time.Second || d > 30*time.Second {
+		t.Errorf("stored duration %v, want about 3 s", d)
+	}
+	if got.Samples == nil || got.Samples.Cost.Ticks < 4 || len(got.Samples.Points) == 0 {
+		t.Fatalf("collector samples not stored: %+v", got.Samples)
+	}
+	if len(got.Samples.Statements) == 0 || len(got.Samples.Tables) == 0 {
+		t.Errorf("after-snapshots missing after an interrupt: %d statements, %d tables", len(got.Samples.Statements), len(got.Samples.Tables))
+	}
+	if got.Param("duration") != "60s" {
+		t.Errorf("parameters lost: %v", got.Params)
+	}
+}
+
+// TestIntervalsFromDriverSeries converts a driver's per-second series into
+// stored intervals on the run's time axis.
+func TestIntervalsFromDriverSeries(t *testing.T) {
+	rec := metrics.NewRecorder([]string{"new_order", "payment"}, "errors", "retries")
+	start := time.Now()
+	series := metrics.NewSeries(rec, start)
+	local := rec.NewLocal()
+	for sec := range 3 {
+		for i := range 10 * (sec + 1) {
+			local.Record(0, time.Duration(1+i)*time.Millisecond)
+		}
+		local.Record(1, 2*time.Millisecond)
+		local.Add(0, 0, int64(sec)) // errors of new_order
+		snap := rec.Interval()
+		snap.Start, snap.End = start.Add(time.Duration(sec)*time.Second), start.Add(time.Duration(sec+1)*time.Second)
+		series.Add(snap, true)
+	}
+	got := report.Intervals(series, start.Add(-2*time.Second), "errors")
+	if len(got) != 6 {
+		t.Fatalf("%d intervals, want 6", len(got))
+	}
+	for _, tc := range []struct {
+		i      int
+		second int
+		typ    string
+		count  int64
+		errors int64
+	}{
+		{0, 2, "new_order", 10, 0},
+		{1, 2, "payment", 1, 0},
+		{4, 4, "new_order", 30, 2},
+	} {
+		iv := got[tc.i]
+		if iv.Second != tc.second || iv.Type != tc.typ || iv.Count != tc.count || iv.Errors != tc.errors || iv.Length != 1 {
+			t.Errorf("interval %d = %+v, want second %d %s count %d errors %d", tc.i, iv, tc.second, tc.typ, tc.count, tc.errors)
+		}
+	}
+	if p := got[4].P95; p < 25_000 || p > 30_100 {
+		t.Errorf("p95 of 1..30 ms = %v µs", p)
+	}
+}
