@@ -100,3 +100,25 @@ func TestClusterCommands(t *testing.T) {
 		t.Error("destroy left the data directory")
 	}
 }
+
+// TestBadDSN: a malformed DSN and an unreachable server each end in one line,
+// exit 2, and the DSN's password is not echoed.
+func TestBadDSN(t *testing.T) {
+	cases := []struct {
+		name     string
+		dsn      string
+		mentions []string
+	}{
+		{"malformed", "postgres://u:s3cret@host:notaport/db", []string{"--dsn", "not a valid"}},
+		{"unreachable", "postgres://u:s3cret@127.0.0.1:1/db", []string{"cannot reach", "127.0.0.1:1"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runPgoltp(t, time.Minute, "tpcc", "check", "--dsn", tc.dsn)
+			assertOneLineProblem(t, r, tc.mentions...)
+			if strings.Contains(r.stderr, "s3cret") {
+				t.Errorf("the password was printed: %q", r.stderr)
+			}
+		})
+	}
+}

@@ -144,6 +144,10 @@ func Intervals(s *metrics.Series, runStart time.Time, errorCounter string) []sto
 	}
 	offset := s.Start.Sub(runStart)
 	var out []store.Interval
+	// A short interval (the end of ramp-up, the last partial second) can start
+	// in the same whole second as its neighbour: the store keys intervals by
+	// (second, type), so such neighbours are folded into one.
+	at := map[[2]any]int{}
 	for _, p := range s.Points {
 		begin := offset + p.Elapsed - p.Length
 		for k, kind := range s.Kinds {
@@ -152,6 +156,16 @@ func Intervals(s *metrics.Series, runStart time.Time, errorCounter string) []sto
 			if errIdx >= 0 && k < len(p.Counters) && errIdx < len(p.Counters[k]) {
 				iv.Errors = p.Counters[k][errIdx]
 			}
+			key := [2]any{iv.Second, kind}
+			if i, ok := at[key]; ok {
+				prev := &out[i]
+				prev.Length += iv.Length
+				prev.Count += iv.Count
+				prev.Errors += iv.Errors
+				prev.P50, prev.P95, prev.P99 = max(prev.P50, iv.P50), max(prev.P95, iv.P95), max(prev.P99, iv.P99)
+				continue
+			}
+			at[key] = len(out)
 			out = append(out, iv)
 		}
 	}
