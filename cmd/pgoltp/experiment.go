@@ -136,8 +136,10 @@ func planWorkload(p *tune.Plan) (tune.Workload, error) {
 		return tune.Ledger{Clients: p.Workload.Clients, Accounts: 10000 * p.Workload.Scale}, nil
 	case "tpcb":
 		return tune.TPCB{Scale: p.Workload.Scale, Clients: p.Workload.Clients}, nil
+	case "tpcc":
+		return tune.TPCC{Warehouses: p.Workload.Scale, Conns: p.Workload.Clients}, nil
 	}
-	return nil, problem.BadInput("use workload kind ledger or tpcb", "experiments cannot drive %s yet", p.Workload.Kind)
+	return nil, problem.BadInput("use workload kind ledger, tpcb or tpcc", "experiments cannot drive %s", p.Workload.Kind)
 }
 
 // experimentTarget returns the server to apply settings to and the database

@@ -56,10 +56,14 @@ func perSecondOf(s *metrics.Series) []float64 {
 	if s == nil {
 		return nil
 	}
+	measured := false
+	for _, p := range s.Points {
+		measured = measured || p.Measured
+	}
 	out := make([]float64, 0, len(s.Points))
 	for _, p := range s.Points {
-		if p.Length <= 0 {
-			continue
+		if p.Length < 500*time.Millisecond || measured && !p.Measured {
+			continue // ramp-up and the run's ragged last sliver are not steady state
 		}
 		var n int64
 		for _, c := range p.Counts {
