@@ -214,6 +214,31 @@ func TestRunsReportCompare(t *testing.T) {
 		}
 	})
 
+	t.Run("results-dsn", func(t *testing.T) {
+		resultsDSN := pgtest.NewDatabase(t)
+		copyB := *runB
+		copyB.ID = ""
+		id, err := report.Record(ctx, "", resultsDSN, &copyB)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nowhere := filepath.Join(lab, "nowhere")
+		r := runPgoltp(t, time.Minute, "runs", "--lab", nowhere, "--results-dsn", resultsDSN)
+		if r.code != 0 || !strings.Contains(r.stdout, id) || strings.Contains(r.stdout, idA) {
+			t.Errorf("runs --results-dsn: exit %d, %q %q", r.code, r.stdout, r.stderr)
+		}
+		r = runPgoltp(t, time.Minute, "report", "last", "--lab", nowhere, "--results-dsn", resultsDSN, "--format", "json")
+		var e report.Export
+		if err := json.Unmarshal([]byte(r.stdout), &e); err != nil || e.ID != id || e.Collected == nil {
+			t.Errorf("report from --results-dsn: %v (exit %d, %s)", err, r.code, r.stderr)
+		}
+		r = runPgoltp(t, time.Minute, "runs", "--results-dsn", "postgres://nobody:s3cret@127.0.0.1:1/x?connect_timeout=2")
+		assertOneLineProblem(t, r, "--results-dsn")
+		if strings.Contains(r.stderr, "s3cret") {
+			t.Errorf("the password was printed: %s", r.stderr)
+		}
+	})
+
 	t.Run("bad input", func(t *testing.T) {
 		assertOneLineProblem(t, runPgoltp(t, time.Minute, "report", "no-such-run", "--lab", lab), "no-such-run", "pgoltp runs")
 		assertOneLineProblem(t, runPgoltp(t, time.Minute, "report", "last", "--lab", lab, "--format", "pdf"), "pdf")

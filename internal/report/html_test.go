@@ -149,3 +149,40 @@ func TestHTMLReportInChromium(t *testing.T) {
 	}
 	t.Logf("screenshot: %s", png)
 }
+
+// TestHTMLOfSparseRuns renders runs that carry little: a crashed run with
+// only its parameters, a run stored without collectors, a run whose driver
+// measured no per-second latency. Each must still render, saying what it has.
+func TestHTMLOfSparseRuns(t *testing.T) {
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		run  *store.Run
+		want []string
+		not  []string
+	}{
+		{"crashed", &store.Run{ID: "r1", Workload: "tpcc", Status: store.Incomplete, StartedAt: start, Params: []store.KV{{Name: "warehouses", Value: "2"}}},
+			[]string{"never finished", ">warehouses<", ">2<"}, []string{`class="tchart"`, `id="settings-table"`}},
+		{"no collectors", &store.Run{ID: "r2", Workload: "tpcb", Status: store.Complete, StartedAt: start, EndedAt: start.Add(3 * time.Second),
+			Headline: []store.Figure{{Name: "TPS", Value: 1234.5, Unit: "txn/s"}},
+			Series:   []store.Interval{{Second: 0, Type: "tpcb", Count: 1200}, {Second: 1, Type: "tpcb", Count: 1300}, {Second: 2, Type: "tpcb", Count: 1203, Errors: 3}}},
+			[]string{`id="chart-throughput"`, `id="chart-errors"`, ">1,235<", "txn/s"}, []string{`id="chart-latency"`, `id="waits"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := report.HTML(&buf, tc.run); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(buf.String(), w) {
+					t.Errorf("lacks %s", w)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(buf.String(), n) {
+					t.Errorf("should not contain %s", n)
+				}
+			}
+		})
+	}
+}
