@@ -130,9 +130,10 @@ one row per committed transaction.`,
 			if err := o.Validate(); err != nil {
 				return bad(err)
 			}
-			// -j is pgbench's thread count: here the OS threads running the
-			// clients, so both tools use the same number of CPUs.
-			runtime.GOMAXPROCS(o.Jobs)
+			// -j is pgbench's thread count: here the event loops, each on its
+			// own thread, plus one for the rest of the process (progress,
+			// aggregation), so both tools use the same number of CPUs.
+			runtime.GOMAXPROCS(o.Jobs + 1)
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err
@@ -156,7 +157,7 @@ one row per committed transaction.`,
 	}
 	f := cmd.Flags()
 	f.IntVarP(&o.Clients, "clients", "c", 1, "number of concurrent clients (connections)")
-	f.IntVarP(&o.Jobs, "jobs", "j", 1, "number of threads (GOMAXPROCS), like pgbench -j")
+	f.IntVarP(&o.Jobs, "jobs", "j", 1, "number of threads (event loops over the clients), like pgbench -j")
 	f.StringVarP(&protocol, "protocol", "M", "simple", "protocol: simple, extended or prepared")
 	f.StringVarP(&builtin, "builtin", "b", "tpcb-like", "built-in script: tpcb-like, simple-update or select-only")
 	f.BoolVarP(&skipSome, "skip-some-updates", "N", false, "the simple-update script: no tellers/branches updates")

@@ -88,7 +88,7 @@ func newClient(ctx context.Context, conn *pgconn.PgConn, proto Protocol, def *sc
 	}
 	if proto == ProtocolPrepared {
 		for i, s := range def.stmts {
-			d, err := conn.Prepare(ctx, "pgoltp_tpcb_"+strconv.Itoa(i), c.sqls[i], nil)
+			d, err := conn.Prepare(ctx, preparedName(i), c.sqls[i], nil)
 			if err != nil {
 				return nil, fmt.Errorf("preparing %s: %w", s.text(), err)
 			}
@@ -100,17 +100,23 @@ func newClient(ctx context.Context, conn *pgconn.PgConn, proto Protocol, def *sc
 
 // draw sets the script's variables, as its \set commands.
 func (c *client) draw() {
-	c.vals[varAid] = 1 + c.rng.Int64N(AccountsPerScale*c.scale)
-	c.vals[varBid] = 1 + c.rng.Int64N(BranchesPerScale*c.scale)
-	c.vals[varTid] = 1 + c.rng.Int64N(TellersPerScale*c.scale)
-	c.vals[varDelta] = -5000 + c.rng.Int64N(10001)
-	for v := range c.vals {
-		c.text[v] = strconv.AppendInt(c.text[v][:0], c.vals[v], 10)
-	}
+	drawVars(c.rng, c.scale, &c.vals, &c.text)
 	for i, s := range c.def.stmts {
 		for j, v := range s.vars {
 			c.args[i][j] = c.text[v]
 		}
+	}
+}
+
+// drawVars draws aid, bid, tid and delta uniformly like pgbench's random()
+// and formats them as text parameters.
+func drawVars(rng *rand.Rand, scale int64, vals *[numVars]int64, text *[numVars][]byte) {
+	vals[varAid] = 1 + rng.Int64N(AccountsPerScale*scale)
+	vals[varBid] = 1 + rng.Int64N(BranchesPerScale*scale)
+	vals[varTid] = 1 + rng.Int64N(TellersPerScale*scale)
+	vals[varDelta] = -5000 + rng.Int64N(10001)
+	for v := range vals {
+		text[v] = strconv.AppendInt(text[v][:0], vals[v], 10)
 	}
 }
 

@@ -25,7 +25,11 @@ type RunOptions struct {
 	Seed         uint64        `json:"seed"`          // --random-seed; 0 = from the clock
 	SnapshotEach time.Duration `json:"snapshot_each"` // histogram snapshot interval (default 1 min)
 	SeriesEach   time.Duration `json:"series_each"`   // per-interval series point length (default 1 s)
-	Out          io.Writer     `json:"-"`             // progress lines ("progress: ..."); nil = none
+	// GoroutinePerClient runs each client in its own goroutine through pgconn
+	// instead of pgbench-style event loops over raw sockets (eventloop.go);
+	// TLS connections always do.
+	GoroutinePerClient bool      `json:"goroutine_per_client"`
+	Out                io.Writer `json:"-"` // progress lines ("progress: ..."); nil = none
 }
 
 // isolationLevels maps the accepted names to PostgreSQL's.

@@ -74,7 +74,9 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	}
 	defer func() {
 		for _, c := range clients {
-			_ = c.conn.Close(context.Background())
+			if !c.conn.IsClosed() {
+				_ = c.conn.Close(context.Background())
+			}
 		}
 	}()
 	res.ConnectTime = connectTime
@@ -90,12 +92,24 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	if opts.Duration > 0 {
 		deadline = start.Add(opts.Duration)
 	}
-	errs := make([]error, len(clients))
-	var wg sync.WaitGroup
-	for i, c := range clients {
-		wg.Go(func() { errs[i] = c.loop(ctx, opts, start, deadline, i) })
+	var errs []error
+	looped := false
+	if !opts.GoroutinePerClient {
+		if errs, looped, err = runLoops(ctx, clients, opts, start, deadline); err != nil {
+			close(stopAgg)
+			<-aggDone
+			return nil, err
+		}
 	}
-	wg.Wait()
+	if !looped {
+		errs = make([]error, len(clients))
+		var wg sync.WaitGroup
+		for i, c := range clients {
+			wg.Go(func() { errs[i] = c.loop(ctx, opts, start, deadline, i) })
+		}
+		wg.Wait()
+	}
+	res.EventLoop = looped
 	end := time.Now()
 	close(stopAgg)
 	<-aggDone
