@@ -138,6 +138,17 @@ func TestHTMLReportInChromium(t *testing.T) {
 		t.Errorf("only %d chart lines drawn", n)
 	}
 
+	// The shared cursor: hovering one chart shows a read-out of its lines and
+	// the cursor line on every time chart.
+	cur, err := browser.LoadFragment(ctx, bin, file, "cursor-selftest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = regexp.MustCompile(`data-cursor-selftest="shown:(\d+):(\d+)"`).FindStringSubmatch(regexp.MustCompile(`<html[^>]*>`).FindString(cur.DOM))
+	if m == nil || m[1] != "2" || m[2] != strconv.Itoa(charts) {
+		t.Errorf("cursor self-test: %v; want the read-out of 2 lines and the cursor on all %d charts", m, charts)
+	}
+
 	png := filepath.Join(dir, "report.png")
 	if err := browser.Screenshot(ctx, bin, file, png, 1280, 3000); err != nil {
 		t.Fatal(err)

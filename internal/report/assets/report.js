@@ -78,6 +78,14 @@
       });
       svg.addEventListener('mouseleave', hide);
     });
+    // #cursor-selftest: move the cursor over the first chart as a reader would,
+    // so a headless browser can check the read-out works.
+    if (location.hash === '#cursor-selftest' && charts.length > 0) {
+      var r0 = charts[0].getBoundingClientRect();
+      charts[0].dispatchEvent(new MouseEvent('mousemove', { clientX: r0.left + r0.width * 0.6, clientY: r0.top + r0.height / 2, bubbles: true }));
+      var shown = charts.filter(function (c) { return c.querySelector('line.cursor').getAttribute('visibility') === 'visible'; }).length;
+      root.setAttribute('data-cursor-selftest', (tip.hidden ? 'hidden' : 'shown') + ':' + tip.querySelectorAll('.r').length + ':' + shown);
+    }
     var drawn = charts.filter(function (c) { return c.querySelectorAll('path.series').length > 0; }).length;
     root.setAttribute('data-charts-rendered', String(drawn));
     root.setAttribute('data-report-ready', nerr === 0 ? 'ok' : 'errors');

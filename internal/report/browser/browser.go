@@ -33,7 +33,12 @@ type Page struct {
 
 // Load opens file and returns its DOM after scripts ran, and the console log.
 func Load(ctx context.Context, bin, file string) (*Page, error) {
-	out, log, err := run(ctx, bin, file, "--dump-dom")
+	return LoadFragment(ctx, bin, file, "")
+}
+
+// LoadFragment is Load with a URL fragment (#...), which a page's script may read.
+func LoadFragment(ctx context.Context, bin, file, fragment string) (*Page, error) {
+	out, log, err := run(ctx, bin, file, fragment, "--dump-dom")
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +47,7 @@ func Load(ctx context.Context, bin, file string) (*Page, error) {
 
 // Screenshot saves a PNG of file rendered at width×height CSS pixels.
 func Screenshot(ctx context.Context, bin, file, png string, width, height int) error {
-	_, log, err := run(ctx, bin, file, "--screenshot="+png, "--window-size="+strconv.Itoa(width)+","+strconv.Itoa(height), "--hide-scrollbars")
+	_, log, err := run(ctx, bin, file, "", "--screenshot="+png, "--window-size="+strconv.Itoa(width)+","+strconv.Itoa(height), "--hide-scrollbars")
 	if err != nil {
 		return err
 	}
@@ -52,7 +57,7 @@ func Screenshot(ctx context.Context, bin, file, png string, width, height int) e
 	return nil
 }
 
-func run(ctx context.Context, bin, file string, extra ...string) (stdout, stderr string, err error) {
+func run(ctx context.Context, bin, file, fragment string, extra ...string) (stdout, stderr string, err error) {
 	profile, err := os.MkdirTemp("", "pgoltp-chromium-")
 	if err != nil {
 		return "", "", err
@@ -67,7 +72,11 @@ func run(ctx context.Context, bin, file string, extra ...string) (stdout, stderr
 		"--disable-default-apps", "--mute-audio", "--enable-logging=stderr", "--v=0",
 		"--virtual-time-budget=5000", "--user-data-dir=" + profile}
 	args = append(args, extra...)
-	args = append(args, "file://"+abs)
+	url := "file://" + abs
+	if fragment != "" {
+		url += "#" + strings.TrimPrefix(fragment, "#")
+	}
+	args = append(args, url)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = profile
 	cmd.Env = append(os.Environ(), "HOME="+profile)
