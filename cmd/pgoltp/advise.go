@@ -28,6 +28,7 @@ type adviseFlags struct {
 	measureWAL  time.Duration
 	walRate     string
 	offline     bool
+	run         string
 }
 
 func init() {
@@ -59,6 +60,7 @@ pgoltp's catalog for --pg.`,
 	fl.DurationVar(&f.measureWAL, "measure-wal", 0, "sample the server's WAL rate for this long (run it during a workload) to size max_wal_size")
 	fl.StringVar(&f.walRate, "wal-rate", "", "WAL rate per second measured elsewhere, e.g. 12MB, to size max_wal_size")
 	fl.BoolVar(&f.offline, "offline", false, "do not connect to any server; validate against pgoltp's catalog")
+	fl.StringVar(&f.run, "run", "", "size WAL settings from what this stored run measured (an id from 'pgoltp runs', or 'last')")
 	rootCmd.AddCommand(cmd)
 }
 
@@ -92,6 +94,18 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f adviseFlags) error {
 		}
 		in.WALBytesPerSecond = b
 	}
+	var runNote string
+	if f.run != "" {
+		past, err := pastRun(ctx, f.run)
+		if err != nil {
+			return err
+		}
+		if past.WALBytesPerSecond <= 0 {
+			return problem.BadInput("pick a run that wrote WAL", "run %s has no WAL rate samples", past.ID)
+		}
+		in.WALBytesPerSecond = past.WALBytesPerSecond
+		runNote = fmt.Sprintf("WAL rate %.1fMB/s measured by run %s (%s)", past.WALBytesPerSecond/1e6, past.ID, past.Workload)
+	}
 	var ram int64
 	if f.ram != "" {
 		b, err := settings.ToUnit(f.ram, "B")
@@ -123,6 +137,7 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f adviseFlags) error {
 		in.Major, in.Live = major, live
 		if rate > 0 {
 			in.WALBytesPerSecond = rate
+			runNote = fmt.Sprintf("WAL rate %.1fMB/s sampled for %s", rate/1e6, f.measureWAL)
 		}
 	} else if f.measureWAL > 0 {
 		return problem.BadInput("pass --dsn or create the lab's cluster, or use --wal-rate", "--measure-wal needs a server")
@@ -144,6 +159,9 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f adviseFlags) error {
 	advice, err := tune.Advise(in)
 	if err != nil {
 		return problem.BadInput("check --ram, --cpus and --workload", "%v", err)
+	}
+	if runNote != "" {
+		advice.Notes = append(advice.Notes, runNote)
 	}
 	return writeAdvice(cmd.OutOrStdout(), advice, format)
 }

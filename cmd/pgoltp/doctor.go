@@ -16,6 +16,25 @@ type doctorFlags struct {
 	sample time.Duration
 	noOS   bool
 	strict bool
+	run    string
+}
+
+// pastRun loads a stored run and digests what the tuning rules need.
+func pastRun(ctx context.Context, ref string) (tune.PastRun, error) {
+	s, err := openResults(ctx)
+	if err != nil {
+		return tune.PastRun{}, err
+	}
+	defer s.Close()
+	r, err := loadRun(ctx, s, ref)
+	if err != nil {
+		return tune.PastRun{}, err
+	}
+	p, ok := tune.PastRunFrom(r)
+	if !ok {
+		return p, problem.BadInput("record a run with statistics collection on", "run %s has no collected statistics", r.ID)
+	}
+	return p, nil
 }
 
 func init() {
@@ -48,7 +67,15 @@ statistics describe what ran since they were last reset.`,
 				return problem.Wrap(err, "check the server", "cannot connect")
 			}
 			defer conn.Close(context.Background())
-			d, err := tune.Doctor(ctx, conn, tune.DoctorOptions{Sample: f.sample, OS: !f.noOS})
+			opts := tune.DoctorOptions{Sample: f.sample, OS: !f.noOS}
+			if f.run != "" {
+				past, err := pastRun(ctx, f.run)
+				if err != nil {
+					return err
+				}
+				opts.Run = &past
+			}
+			d, err := tune.Doctor(ctx, conn, opts)
 			if err != nil {
 				return problem.Failed("doctor: %v", err)
 			}
@@ -73,5 +100,6 @@ statistics describe what ran since they were last reset.`,
 	fl.DurationVar(&f.sample, "sample", 0, "sample wait events of active backends for this long (run during a workload)")
 	fl.BoolVar(&f.noOS, "no-os", false, "skip the OS checks")
 	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a finding has severity problem")
+	fl.StringVar(&f.run, "run", "", "also judge what this stored run measured (an id from 'pgoltp runs', or 'last')")
 	rootCmd.AddCommand(cmd)
 }

@@ -67,6 +67,8 @@ type DoctorOptions struct {
 	Sample time.Duration
 	// OS audits the host too; it applies when the server runs on this host.
 	OS bool
+	// Run, when set, adds findings from what a stored run measured.
+	Run *PastRun
 }
 
 // Doctor audits the server behind conn and, when it runs on this host, the OS
@@ -94,6 +96,9 @@ func Doctor(ctx context.Context, conn *pgx.Conn, opts DoctorOptions) (*Diagnosis
 		if err := s.waitEvents(ctx, opts.Sample); err != nil {
 			d.Notes = append(d.Notes, oneLine(err.Error()))
 		}
+	}
+	if opts.Run != nil {
+		d.Findings = append(d.Findings, RunFindings(*opts.Run)...)
 	}
 	var pid int
 	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err == nil {
