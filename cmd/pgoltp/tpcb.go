@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -143,7 +144,7 @@ one row per committed transaction.`,
 			}
 			res, err := tpcb.Run(cmd.Context(), dsn, o)
 			if err != nil {
-				return fmt.Errorf("tpcb run: %w", err)
+				return tpcbError("tpcb run", err)
 			}
 			if global.json {
 				if err := tpcbWriteJSON(cmd.OutOrStdout(), res); err != nil {
@@ -175,6 +176,14 @@ one row per committed transaction.`,
 	f.DurationVar(&snapshotEach, "snapshot-interval", time.Minute, "keep a histogram snapshot of every window this long")
 	f.DurationVar(&seriesEach, "series-interval", time.Second, "length of one point of the throughput/latency series")
 	return cmd
+}
+
+// tpcbError makes "not loaded" a bad-input problem (exit 2) and wraps the rest.
+func tpcbError(what string, err error) error {
+	if errors.Is(err, tpcb.ErrNotLoaded) {
+		return problem.BadInput("run 'pgoltp tpcb load --scale N' (or pgbench -i) first", "%s: the pgbench tables are not loaded", what)
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // tpcbVerdict turns aborted clients and a failed check into exit code 1.
@@ -213,7 +222,7 @@ run unless given -n).`,
 			}
 			res, err := tpcb.Check(cmd.Context(), dsn, o)
 			if err != nil {
-				return fmt.Errorf("tpcb check: %w", err)
+				return tpcbError("tpcb check", err)
 			}
 			if global.json {
 				if err := tpcbWriteJSON(cmd.OutOrStdout(), res); err != nil {

@@ -30,6 +30,9 @@ func readSums(ctx context.Context, conn *pgx.Conn) (Sums, error) {
 	var s Sums
 	err := conn.QueryRow(ctx, sumsSQL).Scan(&s.Accounts, &s.Tellers, &s.Branches, &s.HistoryDelta, &s.HistoryRows)
 	if err != nil {
+		if notLoaded(err) == ErrNotLoaded {
+			return s, ErrNotLoaded
+		}
 		return s, fmt.Errorf("reading balances: %w", err)
 	}
 	return s, nil

@@ -134,18 +134,29 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	return res, nil
 }
 
+// ErrNotLoaded says the pgbench tables are missing or empty.
+var ErrNotLoaded = errors.New("the pgbench tables are not loaded: run 'pgoltp tpcb load' (or pgbench -i) first")
+
+// notLoaded turns "relation does not exist" into ErrNotLoaded.
+func notLoaded(err error) error {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == "42P01" {
+		return ErrNotLoaded
+	}
+	return err
+}
+
 // detectScale reads the scale from pgbench_branches, as pgbench does.
 func detectScale(ctx context.Context, conn *pgx.Conn) (int, error) {
 	var n int
 	if err := conn.QueryRow(ctx, "select count(*) from pgbench_branches").Scan(&n); err != nil {
-		var pg *pgconn.PgError
-		if errors.As(err, &pg) && pg.Code == "42P01" {
-			return 0, fmt.Errorf("pgbench_branches does not exist: load the database first (pgoltp tpcb load, or pgbench -i)")
+		if err := notLoaded(err); err == ErrNotLoaded {
+			return 0, err
 		}
 		return 0, fmt.Errorf("reading the scale: %w", err)
 	}
 	if n == 0 {
-		return 0, fmt.Errorf("pgbench_branches is empty: load the database first (pgoltp tpcb load, or pgbench -i)")
+		return 0, ErrNotLoaded
 	}
 	return n, nil
 }
