@@ -20,8 +20,10 @@ var schema = []string{
 	`CREATE TABLE IF NOT EXISTS pgoltp_histograms (run_id TEXT NOT NULL, txn_type TEXT NOT NULL, encoded TEXT NOT NULL, PRIMARY KEY (run_id, txn_type))`,
 	`CREATE TABLE IF NOT EXISTS pgoltp_series (run_id TEXT NOT NULL, second INTEGER NOT NULL, txn_type TEXT NOT NULL, length_s DOUBLE PRECISION NOT NULL,
 		count BIGINT NOT NULL, errors BIGINT NOT NULL,
-		p50_us DOUBLE PRECISION NOT NULL, p95_us DOUBLE PRECISION NOT NULL, p99_us DOUBLE PRECISION NOT NULL, max_us DOUBLE PRECISION NOT NULL,
-		PRIMARY KEY (run_id, second, txn_type))`,
+		p50_us DOUBLE PRECISION NOT NULL, p95_us DOUBLE PRECISION NOT NULL, p99_us DOUBLE PRECISION NOT NULL, max_us DOUBLE PRECISION NOT NULL)`,
+	// Not unique: a driver with sub-second intervals may give two per second,
+	// and a run must never fail to be stored over that.
+	`CREATE INDEX IF NOT EXISTS pgoltp_series_run ON pgoltp_series (run_id, second)`,
 	`CREATE TABLE IF NOT EXISTS pgoltp_samples (run_id TEXT NOT NULL, at_us BIGINT NOT NULL, metric TEXT NOT NULL, key TEXT NOT NULL, value DOUBLE PRECISION NOT NULL)`,
 	`CREATE INDEX IF NOT EXISTS pgoltp_samples_run ON pgoltp_samples (run_id, metric, at_us)`,
 	`CREATE TABLE IF NOT EXISTS pgoltp_events (run_id TEXT NOT NULL, at_us BIGINT NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL)`,
