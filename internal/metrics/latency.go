@@ -63,7 +63,7 @@ func (r *Recorder) CounterNames() []string { return r.counters }
 // NewLocal registers and returns a Local for one worker. A Local must only be
 // recorded into by one goroutine at a time (it is safe, but contended, otherwise).
 func (r *Recorder) NewLocal() *Local {
-	l := &Local{data: newData(len(r.kinds), len(r.counters))}
+	l := &Local{data: newLazyData(len(r.kinds), len(r.counters))}
 	r.mu.Lock()
 	r.locals = append(r.locals, l)
 	r.mu.Unlock()
@@ -122,6 +122,21 @@ func newData(kinds, counters int) data {
 	return d
 }
 
+// newLazyData is newData without histograms: a Local allocates a kind's
+// histogram (about 190 KB at this range and precision) on its first record,
+// since most workers only ever record a few of the kinds.
+func newLazyData(kinds, counters int) data {
+	d := data{
+		hists:    make([]*hdrhistogram.Histogram, kinds),
+		clamped:  make([]int64, kinds),
+		counters: make([][]int64, kinds),
+	}
+	for i := range d.counters {
+		d.counters[i] = make([]int64, counters)
+	}
+	return d
+}
+
 // Record adds one latency of the given kind. Latencies outside the trackable
 // range are clamped to it; those above it are counted as clamped.
 func (l *Local) Record(kind int, d time.Duration) {
@@ -133,7 +148,12 @@ func (l *Local) Record(kind int, d time.Duration) {
 	} else if us < LowestMicros {
 		us = LowestMicros
 	}
-	_ = l.data.hists[kind].RecordValue(us) // cannot fail: us is within range
+	h := l.data.hists[kind]
+	if h == nil {
+		h = NewHistogram()
+		l.data.hists[kind] = h
+	}
+	_ = h.RecordValue(us) // cannot fail: us is within range
 	l.mu.Unlock()
 }
 
@@ -148,7 +168,7 @@ func (l *Local) drainInto(s *Snapshot) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for k, h := range l.data.hists {
-		if h.TotalCount() > 0 {
+		if h != nil && h.TotalCount() > 0 {
 			s.Hists[k].Merge(h)
 			h.Reset()
 		}

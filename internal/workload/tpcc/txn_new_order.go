@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -61,81 +60,105 @@ func (t *terminal) genNewOrder(in *newOrderInput) {
 	})
 }
 
-// New-Order statements of the client path. Each stock update reads and
-// updates its row in one statement (2.4.2.2: s_quantity rule, s_ytd,
-// s_order_cnt, s_remote_cnt); s_dist_xx depends on the district, so there
-// is one variant per district.
+// New-Order statements of the client path, few so that the server parses,
+// binds and executes little per transaction. Stock rows are read and updated
+// in one statement (2.4.2.2: the s_quantity rule, s_ytd, s_order_cnt,
+// s_remote_cnt); s_dist_xx depends on the district, so there is one variant
+// per district. When an order names the same stock row twice, one UPDATE
+// per line (in lock order) applies the rule line by line instead.
 const (
-	sqlNODistrict = `UPDATE district SET d_next_o_id = d_next_o_id + 1
-		WHERE d_w_id = $1 AND d_id = $2 RETURNING d_tax::float8, d_next_o_id - 1`
-	sqlNOCustomer = `SELECT c_discount::float8, c_last, c_credit, w_tax::float8 FROM customer, warehouse
+	sqlNOHead = `WITH d AS (UPDATE district SET d_next_o_id = d_next_o_id + 1
+			WHERE d_w_id = $1 AND d_id = $2 RETURNING d_tax, d_next_o_id - 1 AS o_id)
+		SELECT d.d_tax::float8, d.o_id, c_discount::float8, c_last, c_credit, w_tax::float8
+		FROM d, customer, warehouse
 		WHERE w_id = $1 AND c_w_id = $1 AND c_d_id = $2 AND c_id = $3`
 	sqlNOItems = `SELECT i_id, (i_price * 100)::int, i_name, strpos(i_data, 'ORIGINAL') > 0
 		FROM item WHERE i_id = ANY($1)`
-	sqlNOOrder = `INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
-		VALUES ($1, $2, $3, $4, localtimestamp, NULL, $5, $6)`
-	sqlNONewOrder = `INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES ($1, $2, $3)`
-	sqlNOLines    = `INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
-		ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
+	// sqlNOInsert inserts the order, its new_order row and its lines (2.4.2.2).
+	sqlNOInsert = `WITH o AS (
+			INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
+			VALUES ($1, $2, $3, $4, localtimestamp, NULL, $5, $6)),
+		n AS (INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES ($1, $2, $3))
+		INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
+			ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
 		SELECT $1, $2, $3, l.n, l.i, l.s, NULL, l.q, l.a * 0.01, l.di
-		FROM unnest($4::int[], $5::int[], $6::int[], $7::int[], $8::int[], $9::text[]) AS l(n, i, s, q, a, di)`
+		FROM unnest($7::int[], $8::int[], $9::int[], $10::int[], $11::int[], $12::text[]) AS l(n, i, s, q, a, di)`
+	sqlNOStockSet = `s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END,
+			s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4`
 )
 
-// sqlNOStock[d] is the stock update for district d (1..10).
-var sqlNOStock = func() [districtsPerWarehouse + 1]string {
-	var s [districtsPerWarehouse + 1]string
+// sqlNOStockAll[d] updates all the order's stock rows of district d in one
+// statement, visiting them in the array order (the lock order);
+// sqlNOStockOne[d] updates one row.
+var sqlNOStockAll, sqlNOStockOne = func() (all, one [districtsPerWarehouse + 1]string) {
 	for d := 1; d <= districtsPerWarehouse; d++ {
-		s[d] = strings.ReplaceAll(`UPDATE stock SET
-			s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END,
-			s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4
+		dist := fmt.Sprintf("s_dist_%02d", d)
+		all[d] = `UPDATE stock SET ` + strings.NewReplacer("$3", "v.q", "$4", "v.r").Replace(sqlNOStockSet) + `
+			FROM unnest($1::int[], $2::int[], $3::int[], $4::int[]) AS v(w, i, q, r)
+			WHERE s_w_id = v.w AND s_i_id = v.i
+			RETURNING s_w_id, s_i_id, s_quantity, ` + dist + `, strpos(s_data, 'ORIGINAL') > 0`
+		one[d] = `UPDATE stock SET ` + sqlNOStockSet + `
 			WHERE s_w_id = $1 AND s_i_id = $2
-			RETURNING s_quantity, s_dist_XX, strpos(s_data, 'ORIGINAL') > 0`, "XX", fmt.Sprintf("%02d", d))
+			RETURNING s_w_id, s_i_id, s_quantity, ` + dist + `, strpos(s_data, 'ORIGINAL') > 0`
 	}
-	return s
+	return all, one
 }()
 
-// newOrderScratch holds the per-connection buffers of the client path, reused
-// by every New-Order so the hot path allocates little.
+// newOrderScratch holds the per-connection buffers, reused by every
+// New-Order so the hot path allocates little.
 type newOrderScratch struct {
 	itemIDs                     []int32
 	price                       []int32 // cents, per line; -1 = item not found
 	original                    []bool  // i_data has ORIGINAL, per line
 	numbers, items, supply, qty []int32
-	amounts                     []int32
+	amounts, remote             []int32
 	dist                        []string
 	batch1, batch2              pgx.Batch
 }
 
-// newOrderClient runs a New-Order in two round trips: (1) BEGIN, district,
-// customer and warehouse, the items, and the stock updates in lock order;
-// (2) the inserts and COMMIT, or ROLLBACK when an item was not found
-// (clause 2.4.2.3: the unused item is discovered by reading the items).
-// It reports rolledBack for the clause 2.4.1.4 rollbacks.
+// newOrderClient runs a New-Order in two round trips: (1) BEGIN, district
+// (read and increment d_next_o_id) with customer and warehouse, the items,
+// and the stock updates in lock order; (2) the inserts and COMMIT, or
+// ROLLBACK when an item was not found (clause 2.4.2.3: the unused item is
+// discovered by reading the items). It reports rolledBack for the clause
+// 2.4.1.4 rollbacks.
 func (ss *session) newOrderClient(ctx context.Context, in *newOrderInput) (rolledBack bool, err error) {
 	conn := ss.conn
 	s := &ss.no
 	n := len(in.lines)
-	s.itemIDs = s.itemIDs[:0]
-	s.price = s.price[:0]
-	s.original = s.original[:0]
-	for _, l := range in.lines {
+	s.itemIDs, s.price, s.original = s.itemIDs[:0], s.price[:0], s.original[:0]
+	s.items, s.supply, s.qty, s.remote = s.items[:0], s.supply[:0], s.qty[:0], s.remote[:0]
+	s.dist = s.dist[:0]
+	distinct := true
+	for i, l := range in.lines {
 		s.itemIDs = append(s.itemIDs, l.item)
 		s.price = append(s.price, -1)
 		s.original = append(s.original, false)
+		s.items = append(s.items, l.item)
+		s.supply = append(s.supply, l.supplyW)
+		s.qty = append(s.qty, l.qty)
+		r := int32(0)
+		if l.supplyW != in.w {
+			r = 1
+		}
+		s.remote = append(s.remote, r)
+		s.dist = append(s.dist, "")
+		if i > 0 && l.item == in.lines[i-1].item && l.supplyW == in.lines[i-1].supplyW {
+			distinct = false
+		}
 	}
 
 	b := &s.batch1
 	b.QueuedQueries = b.QueuedQueries[:0]
 	b.Queue("BEGIN")
-	b.Queue(sqlNODistrict, in.w, in.d)
-	b.Queue(sqlNOCustomer, in.w, in.d, in.c)
+	b.Queue(sqlNOHead, in.w, in.d, in.c)
 	b.Queue(sqlNOItems, s.itemIDs)
-	for _, l := range in.lines {
-		remote := 0
-		if l.supplyW != in.w {
-			remote = 1
+	if distinct {
+		b.Queue(sqlNOStockAll[in.d], s.supply, s.items, s.qty, s.remote)
+	} else {
+		for i := range in.lines {
+			b.Queue(sqlNOStockOne[in.d], s.supply[i], s.items[i], s.qty[i], s.remote[i])
 		}
-		b.Queue(sqlNOStock[in.d], l.supplyW, l.item, l.qty, remote)
 	}
 	br := conn.SendBatch(ctx, b)
 	var (
@@ -147,11 +170,8 @@ func (ss *session) newOrderClient(ctx context.Context, in *newOrderInput) (rolle
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
-		if err := br.QueryRow().Scan(&dTax, &oID); err != nil {
-			return fmt.Errorf("district: %w", err)
-		}
-		if err := br.QueryRow().Scan(&cDiscount, &cLast, &cCredit, &wTax); err != nil {
-			return fmt.Errorf("customer: %w", err)
+		if err := br.QueryRow().Scan(&dTax, &oID, &cDiscount, &cLast, &cCredit, &wTax); err != nil {
+			return fmt.Errorf("district/customer/warehouse: %w", err)
 		}
 		rows, err := br.Query()
 		if err != nil {
@@ -177,22 +197,42 @@ func (ss *session) newOrderClient(ctx context.Context, in *newOrderInput) (rolle
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		s.dist = s.dist[:0]
-		for i := 0; i < n; i++ {
+		statements := 1
+		if !distinct {
+			statements = n
+		}
+		next := 0 // with one UPDATE per line, its rows come in line order
+		for range statements {
+			rows, err := br.Query()
+			if err != nil {
+				return err
+			}
 			var (
-				qty   int32
-				dist  string
-				sOrig bool
+				w, item, qty int32
+				dist         string
+				sOrig        bool
 			)
-			err := br.QueryRow().Scan(&qty, &dist, &sOrig)
-			if errors.Is(err, pgx.ErrNoRows) && s.price[i] < 0 {
-				dist = "" // the unused item has no stock row either
-			} else if err != nil {
+			for rows.Next() {
+				if err := rows.Scan(&w, &item, &qty, &dist, &sOrig); err != nil {
+					rows.Close()
+					return err
+				}
+				for i := next; i < n; i++ {
+					if s.items[i] == item && s.supply[i] == w && s.dist[i] == "" {
+						s.dist[i] = dist
+						// 2.4.2.2: brand-generic is 'B' when both carry ORIGINAL; shown, not stored.
+						_ = s.original[i] && sOrig
+						break
+					}
+				}
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
 				return fmt.Errorf("stock: %w", err)
 			}
-			s.dist = append(s.dist, dist)
-			// 2.4.2.2: brand-generic is 'B' when both carry ORIGINAL; shown, not stored.
-			_ = s.original[i] && sOrig
+			if !distinct {
+				next++
+			}
 		}
 		return nil
 	}()
@@ -203,26 +243,19 @@ func (ss *session) newOrderClient(ctx context.Context, in *newOrderInput) (rolle
 		return false, err
 	}
 
-	missing := false
 	for _, p := range s.price {
 		if p < 0 {
-			missing = true
+			_, err := conn.Exec(ctx, "ROLLBACK")
+			return true, err
 		}
 	}
-	if missing {
-		_, err := conn.Exec(ctx, "ROLLBACK")
-		return true, err
-	}
 
-	s.numbers, s.items, s.supply, s.qty, s.amounts = s.numbers[:0], s.items[:0], s.supply[:0], s.qty[:0], s.amounts[:0]
+	s.numbers, s.amounts = s.numbers[:0], s.amounts[:0]
 	var total int64
 	for i, l := range in.lines {
 		amount := l.qty * s.price[i] // ol_amount = qty × i_price, in cents
 		total += int64(amount)
 		s.numbers = append(s.numbers, int32(i+1))
-		s.items = append(s.items, l.item)
-		s.supply = append(s.supply, l.supplyW)
-		s.qty = append(s.qty, l.qty)
 		s.amounts = append(s.amounts, amount)
 	}
 	// 2.4.2.2: the total shown to the user.
@@ -233,9 +266,8 @@ func (ss *session) newOrderClient(ctx context.Context, in *newOrderInput) (rolle
 	}
 	b = &s.batch2
 	b.QueuedQueries = b.QueuedQueries[:0]
-	b.Queue(sqlNOOrder, oID, in.d, in.w, in.c, int32(n), allLocal)
-	b.Queue(sqlNONewOrder, oID, in.d, in.w)
-	b.Queue(sqlNOLines, oID, in.d, in.w, s.numbers, s.items, s.supply, s.qty, s.amounts, s.dist)
+	b.Queue(sqlNOInsert, oID, in.d, in.w, in.c, int32(n), allLocal,
+		s.numbers, s.items, s.supply, s.qty, s.amounts, s.dist)
 	b.Queue("COMMIT")
 	return false, conn.SendBatch(ctx, b).Close()
 }

@@ -1,0 +1,65 @@
+package tpcc
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TestNewOrderRepeatedStockRow orders the same item from the same warehouse
+// twice: both paths must apply the stock rule once per line, and an order
+// with the unused item must roll back and leave nothing behind.
+func TestNewOrderRepeatedStockRow(t *testing.T) {
+	dsn := loadForRun(t, 1)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := InstallFunctions(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	ss := &session{conn: conn}
+	stock := func() (cnt, ytd int) {
+		if err := conn.QueryRow(ctx, `SELECT s_order_cnt, s_ytd FROM stock WHERE s_w_id = 1 AND s_i_id = 77`).Scan(&cnt, &ytd); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	for _, path := range []string{PathClient, PathServer} {
+		run := func(in *newOrderInput) bool {
+			var rolled bool
+			var err error
+			if path == PathClient {
+				rolled, err = ss.newOrderClient(ctx, in)
+			} else {
+				rolled, err = ss.newOrderServer(ctx, in)
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			return rolled
+		}
+		cnt0, ytd0 := stock()
+		in := &newOrderInput{w: 1, d: 3, c: 5, allLocal: true,
+			lines: []orderLine{{item: 77, supplyW: 1, qty: 4}, {item: 77, supplyW: 1, qty: 6}, {item: 90, supplyW: 1, qty: 1}}}
+		if run(in) {
+			t.Fatalf("%s: rolled back without an unused item", path)
+		}
+		cnt1, ytd1 := stock()
+		if cnt1-cnt0 != 2 || ytd1-ytd0 != 10 {
+			t.Errorf("%s: s_order_cnt +%d s_ytd +%d, want +2 and +10", path, cnt1-cnt0, ytd1-ytd0)
+		}
+		rb := &newOrderInput{w: 1, d: 3, c: 5, allLocal: true,
+			lines: []orderLine{{item: 77, supplyW: 1, qty: 4}, {item: unusedItem, supplyW: 1, qty: 1}}}
+		if !run(rb) {
+			t.Errorf("%s: the unused item did not roll back", path)
+		}
+		if cnt2, _ := stock(); cnt2 != cnt1 {
+			t.Errorf("%s: the rolled-back order changed stock: %d → %d", path, cnt1, cnt2)
+		}
+	}
+	mustCheck(t, dsn)
+}
