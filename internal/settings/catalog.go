@@ -18,7 +18,8 @@ var catalog = []Setting{
 	num("shared_buffers", Integer, "8kB", 16, 1073741823, Postmaster, "PostgreSQL's own page cache; sized once at start"),
 	num("effective_cache_size", Integer, "8kB", 1, maxInt32, User, "planner's estimate of OS + PostgreSQL cache; allocates nothing"),
 	num("work_mem", Integer, "kB", 64, maxInt32, User, "memory per sort/hash node per backend before spilling to disk"),
-	num("maintenance_work_mem", Integer, "kB", 1024, maxInt32, User, "memory for VACUUM, CREATE INDEX, ALTER TABLE ADD FOREIGN KEY"),
+	num("maintenance_work_mem", Integer, "kB", 1024, maxInt32, User, "memory for VACUUM, CREATE INDEX, ALTER TABLE ADD FOREIGN KEY").until(16),
+	num("maintenance_work_mem", Integer, "kB", 64, maxInt32, User, "memory for VACUUM, CREATE INDEX, ALTER TABLE ADD FOREIGN KEY").since(17),
 	num("autovacuum_work_mem", Integer, "kB", -1, maxInt32, Sighup, "memory per autovacuum worker (-1: maintenance_work_mem)"),
 	num("temp_buffers", Integer, "8kB", 100, 1073741823, User, "per-session buffers for temporary tables"),
 	enum("huge_pages", []string{"off", "on", "try"}, Postmaster, "back shared memory with huge pages: fewer TLB misses, smaller page tables").
