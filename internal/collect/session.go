@@ -2,7 +2,6 @@ package collect
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -29,7 +28,7 @@ type Session struct {
 	opts   Options
 	conn   *pgx.Conn
 	major  int
-	cancel context.CancelFunc
+	stop   chan struct{} // closed by Stop
 	done   chan struct{}
 	parent context.Context
 
@@ -127,16 +126,18 @@ func Start(ctx context.Context, dsn string, opts Options) (*Session, error) {
 	}
 	s.samples.Cost.SnapshotCPU = threadCPU() - cpu0
 
-	loopCtx, cancel := context.WithCancel(ctx)
-	s.cancel = cancel
+	s.stop = make(chan struct{})
 	s.samples.Start = time.Now()
-	go s.loop(loopCtx)
+	go s.loop(ctx)
 	return s, nil
 }
 
-// loop samples until ctx ends. It runs on a locked OS thread so that the
-// thread's CPU clock measures the collector and nothing else.
+// loop samples until Stop or until ctx ends. It runs on a locked OS thread so
+// that the thread's CPU clock measures the collector and nothing else. Its
+// queries are never cancelled half-way (pgx closes a connection whose query is
+// cancelled, and Stop still needs it); statement_timeout bounds them instead.
 func (s *Session) loop(ctx context.Context) {
+	qctx := context.WithoutCancel(ctx)
 	defer close(s.done)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -151,7 +152,7 @@ func (s *Session) loop(ctx context.Context) {
 			first = now
 			backend0 = processCPU(s.backendPID)
 		}
-		err := s.tick(ctx, now)
+		err := s.tick(qctx, now)
 		last = now
 		s.mu.Lock()
 		s.samples.Cost.Ticks++
@@ -161,13 +162,15 @@ func (s *Session) loop(ctx context.Context) {
 			s.samples.Cost.BackendCPU = processCPU(s.backendPID) - backend0
 		}
 		s.mu.Unlock()
-		if err != nil && ctx.Err() == nil {
+		if err != nil {
 			s.loopErr = err
 			s.warn("sampling stopped at %s: %v", now.Format("15:04:05"), err)
 			return
 		}
 		select {
 		case <-ctx.Done():
+			return
+		case <-s.stop:
 			return
 		case <-timer.C:
 		}
@@ -188,9 +191,6 @@ func (s *Session) tick(ctx context.Context, now time.Time) error {
 	s.samples.Points = append(s.samples.Points, pts...)
 	s.samples.Events = append(s.samples.Events, evs...)
 	s.mu.Unlock()
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
 	return err
 }
 
@@ -208,7 +208,7 @@ func (s *Session) Take() []Point {
 // returns everything. It works after the Start context was cancelled (Ctrl-C):
 // the after-snapshots get a short context of their own.
 func (s *Session) Stop() (*Samples, error) {
-	s.cancel()
+	close(s.stop)
 	<-s.done
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.parent), 30*time.Second)
 	defer cancel()

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -134,6 +136,12 @@ func isCollectorQuery(q string) bool {
 	return false
 }
 
+// Time limits of the bloat estimates, before and after the run each.
+const (
+	bloatBudget   = 10 * time.Second
+	bloatPerTable = 3 * time.Second
+)
+
 // tableState is one reading of a table's size and counters.
 type tableState struct {
 	oid                                   uint32
@@ -168,13 +176,31 @@ func readTables(ctx context.Context, conn *pgx.Conn, withBloat bool) ([]tableSta
 		return nil, err
 	}
 	if withBloat {
+		// pgstattuple_approx reads every page the visibility map does not vouch
+		// for: on a freshly loaded big table that is all of it. A time budget
+		// keeps it from delaying the run or loading the disks; tables it does
+		// not reach have no estimate.
+		deadline := time.Now().Add(bloatBudget)
 		for i := range out {
-			// pgstattuple_approx reads only pages the visibility map does not
-			// vouch for; free + dead share is what VACUUM FULL would give back.
+			left := time.Until(deadline)
+			if left <= 0 {
+				break
+			}
+			// A server-side timeout: a cancelled context would close the
+			// collector's connection, statement_timeout only ends the query.
+			limit := strconv.FormatInt(min(left, bloatPerTable).Milliseconds(), 10)
+			if _, err := conn.Exec(ctx, `SELECT set_config('statement_timeout', $1, false)`, limit); err != nil {
+				break
+			}
 			var pct float64
-			if err := conn.QueryRow(ctx, `SELECT approx_free_percent + dead_tuple_percent FROM pgstattuple_approx($1::regclass)`, out[i].oid).Scan(&pct); err == nil {
+			// free + dead share is what VACUUM FULL would give back.
+			err := conn.QueryRow(ctx, `SELECT approx_free_percent + dead_tuple_percent FROM pgstattuple_approx($1::regclass)`, out[i].oid).Scan(&pct)
+			if err == nil {
 				out[i].bloat = pct
 			}
+		}
+		if _, err := conn.Exec(ctx, `RESET statement_timeout`); err != nil {
+			return out, err
 		}
 	}
 	return out, nil
