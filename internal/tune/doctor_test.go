@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -55,6 +56,18 @@ func TestDoctorOnMisconfiguredServer(t *testing.T) {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
+	}
+	// Before 15 the statistics collector receives counts asynchronously: wait for them.
+	for i := 0; i < 100; i++ {
+		var n int64
+		_, _ = conn.Exec(ctx, "SELECT pg_stat_clear_snapshot()")
+		if err := conn.QueryRow(ctx, "SELECT coalesce(sum(n_tup_upd), 0)::bigint FROM pg_stat_user_tables WHERE relname = 'churn'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n >= 2000 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	// Checkpoints requested by WAL volume are counted once they complete.
 	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
