@@ -302,6 +302,13 @@ func (s *pgSampler) checkpointEvents(at time.Time, t *tick, event func(Event)) {
 	}
 }
 
+// restart forgets the previous counters after a reconnect (a restarted server
+// resets some of them), so the next tick only primes.
+func (s *pgSampler) restart() {
+	s.prevAt = time.Time{}
+	s.prev = map[string]float64{}
+}
+
 // waitProfile returns the sampled wait events, most frequent first.
 func (s *pgSampler) waitProfile() []Wait {
 	out := make([]Wait, 0, len(s.waits))

@@ -26,7 +26,8 @@ type Options struct {
 // Session is a running collection. Start it before the workload, Stop it after.
 type Session struct {
 	opts   Options
-	conn   *pgx.Conn
+	cfg    *pgx.ConnConfig
+	conn   *pgx.Conn // nil while the server is unreachable
 	major  int
 	stop   chan struct{} // closed by Stop
 	done   chan struct{}
@@ -41,7 +42,10 @@ type Session struct {
 	stmtsBefore  map[int64]Statement
 	tablesBefore []tableState
 	backendPID   int
-	loopErr      error
+	backendBase  time.Duration // the backend's CPU when this connection's accounting began
+	backendSpent time.Duration // CPU of backends of earlier connections
+	local        bool          // the server is on this machine
+	loopErr      error         // the first sampling failure, if any
 }
 
 // Start connects to the database named by dsn, takes the one-time snapshots
@@ -69,7 +73,7 @@ func Start(ctx context.Context, dsn string, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("collector: connecting: %w", err)
 	}
-	s := &Session{opts: opts, conn: conn, done: make(chan struct{}), parent: ctx}
+	s := &Session{opts: opts, cfg: cfg, conn: conn, done: make(chan struct{}), parent: ctx}
 	s.samples.Interval = opts.Interval
 	var num int
 	if err := conn.QueryRow(ctx, `SELECT current_setting('server_version_num')::int, pg_backend_pid()`).Scan(&num, &s.backendPID); err != nil {
@@ -80,7 +84,8 @@ func Start(ctx context.Context, dsn string, opts Options) (*Session, error) {
 	if s.major < 13 {
 		s.warn("PostgreSQL %d is older than 13: some statistics are not collected", s.major)
 	}
-	if !isLocal(cfg, s.backendPID) {
+	s.local = isLocal(cfg, s.backendPID)
+	if !s.local {
 		s.backendPID = 0
 	}
 	s.samples.Cost.BackendLocal = s.backendPID != 0
@@ -141,8 +146,7 @@ func (s *Session) loop(ctx context.Context) {
 	defer close(s.done)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	var backend0 time.Duration
-	var first, last time.Time
+	var first time.Time
 	timer := time.NewTicker(s.opts.Interval)
 	defer timer.Stop()
 	for {
@@ -150,22 +154,29 @@ func (s *Session) loop(ctx context.Context) {
 		c0 := threadCPU()
 		if first.IsZero() {
 			first = now
-			backend0 = processCPU(s.backendPID)
+			s.backendBase = processCPU(s.backendPID)
+		}
+		if s.conn == nil {
+			s.reconnect(qctx, now)
 		}
 		err := s.tick(qctx, now)
-		last = now
 		s.mu.Lock()
 		s.samples.Cost.Ticks++
 		s.samples.Cost.TickCPU += threadCPU() - c0
-		s.samples.Cost.Elapsed = last.Sub(first) + s.opts.Interval
+		s.samples.Cost.Elapsed = now.Sub(first) + s.opts.Interval
+		s.samples.Cost.BackendCPU = s.backendSpent
 		if s.backendPID != 0 {
-			s.samples.Cost.BackendCPU = processCPU(s.backendPID) - backend0
+			s.samples.Cost.BackendCPU += processCPU(s.backendPID) - s.backendBase
 		}
 		s.mu.Unlock()
 		if err != nil {
-			s.loopErr = err
-			s.warn("sampling stopped at %s: %v", now.Format("15:04:05"), err)
-			return
+			// The server went away (a crash, a restart) or refused a query:
+			// keep sampling the OS, and reconnect on the next tick.
+			if s.loopErr == nil {
+				s.loopErr = err
+			}
+			s.event(Event{At: now, Kind: "collector", Detail: "lost the server: " + oneLine(err.Error())})
+			s.dropConn(qctx)
 		}
 		select {
 		case <-ctx.Done():
@@ -177,6 +188,50 @@ func (s *Session) loop(ctx context.Context) {
 	}
 }
 
+// dropConn closes a failed connection, keeping its backend's CPU account.
+func (s *Session) dropConn(ctx context.Context) {
+	if s.backendPID != 0 {
+		s.backendSpent += processCPU(s.backendPID) - s.backendBase
+	}
+	s.backendPID = 0
+	if s.conn != nil {
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		s.conn.Close(cctx)
+		cancel()
+	}
+	s.conn = nil
+}
+
+// reconnect tries once, briefly, to get the server back; counters restart
+// from a new baseline so no rate spans the gap.
+func (s *Session) reconnect(ctx context.Context, now time.Time) {
+	cctx, cancel := context.WithTimeout(ctx, min(2*time.Second, s.opts.Interval))
+	defer cancel()
+	conn, err := pgx.ConnectConfig(cctx, s.cfg)
+	if err != nil {
+		return
+	}
+	var pid int
+	if err := conn.QueryRow(cctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+		conn.Close(cctx)
+		return
+	}
+	s.conn = conn
+	if s.local {
+		s.backendPID, s.backendBase = pid, processCPU(pid)
+	}
+	s.pg.restart()
+	s.event(Event{At: now, Kind: "collector", Detail: "reconnected to the server"})
+}
+
+func (s *Session) event(e Event) {
+	s.mu.Lock()
+	s.samples.Events = append(s.samples.Events, e)
+	s.mu.Unlock()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
 func (s *Session) tick(ctx context.Context, now time.Time) error {
 	var pts []Point
 	add := func(metric, key string, v float64) {
@@ -186,7 +241,10 @@ func (s *Session) tick(ctx context.Context, now time.Time) error {
 	if s.os != nil {
 		s.os.sample(now, add)
 	}
-	err := s.pg.sample(ctx, s.conn, now, add, func(e Event) { evs = append(evs, e) })
+	var err error
+	if s.conn != nil {
+		err = s.pg.sample(ctx, s.conn, now, add, func(e Event) { evs = append(evs, e) })
+	}
 	s.mu.Lock()
 	s.samples.Points = append(s.samples.Points, pts...)
 	s.samples.Events = append(s.samples.Events, evs...)
@@ -212,6 +270,16 @@ func (s *Session) Stop() (*Samples, error) {
 	<-s.done
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.parent), 30*time.Second)
 	defer cancel()
+	if s.conn == nil {
+		s.reconnect(ctx, time.Now())
+	}
+	if s.conn == nil {
+		s.samples.End = time.Now()
+		s.samples.Waits = s.pg.waitProfile()
+		s.warn("no after-run snapshots: the server is unreachable")
+		out := s.samples
+		return &out, s.loopErr
+	}
 	defer s.conn.Close(ctx)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
