@@ -64,7 +64,7 @@ func svgTimeChart(c *timeChart, x0, x1 float64, markers []marker) template.HTML 
 		}
 		px := sx(m.X)
 		fmt.Fprintf(&b, `<g class="marker marker-%s"><title>%s at %s: %s</title><line x1="%.1f" x2="%.1f" y1="%d" y2="%d"/><text x="%.1f" y="%d">%s</text></g>`,
-			m.Kind, html.EscapeString(m.Kind), clock(m.X), html.EscapeString(m.Detail), px, px, padT, padT+plotH, px+3, padT+10, markerLabel(m.Kind))
+			m.Kind, html.EscapeString(m.Kind), clock(m.X), html.EscapeString(m.Detail), px, px, padT, padT+plotH, px+3, padT+10, html.EscapeString(markerLabel(m)))
 	}
 	for i, l := range c.Lines {
 		xs, ys := downsample(l.X, l.Y, maxPointsPerLine)
@@ -120,14 +120,16 @@ func svgBars(id string, rows []barRow) template.HTML {
 	return template.HTML(b.String())
 }
 
-func markerLabel(kind string) string {
-	switch kind {
-	case "checkpoint":
+func markerLabel(m marker) string {
+	switch {
+	case m.Kind == "checkpoint":
 		return "ckpt"
-	case "deadlock":
-		return "deadlock"
+	case m.Kind == "collector" && strings.HasPrefix(m.Detail, "lost"):
+		return "server lost"
+	case m.Kind == "collector" && strings.HasPrefix(m.Detail, "reconnected"):
+		return "server back"
 	}
-	return kind
+	return m.Kind
 }
 
 // downsample averages runs of points so long runs stay light in the page.
