@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,6 +26,8 @@ func tpccRunCommand() *cobra.Command {
 		weights     string
 		progressSec int
 		deliveryLog string
+		cpuProfile  string
+		procs       int
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -68,6 +72,25 @@ cleanly and still prints the summary.`,
 				defer f.Close()
 				opts.DeliveryLog = f
 			}
+			if procs < 0 {
+				return problem.BadInput("pass --procs 0 (Go's default) or more", "--procs %d is negative", procs)
+			}
+			if procs > 0 {
+				// Fewer scheduler threads wake less often: on a small machine
+				// shared with the server this lowers the driver's CPU per transaction.
+				runtime.GOMAXPROCS(procs)
+			}
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return problem.Wrap(err, "pass a writable --cpuprofile path", "cannot create the CPU profile")
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return problem.Wrap(err, "", "cannot start the CPU profile")
+				}
+				defer pprof.StopCPUProfile()
+			}
 			res, err := tpcc.Run(cmd.Context(), dsn, opts)
 			switch {
 			case errors.Is(err, tpcc.ErrNotLoaded), errors.Is(err, tpcc.ErrNotComplete):
@@ -105,5 +128,8 @@ cleanly and still prints the summary.`,
 	f.Uint64Var(&opts.Seed, "seed", 0, "random seed (0 = random; printed with the result)")
 	f.StringVar(&opts.Schema, "schema", tpcc.DefaultSchema, "schema that holds the TPC-C tables")
 	f.StringVar(&deliveryLog, "delivery-log", "", "write one line per executed Delivery to this file (clause 2.7.2.2)")
+	f.IntVar(&procs, "procs", 0, "CPUs the driver may use at once (GOMAXPROCS; 0 = all)")
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
+	_ = f.MarkHidden("cpuprofile")
 	return cmd
 }

@@ -6,7 +6,10 @@
 
 -- New-Order (2.4). Raises SQLSTATE TPC01 when an item is not found, which
 -- rolls the whole transaction back (2.4.2.3); the driver counts it as a
--- completed New-Order that rolled back.
+-- completed New-Order that rolled back. Set-based: the items are read in one
+-- statement, the stock rows updated in one (in the array order, which is the
+-- lock order) unless the order names a stock row twice, and the lines
+-- inserted in one.
 CREATE OR REPLACE FUNCTION pgoltp_new_order(p_w int, p_d int, p_c int,
 	p_items int[], p_supply int[], p_qty int[]) RETURNS numeric
 LANGUAGE plpgsql AS $$
@@ -14,10 +17,10 @@ DECLARE
 	v_d_tax numeric; v_o_id int; v_w_tax numeric;
 	v_discount numeric; v_last text; v_credit text;
 	v_n int := cardinality(p_items);
-	v_all_local int := 1;
-	v_price numeric; v_name text; v_i_data text;
-	v_s_qty int; v_dist text; v_s_data text;
-	v_amount numeric; v_total numeric := 0;
+	v_all_local int := CASE WHEN p_w = ALL (p_supply) THEN 1 ELSE 0 END;
+	v_found int; v_distinct int; v_rows int;
+	v_names text[]; v_data text[];
+	v_total numeric;
 	i int;
 BEGIN
 	UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w AND d_id = p_d
@@ -25,33 +28,48 @@ BEGIN
 	SELECT w_tax INTO v_w_tax FROM warehouse WHERE w_id = p_w;
 	SELECT c_discount, c_last, c_credit INTO v_discount, v_last, v_credit
 		FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = p_c;
-	FOR i IN 1 .. v_n LOOP
-		IF p_supply[i] <> p_w THEN v_all_local := 0; END IF;
-	END LOOP;
 	INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
 		VALUES (v_o_id, p_d, p_w, p_c, localtimestamp, NULL, v_n, v_all_local);
 	INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, p_d, p_w);
-	FOR i IN 1 .. v_n LOOP
-		SELECT i_price, i_name, i_data INTO v_price, v_name, v_i_data FROM item WHERE i_id = p_items[i];
-		IF NOT FOUND THEN
-			RAISE EXCEPTION 'item % not found', p_items[i] USING ERRCODE = 'TPC01';
-		END IF;
+	-- 2.4.2.2: read each item's price, name and data; a missing one rolls back.
+	SELECT count(*), array_agg(i_name), array_agg(i_data) INTO v_found, v_names, v_data
+		FROM item WHERE i_id = ANY (p_items);
+	SELECT count(DISTINCT x) INTO v_distinct FROM unnest(p_items) AS x;
+	IF v_found < v_distinct THEN
+		RAISE EXCEPTION 'item not found' USING ERRCODE = 'TPC01';
+	END IF;
+	SELECT count(DISTINCT (u.i, u.s)) INTO v_rows FROM unnest(p_items, p_supply) AS u(i, s);
+	IF v_rows = v_n THEN
 		UPDATE stock SET
-			s_quantity = CASE WHEN s_quantity >= p_qty[i] + 10 THEN s_quantity - p_qty[i]
-				ELSE s_quantity - p_qty[i] + 91 END,
-			s_ytd = s_ytd + p_qty[i], s_order_cnt = s_order_cnt + 1,
-			s_remote_cnt = s_remote_cnt + CASE WHEN p_supply[i] <> p_w THEN 1 ELSE 0 END
-			WHERE s_w_id = p_supply[i] AND s_i_id = p_items[i]
-			RETURNING s_quantity, CASE p_d WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03
-				WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07
-				WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09 ELSE s_dist_10 END, s_data
-			INTO v_s_qty, v_dist, v_s_data;
-		v_amount := p_qty[i] * v_price;
-		v_total := v_total + v_amount;
+			s_quantity = CASE WHEN s_quantity >= v.q + 10 THEN s_quantity - v.q ELSE s_quantity - v.q + 91 END,
+			s_ytd = s_ytd + v.q, s_order_cnt = s_order_cnt + 1,
+			s_remote_cnt = s_remote_cnt + CASE WHEN v.w <> p_w THEN 1 ELSE 0 END
+			FROM unnest(p_supply, p_items, p_qty) AS v(w, i, q)
+			WHERE s_w_id = v.w AND s_i_id = v.i;
+	ELSE
+		FOR i IN 1 .. v_n LOOP
+			UPDATE stock SET
+				s_quantity = CASE WHEN s_quantity >= p_qty[i] + 10 THEN s_quantity - p_qty[i]
+					ELSE s_quantity - p_qty[i] + 91 END,
+				s_ytd = s_ytd + p_qty[i], s_order_cnt = s_order_cnt + 1,
+				s_remote_cnt = s_remote_cnt + CASE WHEN p_supply[i] <> p_w THEN 1 ELSE 0 END
+				WHERE s_w_id = p_supply[i] AND s_i_id = p_items[i];
+		END LOOP;
+	END IF;
+	-- The lines, with ol_dist_info from the (updated) stock rows.
+	WITH ins AS (
 		INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
 			ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-			VALUES (v_o_id, p_d, p_w, i, p_items[i], p_supply[i], NULL, p_qty[i], v_amount, v_dist);
-	END LOOP;
+		SELECT v_o_id, p_d, p_w, l.n, l.i, l.s, NULL, l.q, l.q * it.i_price,
+			CASE p_d WHEN 1 THEN st.s_dist_01 WHEN 2 THEN st.s_dist_02 WHEN 3 THEN st.s_dist_03
+				WHEN 4 THEN st.s_dist_04 WHEN 5 THEN st.s_dist_05 WHEN 6 THEN st.s_dist_06
+				WHEN 7 THEN st.s_dist_07 WHEN 8 THEN st.s_dist_08 WHEN 9 THEN st.s_dist_09
+				ELSE st.s_dist_10 END
+		FROM unnest(p_items, p_supply, p_qty) WITH ORDINALITY AS l(i, s, q, n)
+		JOIN item it ON it.i_id = l.i
+		JOIN stock st ON st.s_w_id = l.s AND st.s_i_id = l.i
+		RETURNING ol_amount)
+	SELECT sum(ol_amount) INTO v_total FROM ins;
 	RETURN v_total * (1 - v_discount) * (1 + v_w_tax + v_d_tax);
 END $$;
 

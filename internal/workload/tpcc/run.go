@@ -27,6 +27,7 @@ type runner struct {
 	stop     context.Context // terminals start no new transaction once done
 	exec     context.Context // in-flight transactions and queued Deliveries; outlives stop by a grace period
 	work     chan *request
+	inline   bool // terminals ≤ connections: each terminal runs on its own connection
 	delivery []*deliveryWorker
 	dlog     *deliveryLog
 	errors   errorLog
@@ -122,7 +123,11 @@ func (r *runner) drive(ctx context.Context, master *Rand, cRun Constants, res *R
 		go func() { defer dwg.Done(); r.runDeliveryWorker(dw, &notCompleted) }()
 	}
 	var cwg sync.WaitGroup
+	r.inline = opts.Terminals <= opts.Conns
 	for range opts.Conns {
+		if r.inline {
+			break
+		}
 		cwg.Add(1)
 		go func() { defer cwg.Done(); r.connWorker() }()
 	}

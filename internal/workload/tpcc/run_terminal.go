@@ -22,6 +22,7 @@ type terminal struct {
 	deck       *driver.Deck
 	sched      driver.Schedule
 	done       int
+	conn       *driver.Conn // own connection when terminals ≤ connections
 
 	req  request
 	no   newOrderInput
@@ -29,6 +30,34 @@ type terminal struct {
 	os   orderStatusInput
 	sl   stockLevelInput
 	dreq deliveryRequest
+}
+
+// dispatch executes the terminal's request. With no more terminals than
+// connections each terminal owns one and runs its transactions itself (no
+// hand-off between goroutines); otherwise it hands them to the connection
+// workers and waits. It reports false when the run stopped first.
+func (r *runner) dispatch(t *terminal) bool {
+	if r.inline {
+		if t.conn == nil {
+			c, err := r.pool.Acquire(r.stop)
+			if err != nil {
+				return false
+			}
+			t.conn = c
+		}
+		if lost := r.execute(t.conn, &t.req); lost != nil {
+			r.pool.Release(t.conn, lost)
+			t.conn = nil
+		}
+		return true
+	}
+	select {
+	case r.work <- &t.req:
+	case <-r.stop.Done():
+		return false
+	}
+	<-t.req.reply
+	return true
 }
 
 // request is what a terminal hands to a connection worker.
@@ -67,6 +96,11 @@ func (t *terminal) keyIn(kind int) {
 
 // loop runs the terminal until the run stops or it has done its share.
 func (r *runner) terminalLoop(t *terminal) {
+	defer func() {
+		if t.conn != nil {
+			r.pool.Release(t.conn, nil)
+		}
+	}()
 	spec := r.opts.Mode == ModeSpec
 	scale := r.opts.KeyingScale
 	for r.stop.Err() == nil {
@@ -97,12 +131,9 @@ func (r *runner) terminalLoop(t *terminal) {
 			}
 		} else {
 			t.req.kind, t.req.scheduled = kind, scheduled
-			select {
-			case r.work <- &t.req:
-			case <-r.stop.Done():
+			if !r.dispatch(t) {
 				return
 			}
-			<-t.req.reply
 		}
 		t.done++
 		if spec {
