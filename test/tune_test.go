@@ -62,6 +62,7 @@ func TestExperimentBadPlansExit2(t *testing.T) {
 		{"bad enum", "duration: 2s\nsteps: [{settings: {synchronous_commit: maybe}}]\n", []string{"synchronous_commit", "maybe"}},
 		{"unsafe without flag", "duration: 2s\nsteps: [{settings: {fsync: 'off'}}]\n", []string{"fsync=off", "can-corrupt-on-crash", "--allow-unsafe"}},
 		{"unknown layout", "duration: 2s\nsteps: [{layout: {compression: lz4}}]\n", []string{"compression"}},
+		{"restart on --dsn", "duration: 2s\nsteps: [{settings: {shared_buffers: 256MB}}]\n", []string{"shared_buffers", "restart"}},
 	}
 	for _, tc := range serverCases {
 		t.Run(tc.name, func(t *testing.T) {

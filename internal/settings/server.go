@@ -22,6 +22,7 @@ type Live struct {
 	Setting        string // current value, in Unit
 	BootVal        string // compiled-in default
 	Source         string // where the value came from: default, configuration file, ...
+	SourceFile     string // the file that set it, when Source is a file (superusers only)
 	Context        Context
 	PendingRestart bool // changed in the configuration but waiting for a restart
 }
@@ -40,7 +41,7 @@ func (l Live) Value() string {
 // given) and the server's major version.
 func ReadServer(ctx context.Context, q Querier, names ...string) (map[string]Live, int, error) {
 	const sql = `SELECT name, setting, coalesce(unit,''), vartype, coalesce(min_val,''), coalesce(max_val,''),
-	        coalesce(enumvals, '{}'::text[]), context, coalesce(boot_val,''), coalesce(source,''), pending_restart,
+	        coalesce(enumvals, '{}'::text[]), context, coalesce(boot_val,''), coalesce(source,''), coalesce(sourcefile,''), pending_restart,
 	        current_setting('server_version_num')::int
 	   FROM pg_settings WHERE cardinality($1::text[]) = 0 OR name = ANY($1::text[])`
 	if names == nil {
@@ -57,7 +58,7 @@ func ReadServer(ctx context.Context, q Querier, names ...string) (map[string]Liv
 		var l Live
 		var kind, min, max, ctxName string
 		var num int
-		if err := rows.Scan(&l.Name, &l.Setting, &l.Unit, &kind, &min, &max, &l.Enum, &ctxName, &l.BootVal, &l.Source, &l.PendingRestart, &num); err != nil {
+		if err := rows.Scan(&l.Name, &l.Setting, &l.Unit, &kind, &min, &max, &l.Enum, &ctxName, &l.BootVal, &l.Source, &l.SourceFile, &l.PendingRestart, &num); err != nil {
 			return nil, 0, fmt.Errorf("reading pg_settings: %w", err)
 		}
 		l.Kind, l.Context = Kind(kind), Context(ctxName)
@@ -70,6 +71,13 @@ func ReadServer(ctx context.Context, q Querier, names ...string) (map[string]Liv
 		return nil, 0, fmt.Errorf("reading pg_settings: %w", err)
 	}
 	return out, major, nil
+}
+
+// FromAutoConf reports whether the value was set with ALTER SYSTEM
+// (postgresql.auto.conf): restoring it means setting it again, whereas a value
+// from postgresql.conf or the default is restored by ALTER SYSTEM RESET.
+func (l Live) FromAutoConf() bool {
+	return strings.HasSuffix(l.SourceFile, "postgresql.auto.conf")
 }
 
 // ValidateLive checks value for name against a live server's pg_settings row

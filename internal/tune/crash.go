@@ -90,10 +90,6 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 			rep.Unsafe = append(rep.Unsafe, fmt.Sprintf("%s=%s %s", p.Name, p.Value, settings.Tag(p.Risk)))
 		}
 	}
-	original := map[string]string{}
-	for _, n := range names {
-		original[n] = live[n].Value()
-	}
 	if _, err := c.Server.Apply(ctx, c.Settings); err != nil {
 		return nil, fmt.Errorf("applying settings: %w", err)
 	}
@@ -101,7 +97,7 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 		defer cancel()
 		if err := c.Server.Start(rctx); err == nil {
-			if _, err := c.Server.Apply(rctx, original); err == nil {
+			if err := restore(rctx, c.Server, c.DSN, live, names); err == nil {
 				rep.Restored = true
 			}
 		}

@@ -131,7 +131,7 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 		// Restore even when the run failed or was interrupted.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 		defer cancel()
-		if _, err := e.Server.Apply(rctx, original); err == nil {
+		if err := restore(rctx, e.Server, e.DSN, live, p.touched()); err == nil {
 			rep.Restored = true
 		} else {
 			rep.Notes = append(rep.Notes, "could not restore the original settings: "+oneLine(err.Error()))
@@ -334,11 +334,16 @@ func (e *Experiment) readServer(ctx context.Context) (map[string]settings.Live, 
 // --allow-unsafe stops here, as bad input.
 func (e *Experiment) validate(live map[string]settings.Live, major int) error {
 	p := e.Plan
+	_, canRestart := e.Server.(Restarter)
 	check := func(where string, values map[string]string) error {
 		for _, name := range sortedKeys(values) {
 			v := values[name]
 			if err := settings.ValidateLive(live, major, name, v); err != nil {
 				return problem.BadInput("fix the plan", "%s: %v", where, err)
+			}
+			if l, ok := live[name]; ok && l.Context == settings.Postmaster && !canRestart {
+				return problem.BadInput("run the plan on the lab's managed cluster (drop --dsn), or leave restart-only settings out",
+					"%s sets %s, which needs a restart, and pgoltp does not restart a server it does not own", where, name)
 			}
 			if r, why := settings.LabelFor(major, name, v); r.Unsafe() && !e.AllowUnsafe {
 				return problem.BadInput("pass --allow-unsafe to measure it anyway (it is then labelled in every output)",

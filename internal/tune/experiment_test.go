@@ -173,6 +173,19 @@ steps:
 			t.Errorf("%s not restored: %s, was %s", k, after[k], v)
 		}
 	}
+	// Settings that did not come from ALTER SYSTEM are reset, not pinned in
+	// postgresql.auto.conf with their old value.
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var pinned []string
+	rows, _ := conn.Query(ctx, "SELECT name FROM pg_settings WHERE sourcefile LIKE '%postgresql.auto.conf' AND name IN ('commit_delay', 'commit_siblings', 'shared_buffers')")
+	pinned, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(pinned) > 0 {
+		t.Errorf("left in postgresql.auto.conf: %v (%v)", pinned, err)
+	}
 }
 
 func TestExperimentRejectsUnsafeAndUnknown(t *testing.T) {

@@ -1,0 +1,70 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/settings"
+)
+
+// Restarter is a server pgoltp may restart (*cluster.Cluster). Experiments
+// with settings that need a restart run only on one.
+type Restarter interface {
+	Restart(ctx context.Context) error
+}
+
+// restore puts the named settings back as they were before: a value that was
+// set with ALTER SYSTEM is set again, any other is reset, so that
+// postgresql.conf or the built-in default applies again exactly as before
+// (setting the old value instead would pin computed values such as
+// wal_buffers=-1). It restarts only when one of them needs it.
+func restore(ctx context.Context, server Server, dsn string, before map[string]settings.Live, names []string) error {
+	set := map[string]string{}
+	var reset []string
+	for _, n := range names {
+		if l := before[n]; l.FromAutoConf() {
+			set[n] = l.Value()
+		} else {
+			reset = append(reset, n)
+		}
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	for _, n := range reset {
+		// format(%I) quotes the name on the server: no client-side quoting.
+		var stmt string
+		if err := conn.QueryRow(ctx, "SELECT format('ALTER SYSTEM RESET %I', $1::text)", n).Scan(&stmt); err != nil {
+			return err
+		}
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("resetting %s: %w", n, err)
+		}
+	}
+	if _, err := server.Apply(ctx, set); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
+		return err
+	}
+	// The reload is asynchronous; give the postmaster and our backend a moment.
+	time.Sleep(150 * time.Millisecond)
+	var pending bool
+	if err := conn.QueryRow(ctx, "SELECT count(*) > 0 FROM pg_settings WHERE pending_restart AND name = ANY($1)", names).Scan(&pending); err != nil {
+		return err
+	}
+	if !pending {
+		return nil
+	}
+	r, ok := server.(Restarter)
+	if !ok {
+		return fmt.Errorf("restoring needs a restart, and pgoltp may not restart this server")
+	}
+	conn.Close(ctx)
+	return r.Restart(ctx)
+}
