@@ -31,7 +31,7 @@ type aggregator struct {
 
 func newAggregator(rec *metrics.Recorder, def *scriptDef, opts RunOptions, start time.Time) *aggregator {
 	a := &aggregator{rec: rec, def: def, opts: opts, start: start,
-		series: metrics.NewSeries(rec, start), total: rec.EmptySnapshot(),
+		series: &metrics.Series{Kinds: rec.Kinds()[:1], CounterNames: rec.CounterNames(), Start: start}, total: rec.EmptySnapshot(),
 		window: rec.EmptySnapshot(), progress: rec.EmptySnapshot(), lastProgress: start}
 	a.total.Start, a.window.Start, a.progress.Start = start, start, start
 	return a
@@ -52,7 +52,7 @@ func (a *aggregator) loop(stop <-chan struct{}) {
 }
 
 func (a *aggregator) absorb(s *metrics.Snapshot, last bool) {
-	a.series.Add(s, true)
+	a.series.Add(transactionsOnly(s), true)
 	a.total.Merge(s)
 	a.window.Merge(s)
 	if last || s.End.Sub(a.window.Start) >= a.opts.SnapshotEach-a.opts.SeriesEach/2 {
@@ -69,6 +69,13 @@ func (a *aggregator) absorb(s *metrics.Snapshot, last bool) {
 			a.lastProgress = s.End
 		}
 	}
+}
+
+// transactionsOnly is a view of s with the transaction kind alone: the
+// series is "transactions over time", and its consumers may sum its kinds.
+func transactionsOnly(s *metrics.Snapshot) *metrics.Snapshot {
+	return &metrics.Snapshot{Kinds: s.Kinds[:1], CounterNames: s.CounterNames, Start: s.Start, End: s.End,
+		Hists: s.Hists[:1], Clamped: s.Clamped[:1], Counters: s.Counters[:1]}
 }
 
 // mergeKind merges only one kind's histogram and counters.

@@ -36,7 +36,9 @@ type RunResult struct {
 	AbortedClients int      `json:"aborted_clients"`
 	Errors         []string `json:"errors,omitempty"`
 
-	// Series has one point per SeriesEach (default one second): tps over time.
+	// Series has one point per SeriesEach (default one second) of the one
+	// kind "transaction" (committed transactions, their p50/p95/p99 and the
+	// counters): tps over time. Statements are in Snapshots and Total.
 	Series *metrics.Series `json:"series"`
 	// Snapshots are the histograms of each SnapshotEach window, encoded.
 	Snapshots []HistogramSnapshot `json:"snapshots"`
