@@ -94,7 +94,7 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f adviseFlags) error {
 		}
 		in.WALBytesPerSecond = b
 	}
-	var runNote string
+	var runNote, remoteNote string
 	if f.run != "" {
 		past, err := pastRun(ctx, f.run)
 		if err != nil {
@@ -127,7 +127,7 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f adviseFlags) error {
 				dataPath = c.DataDir
 			}
 		}
-		live, major, rate, err := readAdviseServer(ctx, dsn, f.measureWAL)
+		live, major, rate, local, err := readAdviseServer(ctx, dsn, f.measureWAL)
 		if err != nil {
 			return err
 		}
@@ -135,6 +135,9 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f adviseFlags) error {
 			return problem.BadInput(fmt.Sprintf("drop --pg or use --pg %d", major), "--pg %d but the server runs PostgreSQL %d", f.major, major)
 		}
 		in.Major, in.Live = major, live
+		if !local && (f.ram == "" || f.cpus == 0 || f.storage == "") {
+			remoteNote = "the server does not run on this host: give its --ram, --cpus and --storage, the detected ones are this machine's"
+		}
 		if rate > 0 {
 			in.WALBytesPerSecond = rate
 			runNote = fmt.Sprintf("WAL rate %.1fMB/s sampled for %s", rate/1e6, f.measureWAL)
@@ -160,8 +163,10 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f adviseFlags) error {
 	if err != nil {
 		return problem.BadInput("check --ram, --cpus and --workload", "%v", err)
 	}
-	if runNote != "" {
-		advice.Notes = append(advice.Notes, runNote)
+	for _, n := range []string{runNote, remoteNote} {
+		if n != "" {
+			advice.Notes = append(advice.Notes, n)
+		}
 	}
 	return writeAdvice(cmd.OutOrStdout(), advice, format)
 }
@@ -178,22 +183,23 @@ func writeAdvice(w io.Writer, a tune.Advice, format string) error {
 	return a.WriteConf(w)
 }
 
-// readAdviseServer reads pg_settings and, when asked, samples the WAL rate.
-func readAdviseServer(ctx context.Context, dsn string, measure time.Duration) (map[string]settings.Live, int, float64, error) {
+// readAdviseServer reads pg_settings, whether the server is on this host and,
+// when asked, samples the WAL rate.
+func readAdviseServer(ctx context.Context, dsn string, measure time.Duration) (map[string]settings.Live, int, float64, bool, error) {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		return nil, 0, 0, problem.Wrap(err, "check --dsn", "cannot connect")
+		return nil, 0, 0, false, problem.Wrap(err, "check --dsn", "cannot connect")
 	}
 	defer conn.Close(context.Background())
 	live, major, err := settings.ReadServer(ctx, conn)
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, 0, 0, false, err
 	}
 	var rate float64
 	if measure > 0 {
 		if rate, err = tune.MeasureWALRate(ctx, conn, measure); err != nil {
-			return nil, 0, 0, err
+			return nil, 0, 0, false, err
 		}
 	}
-	return live, major, rate, nil
+	return live, major, rate, tune.IsLocalServer(ctx, conn), nil
 }

@@ -2,11 +2,14 @@ package tune
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
@@ -261,4 +264,14 @@ func procStatusInt(pid int, field string) int64 {
 		}
 	}
 	return 0
+}
+
+// IsLocalServer reports whether the server behind conn runs on this host (its
+// backend is visible in /proc): only then do host readings describe it.
+func IsLocalServer(ctx context.Context, conn *pgx.Conn) bool {
+	var pid int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+		return false
+	}
+	return isLocalBackend(pid)
 }
