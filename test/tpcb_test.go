@@ -87,11 +87,12 @@ func TestTpcbRunsOnPgbenchInitialisedDatabase(t *testing.T) {
 		args  []string
 		stmts int
 		rows  bool
-	}{
+	}{ // at repeatable read some transactions may fail even after 3 tries: allowed
 		{[]string{"-c", "4", "-j", "2", "-t", "50", "-M", "prepared"}, 7, true},
 		{[]string{"-c", "3", "-t", "20", "-M", "extended", "-N"}, 5, true},
 		{[]string{"-c", "2", "-t", "20", "--protocol", "simple", "--select-only"}, 1, false},
 		{[]string{"-c", "2", "-j", "2", "-T", "2", "-P", "1", "-b", "tpcb-like"}, 7, true},
+		{[]string{"-c", "2", "-T", "1500ms", "-R", "200", "-L", "100", "--max-tries", "3", "--isolation", "repeatable-read"}, 7, true},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -102,7 +103,8 @@ func TestTpcbRunsOnPgbenchInitialisedDatabase(t *testing.T) {
 			if len(res.Statements) != tc.stmts {
 				t.Errorf("%d statements, want %d", len(res.Statements), tc.stmts)
 			}
-			if res.Committed == 0 || res.Failed != 0 {
+			mayFail := strings.Contains(strings.Join(tc.args, " "), "repeatable-read")
+			if res.Committed == 0 || (res.Failed != 0 && !mayFail) {
 				t.Errorf("committed %d failed %d", res.Committed, res.Failed)
 			}
 			var sum int64
@@ -255,6 +257,8 @@ func TestTpcbBadInput(t *testing.T) {
 		{"jobs above clients", []string{"tpcb", "run", "-c", "2", "-j", "4"}, []string{"jobs"}},
 		{"bad isolation", []string{"tpcb", "run", "--isolation", "chaos"}, []string{"chaos"}},
 		{"unlimited tries unbounded", []string{"tpcb", "run", "--max-tries", "0"}, []string{"tries"}},
+		// -T accepts Go durations: 24h parses, and the clash with -t is what is reported.
+		{"-T 24h with -t", []string{"tpcb", "run", "-T", "24h", "-t", "5"}, []string{"either a number of transactions or a duration"}},
 		{"bad expect-history", []string{"tpcb", "check", "--expect-history", "-5"}, []string{"expect-history"}},
 	}
 	for _, tc := range cases {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -132,6 +133,9 @@ type job struct {
 	start    time.Time
 	deadline time.Time
 	pfds     []unix.PollFd
+	// rawPoll: ppoll without telling the scheduler, only when there is a P
+	// to spare for every job and one more (see rawsys.go).
+	rawPoll bool
 }
 
 // run drives the job's clients until all are finished.
@@ -176,8 +180,15 @@ func (j *job) run(ctx context.Context) {
 			wake = j.deadline
 		}
 		ts = unix.NsecToTimespec(max(0, int64(time.Until(wake))))
-		_, err := rawPpoll(j.pfds, &ts)
-		if err != 0 && err != unix.EINTR {
+		var err error
+		if j.rawPoll {
+			if errno := rawPpoll(j.pfds, &ts); errno != 0 {
+				err = errno
+			}
+		} else {
+			_, err = unix.Ppoll(j.pfds, &ts, nil)
+		}
+		if err != nil && err != unix.EINTR {
 			for _, c := range j.clients {
 				if c.state != stFinished {
 					c.finish(fmt.Errorf("ppoll: %w", err))
@@ -462,7 +473,7 @@ func runLoops(ctx context.Context, clients []*client, opts RunOptions, start, de
 	}()
 	jobs := make([]*job, opts.Jobs)
 	for i := range jobs {
-		jobs[i] = &job{opts: opts, start: start, deadline: deadline}
+		jobs[i] = &job{opts: opts, start: start, deadline: deadline, rawPoll: runtime.GOMAXPROCS(0) > opts.Jobs}
 	}
 	for i, l := range loops {
 		jobs[i%len(jobs)].clients = append(jobs[i%len(jobs)].clients, l)

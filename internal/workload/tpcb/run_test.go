@@ -3,6 +3,7 @@ package tpcb
 import (
 	"bytes"
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +108,19 @@ func TestRunDurationSeriesAndProgress(t *testing.T) {
 	}
 	if !res.Check.OK {
 		t.Errorf("check: %+v", res.Check.Failures())
+	}
+}
+
+// With fewer Ps than jobs (a library caller's GOMAXPROCS), the loops use the
+// scheduler-aware ppoll and still share the CPU fairly.
+func TestRunMoreJobsThanProcs(t *testing.T) {
+	dsn := loadedDatabase(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	res, err := Run(context.Background(), dsn, RunOptions{Clients: 4, Jobs: 4, Transactions: 30, Protocol: ProtocolExtended})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Committed != 120 || !res.EventLoop || !res.Check.OK {
+		t.Errorf("committed %d, event loop %v, check %+v", res.Committed, res.EventLoop, res.Check)
 	}
 }
