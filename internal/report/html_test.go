@@ -20,7 +20,13 @@ import (
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+func TestMain(m *testing.M) {
+	if os.Getenv("PGOLTP_RECORD_CHILD") != "" {
+		recordAndHang() // the process TestKilledRecording kills
+		return
+	}
+	os.Exit(pgtest.Run(m))
+}
 
 // measuredRun runs real pgbench with collectors against a fresh database with
 // synchronous_commit=off (a risky setting the report must label) and forces a

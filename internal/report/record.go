@@ -11,9 +11,9 @@ import (
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 
-// flushEvery is how often a recording stores the points sampled so far, so a
-// crash keeps them.
-const flushEvery = 10 * time.Second
+// flushTicks is how many samples a recording gathers before it stores them,
+// so a crash keeps what was sampled (every 10 s at the default interval).
+const flushTicks = 10
 
 // Record stores a finished run in one go (no collectors) and returns its id:
 // for a run whose samples were collected elsewhere, or none at all.
@@ -71,8 +71,12 @@ func Begin(ctx context.Context, labDir, resultsDSN, dsn string, run *store.Run, 
 		}
 	}
 	if r.sess != nil {
+		every := opts.Interval
+		if every <= 0 {
+			every = time.Second
+		}
 		r.wg.Add(1)
-		go r.flush(ctx)
+		go r.flush(ctx, flushTicks*every)
 	}
 	return r, nil
 }
@@ -80,9 +84,9 @@ func Begin(ctx context.Context, labDir, resultsDSN, dsn string, run *store.Run, 
 // ID is the stored run's id.
 func (r *Recording) ID() string { return r.run.ID }
 
-func (r *Recording) flush(ctx context.Context) {
+func (r *Recording) flush(ctx context.Context, every time.Duration) {
 	defer r.wg.Done()
-	t := time.NewTicker(flushEvery)
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {

@@ -1,7 +1,13 @@
 package report_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,5 +110,77 @@ func TestIntervalsFromDriverSeries(t *testing.T) {
 	}
 	if p := got[4].P95; p < 25_000 || p > 30_100 {
 		t.Errorf("p95 of 1..30 ms = %v µs", p)
+	}
+}
+
+// recordAndHang is the child of TestKilledRecording: it begins a recording,
+// says its id, and samples until it is killed.
+func recordAndHang() {
+	run := &store.Run{Workload: "tpcc", Title: "killed", Params: []store.KV{{Name: "warehouses", Value: "1"}}}
+	_, err := report.Begin(context.Background(), os.Getenv("PGOLTP_RECORD_LAB"), "", os.Getenv("PGOLTP_RECORD_DSN"), run,
+		collect.Options{Interval: 100 * time.Millisecond})
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	fmt.Println(run.ID)
+	select {}
+}
+
+// TestKilledRecording is a crash of pgoltp itself during a run (SIGKILL, no
+// chance to clean up): the run stays stored, is listed as incomplete, keeps
+// the samples flushed before the kill, and its report renders and says so.
+func TestKilledRecording(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	lab := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "PGOLTP_RECORD_CHILD=1", "PGOLTP_RECORD_LAB="+lab, "PGOLTP_RECORD_DSN="+dsn)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || strings.HasPrefix(line, "error") {
+		cmd.Process.Kill()
+		t.Fatalf("child: %q %v", line, err)
+	}
+	id := strings.TrimSpace(line)
+	time.Sleep(2500 * time.Millisecond) // more than two flushes at 100 ms × 10
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+
+	s, err := store.Open(context.Background(), lab, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	list, err := s.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].ID != id || list[0].Status != store.Incomplete {
+		t.Fatalf("runs after the kill: %+v, want %s incomplete", list, id)
+	}
+	run, err := s.Load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Samples == nil || len(run.Samples.Points) == 0 {
+		t.Fatal("the samples flushed before the kill are gone")
+	}
+	if run.Param("warehouses") != "1" {
+		t.Errorf("parameters stored at Begin are gone: %v", run.Params)
+	}
+	var buf bytes.Buffer
+	if err := report.HTML(&buf, run); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "never finished") || !strings.Contains(buf.String(), `aria-label="CPU (% of all cores)"`) {
+		t.Error("the report of the killed run does not say it never finished, or lacks its samples")
 	}
 }
