@@ -14,15 +14,15 @@ import (
 // LoadOptions are pgbench -i's options that matter for the data, plus the
 // loader's parallelism.
 type LoadOptions struct {
-	Scale           int             // -s: 1 branch, 10 tellers, 100000 accounts per unit
-	Fillfactor      int             // -F: 10..100 (pgbench's default 100)
-	Partitions      int             // --partitions: 0 = pgbench_accounts not partitioned
-	PartitionMethod PartitionMethod // --partition-method: range (default) or hash
-	ExtraIndex      bool            // index pgbench_accounts (bid, abalance): no HOT updates
-	ForeignKeys     bool            // pgbench -I f: the foreign keys between the tables
-	Unlogged        bool            // --unlogged-tables
-	Jobs            int             // parallel connections; 0 = number of CPUs (at least 2)
-	Log             io.Writer       // step-by-step progress lines, like pgbench -i; nil = quiet
+	Scale           int             `json:"scale"`            // -s: 1 branch, 10 tellers, 100000 accounts per unit
+	Fillfactor      int             `json:"fillfactor"`       // -F: 10..100 (pgbench's default 100)
+	Partitions      int             `json:"partitions"`       // --partitions: 0 = pgbench_accounts not partitioned
+	PartitionMethod PartitionMethod `json:"partition_method"` // --partition-method: range (default) or hash
+	ExtraIndex      bool            `json:"extra_index"`      // index pgbench_accounts (bid, abalance): no HOT updates
+	ForeignKeys     bool            `json:"foreign_keys"`     // pgbench -I f: the foreign keys between the tables
+	Unlogged        bool            `json:"unlogged"`         // --unlogged-tables
+	Jobs            int             `json:"jobs"`             // parallel connections; 0 = number of CPUs (at least 2)
+	Log             io.Writer       `json:"-"`                // step-by-step progress lines, like pgbench -i; nil = quiet
 }
 
 // LoadStep is the time one step of the load took, named like pgbench's

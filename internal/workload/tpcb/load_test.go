@@ -3,6 +3,7 @@ package tpcb
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -96,6 +97,41 @@ func TestLoadRejectsBadOptions(t *testing.T) {
 	for _, o := range cases {
 		if err := o.Validate(); err == nil {
 			t.Errorf("%+v: no error", o)
+		}
+	}
+}
+
+// The extra (bid, abalance) index makes every update of an account non-HOT,
+// which is what it is for; without it most are HOT.
+func TestExtraIndexDefeatsHOT(t *testing.T) {
+	for _, extra := range []bool{true, false} {
+		ctx := context.Background()
+		dsn := pgtestDatabase(t)
+		if _, err := Load(ctx, dsn, LoadOptions{Scale: 1, ExtraIndex: extra}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(ctx, dsn, RunOptions{Clients: 2, Transactions: 100, Script: ScriptSimpleUpdate}); err != nil {
+			t.Fatal(err)
+		}
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var upd, hot int64
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			if err := conn.QueryRow(ctx, "select pg_stat_clear_snapshot()::text, n_tup_upd, n_tup_hot_upd from pg_stat_user_tables where relname = 'pgbench_accounts'").Scan(new(string), &upd, &hot); err != nil {
+				t.Fatal(err)
+			}
+			if upd >= 200 {
+				break
+			}
+		}
+		conn.Close(ctx)
+		if upd < 200 {
+			t.Fatalf("extra index %v: only %d account updates counted", extra, upd)
+		}
+		if extra && hot != 0 || !extra && hot == 0 {
+			t.Errorf("extra index %v: %d of %d updates HOT", extra, hot, upd)
 		}
 	}
 }
