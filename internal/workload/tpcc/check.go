@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -180,10 +181,10 @@ func Check(ctx context.Context, dsn string, opts CheckOptions) (CheckReport, err
 			lo := 1 + k*maxW/chunks
 			hi := (k + 1) * maxW / chunks
 			if k == 0 {
-				lo = 0 // also catch rows with w_id ≤ 0
+				lo = math.MinInt32 // also catch rows with w_id ≤ 0
 			}
 			if k == chunks-1 {
-				hi = int(^uint32(0) >> 1) // and beyond the last warehouse
+				hi = math.MaxInt32 // and beyond the last warehouse
 			}
 			pieces = append(pieces, checkPiece{check: i, lo: lo, hi: hi})
 		}

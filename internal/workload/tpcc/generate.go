@@ -59,6 +59,7 @@ func (p *population) unitRand(kind unitKind, w, d int) *Rand {
 // rowSource produces the rows of one unit into a copyRows.
 type rowSource interface {
 	table() string
+	warehouse() int       // the warehouse whose rows these are; 0 for item, warehouse, district
 	total() int           // rows this unit writes
 	writeRow(c *copyRows) // writes the next row
 }
@@ -99,8 +100,9 @@ type itemRows struct {
 
 func (p *population) items() *itemRows { return &itemRows{g: p.unitRand(unitItem, 0, 0)} }
 
-func (s *itemRows) table() string { return "item" }
-func (s *itemRows) total() int    { return Items }
+func (s *itemRows) table() string  { return "item" }
+func (s *itemRows) warehouse() int { return 0 }
+func (s *itemRows) total() int     { return Items }
 func (s *itemRows) writeRow(c *copyRows) {
 	s.i++
 	g := s.g
@@ -126,8 +128,9 @@ func (p *population) warehouseRows() *warehouseRows {
 	return &warehouseRows{p: p, g: p.unitRand(unitWarehouse, 0, 0)}
 }
 
-func (s *warehouseRows) table() string { return "warehouse" }
-func (s *warehouseRows) total() int    { return s.p.warehouses }
+func (s *warehouseRows) table() string  { return "warehouse" }
+func (s *warehouseRows) warehouse() int { return 0 }
+func (s *warehouseRows) total() int     { return s.p.warehouses }
 func (s *warehouseRows) writeRow(c *copyRows) {
 	s.w++
 	g := s.g
@@ -152,8 +155,9 @@ func (p *population) districtRows() *districtRows {
 	return &districtRows{p: p, g: p.unitRand(unitDistrict, 0, 0)}
 }
 
-func (s *districtRows) table() string { return "district" }
-func (s *districtRows) total() int    { return s.p.warehouses * DistrictsPerWH }
+func (s *districtRows) table() string  { return "district" }
+func (s *districtRows) warehouse() int { return 0 }
+func (s *districtRows) total() int     { return s.p.warehouses * DistrictsPerWH }
 func (s *districtRows) writeRow(c *copyRows) {
 	w, d := s.n/DistrictsPerWH+1, s.n%DistrictsPerWH+1
 	s.n++
@@ -180,8 +184,9 @@ func (p *population) stockRows(w int) *stockRows {
 	return &stockRows{g: p.unitRand(unitStock, w, 0), w: w}
 }
 
-func (s *stockRows) table() string { return "stock" }
-func (s *stockRows) total() int    { return Items }
+func (s *stockRows) table() string  { return "stock" }
+func (s *stockRows) warehouse() int { return s.w }
+func (s *stockRows) total() int     { return Items }
 func (s *stockRows) writeRow(c *copyRows) {
 	s.i++
 	g := s.g
@@ -214,8 +219,9 @@ func (p *population) customerRows(w int) *customerRows {
 	return &customerRows{p: p, g: p.unitRand(unitCustomer, w, 0), w: w}
 }
 
-func (s *customerRows) table() string { return "customer" }
-func (s *customerRows) total() int    { return DistrictsPerWH * CustomersPerDistrict }
+func (s *customerRows) table() string  { return "customer" }
+func (s *customerRows) warehouse() int { return s.w }
+func (s *customerRows) total() int     { return DistrictsPerWH * CustomersPerDistrict }
 func (s *customerRows) writeRow(c *copyRows) {
 	d, id := s.n/CustomersPerDistrict+1, s.n%CustomersPerDistrict+1
 	s.n++
@@ -265,8 +271,9 @@ func (p *population) historyRows(w int) *historyRows {
 	return &historyRows{p: p, g: p.unitRand(unitHistory, w, 0), w: w}
 }
 
-func (s *historyRows) table() string { return "history" }
-func (s *historyRows) total() int    { return DistrictsPerWH * CustomersPerDistrict }
+func (s *historyRows) table() string  { return "history" }
+func (s *historyRows) warehouse() int { return s.w }
+func (s *historyRows) total() int     { return DistrictsPerWH * CustomersPerDistrict }
 func (s *historyRows) writeRow(c *copyRows) {
 	d, id := s.n/CustomersPerDistrict+1, s.n%CustomersPerDistrict+1
 	s.n++
@@ -305,8 +312,9 @@ func (p *population) orderRows(w int) *orderRows {
 	return &orderRows{p: p, g: p.unitRand(unitOrders, w, 0), w: w}
 }
 
-func (s *orderRows) table() string { return "orders" }
-func (s *orderRows) total() int    { return DistrictsPerWH * OrdersPerDistrict }
+func (s *orderRows) table() string  { return "orders" }
+func (s *orderRows) warehouse() int { return s.w }
+func (s *orderRows) total() int     { return DistrictsPerWH * OrdersPerDistrict }
 func (s *orderRows) writeRow(c *copyRows) {
 	d, id := s.n/OrdersPerDistrict+1, s.n%OrdersPerDistrict+1
 	s.n++
@@ -337,8 +345,9 @@ type newOrderRows struct {
 
 func (p *population) newOrderRows(w int) *newOrderRows { return &newOrderRows{w: w} }
 
-func (s *newOrderRows) table() string { return "new_order" }
-func (s *newOrderRows) total() int    { return DistrictsPerWH * NewOrdersPerDistrict }
+func (s *newOrderRows) table() string  { return "new_order" }
+func (s *newOrderRows) warehouse() int { return s.w }
+func (s *newOrderRows) total() int     { return DistrictsPerWH * NewOrdersPerDistrict }
 func (s *newOrderRows) writeRow(c *copyRows) {
 	d, id := s.n/NewOrdersPerDistrict+1, s.n%NewOrdersPerDistrict+FirstUndelivered
 	s.n++
@@ -374,8 +383,9 @@ func (p *population) orderLineRows(w int) *orderLineRows {
 	return s
 }
 
-func (s *orderLineRows) table() string { return "order_line" }
-func (s *orderLineRows) total() int    { return s.rows }
+func (s *orderLineRows) table() string  { return "order_line" }
+func (s *orderLineRows) warehouse() int { return s.w }
+func (s *orderLineRows) total() int     { return s.rows }
 func (s *orderLineRows) writeRow(c *copyRows) {
 	if s.o == 0 || s.l == int(s.cnt[s.o-1]) {
 		s.l = 0

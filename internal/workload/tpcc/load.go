@@ -191,8 +191,16 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 	prog := newLoadProgress(opts.Progress, opts.ProgressBar, total)
 	defer prog.stop()
 
+	var partitionOf map[int]int
+	if opts.Partitions > 1 {
+		if partitionOf, err = warehousePartitions(ctx, conn, opts.Warehouses, opts.Partitions); err != nil {
+			return stats, err
+		}
+	}
+	jobs := planCopyJobs(units, opts.SchemaOptions, partitionOf, opts.Workers)
+
 	t0 = time.Now()
-	stats.Rows, err = loadData(ctx, workers, units, prog.rows)
+	stats.Rows, err = loadData(ctx, workers, jobs, prog.rows)
 	if err != nil {
 		return stats, err
 	}
@@ -303,17 +311,17 @@ func runParallel(ctx context.Context, conns []*pgx.Conn, n int, job func(ctx con
 	return nil
 }
 
-// loadData streams every unit with COPY and returns the rows per table.
-func loadData(ctx context.Context, conns []*pgx.Conn, units []rowSource, progress *atomic.Int64) (map[string]int64, error) {
+// loadData runs the copy jobs over the workers and returns the rows per table.
+func loadData(ctx context.Context, conns []*pgx.Conn, jobs []copyJob, progress *atomic.Int64) (map[string]int64, error) {
 	var mu sync.Mutex
 	rows := map[string]int64{}
-	err := runParallel(ctx, conns, len(units), func(ctx context.Context, conn *pgx.Conn, i int) error {
-		n, err := copyUnit(ctx, conn, units[i], progress)
+	err := runParallel(ctx, conns, len(jobs), func(ctx context.Context, conn *pgx.Conn, i int) error {
+		n, err := jobs[i].run(ctx, conn, progress)
 		if err != nil {
 			return err
 		}
 		mu.Lock()
-		rows[units[i].table()] += n
+		rows[jobs[i].table.name] += n
 		mu.Unlock()
 		return nil
 	})

@@ -1,13 +1,8 @@
 package tpcc
 
 import (
-	"context"
-	"fmt"
 	"io"
-	"strings"
 	"sync/atomic"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // copySource is the io.Reader that pgconn.CopyFrom pulls the COPY data from:
@@ -52,23 +47,4 @@ func (s *copySource) Read(p []byte) (int, error) {
 	n := copy(p, s.c.b[s.off:])
 	s.off += n
 	return n, nil
-}
-
-// copySQL is the COPY statement of a table with its explicit column list.
-func copySQL(t tableDef, binary bool) string {
-	format := "text"
-	if binary {
-		format = "binary"
-	}
-	return fmt.Sprintf("COPY %s (%s) FROM STDIN (FORMAT %s)", t.name, strings.Join(t.columnNames(), ", "), format)
-}
-
-// copyUnit streams one unit into its table over conn in binary.
-func copyUnit(ctx context.Context, conn *pgx.Conn, src rowSource, rows *atomic.Int64) (int64, error) {
-	t, _ := tableByName(src.table())
-	tag, err := conn.PgConn().CopyFrom(ctx, newCopySource(src, true, rows), copySQL(t, true))
-	if err != nil {
-		return 0, fmt.Errorf("COPY %s: %w", t.name, err)
-	}
-	return tag.RowsAffected(), nil
 }

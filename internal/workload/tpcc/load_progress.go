@@ -82,7 +82,7 @@ func (p *loadProgress) show() {
 func (p *loadProgress) phase(what string) {
 	p.stop()
 	if p.out != nil {
-		fmt.Fprintf(p.out, "%s (%.1fs)\n", what, time.Since(p.start).Seconds())
+		fmt.Fprintf(p.out, "%6.1fs  %s\n", time.Since(p.start).Seconds(), what)
 	}
 }
 
