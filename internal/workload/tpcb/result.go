@@ -33,6 +33,12 @@ type RunResult struct {
 
 	Statements []StatementResult `json:"statements"`
 
+	// The driver's own cost while the clients ran (this process, from /proc):
+	// CPU, CPU seconds per 1000 committed transactions, peak RSS in bytes.
+	DriverCPU      time.Duration `json:"driver_cpu_ns"`
+	DriverCPUPer1k float64       `json:"driver_cpu_s_per_1k"`
+	PeakRSS        int64         `json:"peak_rss_bytes"`
+
 	AbortedClients int      `json:"aborted_clients"`
 	Errors         []string `json:"errors,omitempty"`
 

@@ -81,6 +81,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	}()
 	res.ConnectTime = connectTime
 
+	usage0 := driver.ReadProcessUsage()
 	start := time.Now()
 	rec.Interval() // drop anything recorded while preparing
 	agg := newAggregator(rec, &def, opts, start)
@@ -114,7 +115,9 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	close(stopAgg)
 	<-aggDone
 
+	usage := driver.ReadProcessUsage()
 	res.Start, res.Elapsed = start, end.Sub(start)
+	res.DriverCPU, res.PeakRSS = usage.CPU-usage0.CPU, usage.PeakRSS
 	res.Interrupted = ctx.Err() != nil
 	for i, e := range errs {
 		if e != nil && !(res.Interrupted && (errors.Is(e, context.Canceled) || errors.Is(e, context.DeadlineExceeded))) {
@@ -123,6 +126,9 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		}
 	}
 	agg.fill(res)
+	if res.Committed > 0 {
+		res.DriverCPUPer1k = res.DriverCPU.Seconds() / (float64(res.Committed) / 1000)
+	}
 
 	if !opts.NoCheck && !res.Interrupted {
 		after, err := readSums(ctx, admin)

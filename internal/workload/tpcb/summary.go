@@ -61,6 +61,8 @@ func (r *RunResult) WriteSummary(w io.Writer) {
 	l := r.Latency
 	p("latency percentiles: p50 %.3f  p90 %.3f  p95 %.3f  p99 %.3f  p99.9 %.3f  max %.3f ms",
 		ms(l.P50), ms(l.P90), ms(l.P95), ms(l.P99), ms(l.P999), ms(l.Max))
+	p("driver CPU = %.3f s (%.4f CPU-s per 1000 transactions), peak RSS = %.1f MB",
+		r.DriverCPU.Seconds(), r.DriverCPUPer1k, float64(r.PeakRSS)/(1<<20))
 	p("statement latencies in milliseconds, failures and retries (with p50, p99):")
 	for _, s := range def.setLines() {
 		p("  %12s %11s %11s %9s %9s  %s", "-", "0", "0", "-", "-", s)
