@@ -77,6 +77,9 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 				return problem.BadInput("pass --force to drop and reload, or --schema to load elsewhere", "%s",
 					strings.TrimPrefix(err.Error(), tpcc.ErrLoadExists.Error()+": "))
 			}
+			if errors.Is(err, tpcc.ErrLoadBusy) {
+				return problem.BadInput("wait for it to finish, or use another --schema", "%s", err.Error())
+			}
 			if err != nil {
 				if cmd.Context().Err() != nil {
 					return problem.Failed("load interrupted; the schema is marked incomplete and the next 'pgoltp tpcc load' rebuilds it")

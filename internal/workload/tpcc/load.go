@@ -62,6 +62,9 @@ func (s LoadStats) TotalRows() int64 {
 // load, or TPC-C tables pgoltp did not create, and Force is not set.
 var ErrLoadExists = errors.New("the schema already holds TPC-C data")
 
+// ErrLoadBusy is returned when another load into the same schema is running.
+var ErrLoadBusy = errors.New("load in progress")
+
 // Validate checks the options without touching a database, so that bad input
 // fails before any work starts.
 func (o LoadOptions) Validate() error {
@@ -80,6 +83,9 @@ func (o *LoadOptions) normalize() error {
 	}
 	if o.Schema == "" {
 		o.Schema = DefaultSchema
+	}
+	if o.Partitions == 1 {
+		o.Partitions = 0 // one partition is no partitioning
 	}
 	return o.SchemaOptions.validate()
 }
@@ -109,6 +115,14 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 		if _, err := conn.Exec(ctx, createSchemaSQL(opts.Schema)); err != nil {
 			return stats, fmt.Errorf("creating schema %s: %w", opts.Schema, err)
 		}
+	}
+	// One load per schema at a time: a second one would drop the first's tables.
+	var locked bool
+	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtext('pgoltp tpcc load ' || current_schema()))").Scan(&locked); err != nil {
+		return stats, fmt.Errorf("locking the schema for the load: %w", err)
+	}
+	if !locked {
+		return stats, fmt.Errorf("%w: another load into schema %s is running", ErrLoadBusy, opts.Schema)
 	}
 	old, err := ReadMeta(ctx, conn)
 	switch {
@@ -231,18 +245,15 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 	return stats, nil
 }
 
-// units lists the load's units, biggest first so that the workers finish
-// together: stock and order_line, then customer, then the small tables.
+// units lists the load's units, each table's in warehouse order
+// (planCopyJobs groups and orders them for the workers).
 func (p *population) units() []rowSource {
-	var big, mid, small []rowSource
-	small = append(small, p.items(), p.warehouseRows(), p.districtRows())
+	units := []rowSource{p.items(), p.warehouseRows(), p.districtRows()}
 	for w := 1; w <= p.warehouses; w++ {
-		big = append(big, p.stockRows(w), p.orderLineRows(w))
-		mid = append(mid, p.customerRows(w))
-		small = append(small, p.orderRows(w), p.historyRows(w), p.newOrderRows(w))
+		units = append(units, p.stockRows(w), p.orderLineRows(w), p.customerRows(w),
+			p.orderRows(w), p.historyRows(w), p.newOrderRows(w))
 	}
-	slices.SortStableFunc(small, func(a, b rowSource) int { return b.total() - a.total() })
-	return slices.Concat(big, mid, small)
+	return units
 }
 
 // countTPCCTables counts the TPC-C table names present in the current schema.

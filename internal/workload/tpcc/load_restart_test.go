@@ -99,3 +99,17 @@ func TestLoadInterruptedThenRebuilt(t *testing.T) {
 		t.Errorf("--foreign-keys created %d foreign keys, want %d", fks, want)
 	}
 }
+
+// TestLoadRefusesConcurrentLoad holds the schema's load lock as a running load
+// would, and expects a second load into the same schema to refuse.
+func TestLoadRefusesConcurrentLoad(t *testing.T) {
+	dsn := pgtestDatabase(t)
+	ctx := context.Background()
+	holder := connect(t, dsn, "busy")
+	if _, err := holder.Exec(ctx, "SELECT pg_advisory_lock(hashtext('pgoltp tpcc load ' || 'busy'))"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(ctx, dsn, LoadOptions{Warehouses: 1, Schema: "busy"}); !errors.Is(err, ErrLoadBusy) {
+		t.Fatalf("load while another holds the schema: %v, want ErrLoadBusy", err)
+	}
+}
