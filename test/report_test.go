@@ -102,6 +102,11 @@ func TestRunsReportCompare(t *testing.T) {
 				t.Errorf("runs output does not match %s:\n%s", want, r.stdout)
 			}
 		}
+		r = runPgoltp(t, time.Minute, "runs", "--lab", lab, "--format", "csv")
+		rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+		if err != nil || len(rows) != 4 || rows[0][0] != "id" || !strings.Contains(strings.Join(rows[0], ","), "TPS (txn/s)") {
+			t.Errorf("runs --format csv: %v: %q", err, r.stdout)
+		}
 		r = runPgoltp(t, time.Minute, "runs", "--lab", lab, "--json")
 		var list []store.Summary
 		if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 3 || list[0].ID != idC {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -23,6 +25,7 @@ import (
 var resultsStore struct{ dsn string }
 
 func init() {
+	var format string
 	rootCmd.PersistentFlags().StringVar(&resultsStore.dsn, "results-dsn", "",
 		"keep results in this PostgreSQL database instead of <lab>/results.db")
 	cmd := &cobra.Command{
@@ -36,9 +39,18 @@ Refer to a run in other commands by its id, a unique prefix of it, "last" or
 "last~N" (N runs before the last).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return listRuns(cmd.Context(), cmd.OutOrStdout())
+			switch format {
+			case "", "text", "json", "csv":
+			default:
+				return problem.BadInput("use --format text, json or csv", "unknown list format %q", format)
+			}
+			if global.json {
+				format = "json"
+			}
+			return listRuns(cmd.Context(), cmd.OutOrStdout(), format)
 		},
 	}
+	cmd.Flags().StringVar(&format, "format", "text", "text, json or csv (one row per run, a column per headline figure)")
 	rootCmd.AddCommand(cmd)
 }
 
@@ -73,11 +85,11 @@ func loadRun(ctx context.Context, s *store.Store, ref string) (*store.Run, error
 	return s.Load(ctx, id)
 }
 
-func listRuns(ctx context.Context, w io.Writer) error {
+func listRuns(ctx context.Context, w io.Writer, format string) error {
 	s, err := openResults(ctx)
 	if err != nil {
 		var p *problem.Problem
-		if !global.json && errors.As(err, &p) && p.Code == problem.ExitBadInput && resultsStore.dsn == "" {
+		if format == "text" && errors.As(err, &p) && p.Code == problem.ExitBadInput && resultsStore.dsn == "" {
 			fmt.Fprintf(w, "No runs stored in %s yet.\n", global.lab)
 			return nil
 		}
@@ -88,7 +100,10 @@ func listRuns(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if global.json {
+	switch format {
+	case "csv":
+		return runsCSV(w, runs)
+	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		if runs == nil {
@@ -125,4 +140,45 @@ func trimFloat(v float64) string {
 	s := fmt.Sprintf("%.2f", v)
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	return s
+}
+
+// runsCSV writes one row per run with a column per headline figure (the union
+// over all runs, in order of first appearance), for a spreadsheet.
+func runsCSV(w io.Writer, runs []store.Summary) error {
+	var figures []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, f := range r.Headline {
+			col := f.Name
+			if f.Unit != "" {
+				col += " (" + f.Unit + ")"
+			}
+			if !seen[col] {
+				seen[col] = true
+				figures = append(figures, col)
+			}
+		}
+	}
+	cw := csv.NewWriter(w)
+	_ = cw.Write(append([]string{"id", "started_at", "ended_at", "workload", "status", "title"}, figures...))
+	for _, r := range runs {
+		vals := map[string]string{}
+		for _, f := range r.Headline {
+			col := f.Name
+			if f.Unit != "" {
+				col += " (" + f.Unit + ")"
+			}
+			vals[col] = strconv.FormatFloat(f.Value, 'f', -1, 64)
+		}
+		row := []string{r.ID, r.StartedAt.UTC().Format(time.RFC3339), "", r.Workload, string(r.Status), r.Title}
+		if !r.EndedAt.IsZero() {
+			row[2] = r.EndedAt.UTC().Format(time.RFC3339)
+		}
+		for _, c := range figures {
+			row = append(row, vals[c])
+		}
+		_ = cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
 }
