@@ -1,9 +1,12 @@
 package e2e_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -114,5 +117,69 @@ func TestTpccLoadAndCheck(t *testing.T) {
 	if rep.Passed || status["condition_1"] != "FAIL" || status["condition_9"] != "FAIL" ||
 		status["condition_8"] != "PASS" || status["condition_10"] != "SKIP" {
 		t.Errorf("statuses after breaking d_ytd with --quick: %v", status)
+	}
+}
+
+// TestTpccLoadInterrupt sends SIGINT while the loader streams: it exits 1 with
+// one line saying the load is incomplete; check refuses the half-load; the next
+// load notices it and rebuilds, after which check passes.
+func TestTpccLoadInterrupt(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+
+	cmd := exec.Command(pgoltpBinary(t), "--dsn", dsn, "tpcc", "load", "--warehouses", "4")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var copying bool
+		if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE datname = current_database() AND query LIKE 'COPY %')`).Scan(&copying); err != nil {
+			t.Fatal(err)
+		}
+		if copying {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatal("the load never started copying")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("did not stop within a minute of SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("interrupted load: exit %d, want 1; stderr %q", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, "interrupted") || !strings.Contains(last, "tpcc load") {
+		t.Errorf("last stderr line %q should say the load was interrupted and how to recover", last)
+	}
+
+	r := runPgoltp(t, time.Minute, "--dsn", dsn, "tpcc", "check")
+	if r.code != 1 || !strings.Contains(r.stderr, "incomplete") {
+		t.Errorf("check of a half-load: exit %d, stderr %q; want 1 and 'incomplete'", r.code, r.stderr)
+	}
+	r = runPgoltp(t, 5*time.Minute, "--dsn", dsn, "tpcc", "load", "--warehouses", "1")
+	if r.code != 0 || !strings.Contains(r.stdout, "replaced") {
+		t.Fatalf("reload: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runPgoltp(t, 2*time.Minute, "--dsn", dsn, "tpcc", "check"); r.code != 0 {
+		t.Errorf("check after reload: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
