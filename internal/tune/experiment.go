@@ -169,7 +169,7 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 				if arm == ArmStep {
 					values, layout = armB, layoutB
 				}
-				rec, err := e.runOnce(ctx, live, values, layout, &current, len(step.Layout) > 0)
+				rec, err := e.runOnce(ctx, live, values, layout, &current, len(step.Layout) > 0 || p.ReloadEachRun)
 				rec.Arm, rec.Repetition = arm, r
 				if err != nil {
 					rep.Steps = append(rep.Steps, sr)

@@ -244,6 +244,32 @@ func TestCrashSynchronousCommitOnLosesNothing(t *testing.T) {
 	}
 }
 
+// TestCrashSynchronousCommitOffIsLabelled runs the audit of an unsafe setting:
+// it must run only with AllowUnsafe and label the report. Whether commits are
+// lost depends on timing, so the count is reported, not asserted.
+func TestCrashSynchronousCommitOffIsLabelled(t *testing.T) {
+	c := pgtest.Cluster(t)
+	dsn := pgtest.NewDatabase(t)
+	a := &tune.CrashAudit{Server: c, DSN: dsn, Settings: map[string]string{"synchronous_commit": "off"}, AllowUnsafe: true,
+		Workload: tune.Ledger{Clients: 4, Accounts: 1000}, KillAfter: 2 * time.Second}
+	rep, err := a.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	_ = rep.WriteText(&text)
+	t.Log("\n" + text.String())
+	if rep.Acknowledged == 0 || rep.Missing < 0 || rep.Missing > rep.Acknowledged || !rep.Restored {
+		t.Errorf("report: %+v", rep)
+	}
+	if len(rep.Unsafe) != 1 || !strings.Contains(text.String(), "[UNSAFE: can-lose-data-on-crash]") || !strings.Contains(text.String(), "caveat:") {
+		t.Errorf("unsafe setting not labelled:\n%s", text.String())
+	}
+	if r := readSettings(t, dsn, "synchronous_commit"); r["synchronous_commit"] != "on" {
+		t.Errorf("synchronous_commit left at %s", r["synchronous_commit"])
+	}
+}
+
 func TestCrashAuditNeedsAllowUnsafe(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	a := &tune.CrashAudit{Server: nil, DSN: dsn, Settings: map[string]string{"synchronous_commit": "off"}}

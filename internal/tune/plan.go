@@ -20,6 +20,7 @@ import (
 //	duration: 60s        # each measured run
 //	repetitions: 3       # A/B pairs per step
 //	prewarm: 10s         # discarded warm-up run before each measured run
+//	reload_each_run: false  # reload the data before every run (layout steps always do)
 //	baseline:
 //	  settings: {max_wal_size: 1GB}
 //	steps:
@@ -34,8 +35,12 @@ type Plan struct {
 	Repetitions int           `yaml:"repetitions"`
 	Prewarm     time.Duration `yaml:"prewarm"`
 	Confidence  float64       `yaml:"confidence"`
-	Baseline    Step          `yaml:"baseline"`
-	Steps       []Step        `yaml:"steps"`
+	// ReloadEachRun reloads the data before every measured run, not only for
+	// steps that change the layout: for workloads whose data drift (growth,
+	// bloat) would otherwise favour whichever arm runs first.
+	ReloadEachRun bool   `yaml:"reload_each_run"`
+	Baseline      Step   `yaml:"baseline"`
+	Steps         []Step `yaml:"steps"`
 }
 
 // PlanWorkload names the workload and its size.
