@@ -121,8 +121,8 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 	}
 	rep.Unsafe = unsafeList(major, p)
 
-	// The values before the experiment, to give back afterwards and to stand
-	// in for the baseline of settings the baseline does not name.
+	// The values before the experiment stand in for the baseline of settings
+	// the baseline does not name.
 	original := map[string]string{}
 	for _, name := range p.touched() {
 		original[name] = live[name].Value()
@@ -148,12 +148,10 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 	for _, step := range p.Steps {
 		sr := StepResult{Name: step.Name, Settings: settings.Labelled(major, step.Values()), Layout: step.LayoutValues()}
 		sr.Unsafe = settings.WorstRisk(major, step.Values()).Unsafe()
-		armA := maps.Clone(p.Baseline.Values())
-		for k := range step.Values() {
-			if _, ok := armA[k]; !ok {
-				armA[k] = original[k]
-			}
-		}
+		// The baseline arm sets every setting the plan touches anywhere, so
+		// that an earlier step's values never leak into a later step's runs.
+		armA := maps.Clone(original)
+		maps.Copy(armA, p.Baseline.Values())
 		armB := maps.Clone(armA)
 		maps.Copy(armB, step.Values())
 		layoutA := baseLayout

@@ -82,7 +82,7 @@ func TestExperimentTwoSteps(t *testing.T) {
 	c := pgtest.Cluster(t)
 	dsn := pgtest.NewDatabase(t)
 	ctx := context.Background()
-	before := readSettings(t, dsn, "shared_buffers", "commit_delay", "wal_compression")
+	before := readSettings(t, dsn, "shared_buffers", "commit_delay", "commit_siblings")
 
 	plan, err := tune.ParsePlan(strings.NewReader(`
 name: two steps
@@ -147,6 +147,13 @@ steps:
 		t.Errorf("group commit step observed %v / %v", g.Runs[0].Observed, g.Runs[1].Observed)
 	}
 	m := rep.Steps[1]
+	// An earlier step's setting never leaks into a later step: commit_siblings
+	// is back at its original value in every run of step 2.
+	for i, r := range m.Runs {
+		if r.Observed["commit_siblings"] != before["commit_siblings"] || r.Observed["commit_delay"] != "0" {
+			t.Errorf("step 2 run %d ran with commit_siblings=%s commit_delay=%s", i, r.Observed["commit_siblings"], r.Observed["commit_delay"])
+		}
+	}
 	if m.Runs[1].Observed["shared_buffers"] != "32MB" || m.Runs[0].Observed["shared_buffers"] != before["shared_buffers"] {
 		t.Errorf("shared_buffers observed %q (baseline) and %q (step), want %q and 32MB",
 			m.Runs[0].Observed["shared_buffers"], m.Runs[1].Observed["shared_buffers"], before["shared_buffers"])
@@ -167,7 +174,7 @@ steps:
 		}
 	}
 	t.Log("\n" + text.String())
-	after := readSettings(t, dsn, "shared_buffers", "commit_delay", "wal_compression")
+	after := readSettings(t, dsn, "shared_buffers", "commit_delay", "commit_siblings")
 	for k, v := range before {
 		if after[k] != v {
 			t.Errorf("%s not restored: %s, was %s", k, after[k], v)
