@@ -167,7 +167,7 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 				if arm == ArmStep {
 					values, layout = armB, layoutB
 				}
-				rec, err := e.runOnce(ctx, live, values, layout, &current, len(step.Layout) > 0 || p.ReloadEachRun)
+				rec, err := e.runOnce(ctx, values, layout, &current, len(step.Layout) > 0 || p.ReloadEachRun)
 				rec.Arm, rec.Repetition = arm, r
 				if err != nil {
 					rep.Steps = append(rep.Steps, sr)
@@ -190,7 +190,7 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 // runOnce applies an arm's settings (restarting only if needed), reloads the
 // data if the layout differs, prewarms, and measures one run while reading
 // the settings back from pg_settings halfway through.
-func (e *Experiment) runOnce(ctx context.Context, live map[string]settings.Live, values map[string]string, layout Layout, current *Layout, reloadEach bool) (RunRecord, error) {
+func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layout Layout, current *Layout, reloadEach bool) (RunRecord, error) {
 	var rec RunRecord
 	restarted, err := e.Server.Apply(ctx, values)
 	if err != nil {
