@@ -3,14 +3,14 @@
 # run ALTERNATELY so that noise from a shared machine hits both alike.
 #
 #   1. load:  `pgbench -i -s SCALE` vs `pgoltp tpcb load -s SCALE`, wall time
-#   2. run:   `pgbench -n -M prepared -c 8 -j 2 -T DUR` vs the same flags on
+#   2. run:   `pgbench -n -M PROTOCOL -c 8 -j 2 -T DUR` vs the same flags on
 #             `pgoltp tpcb run` (--no-check), ROUNDS rounds; tps and driver
 #             CPU seconds per 1000 transactions (user+sys of the driver
 #             process, from /usr/bin/time, i.e. getrusage of the child)
 #
 # Usage: bench/tpcb.sh [DSN]   (default postgres://postgres@127.0.0.1:5499/postgres)
 # Env:   PGOLTP=path/to/binary (default: built from this checkout)
-#        SCALE=10 ROUNDS=3 DUR=20 CLIENTS=8 JOBS=2 LOAD_ROUNDS=2
+#        SCALE=10 ROUNDS=3 DUR=20 CLIENTS=8 JOBS=2 PROTOCOL=prepared LOAD_ROUNDS=2
 # Prints one line per measurement and the pgoltp/pgbench ratios at the end.
 set -euo pipefail
 
@@ -20,6 +20,7 @@ ROUNDS=${ROUNDS:-3}
 DUR=${DUR:-20}
 CLIENTS=${CLIENTS:-8}
 JOBS=${JOBS:-2}
+PROTOCOL=${PROTOCOL:-prepared}
 LOAD_ROUNDS=${LOAD_ROUNDS:-2}
 DB=pgoltp_bench_tpcb
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,7 +35,7 @@ DSN=$(python3 -c 'import sys,urllib.parse as u;p=u.urlsplit(sys.argv[1]);print(u
 
 psql -q "$ADMIN_DSN" -c "drop database if exists $DB with (force)" -c "create database $DB"
 
-echo "# bench/tpcb.sh $(date -u +%FT%TZ) scale=$SCALE rounds=$ROUNDS dur=${DUR}s clients=$CLIENTS jobs=$JOBS"
+echo "# bench/tpcb.sh $(date -u +%FT%TZ) scale=$SCALE rounds=$ROUNDS dur=${DUR}s clients=$CLIENTS jobs=$JOBS protocol=$PROTOCOL"
 echo "# server: $(psql -Atc 'select version()' "$DSN" | cut -d, -f1); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # timed CMD...: runs CMD, appends "wall user sys" to $WORK/time, output to $WORK/out
@@ -51,15 +52,15 @@ for r in $(seq 1 "$LOAD_ROUNDS"); do
   done
 done
 
-echo "## run (-M prepared -c $CLIENTS -j $JOBS -T $DUR, -n)"
+echo "## run (-M $PROTOCOL -c $CLIENTS -j $JOBS -T $DUR, -n)"
 for r in $(seq 1 "$ROUNDS"); do
   order="pgbench pgoltp"
   [ $((r % 2)) -eq 0 ] && order="pgoltp pgbench"
   for tool in $order; do
     if [ "$tool" = pgbench ]; then
-      timed pgbench -n -M prepared -c "$CLIENTS" -j "$JOBS" -T "$DUR" "$DSN"
+      timed pgbench -n -M "$PROTOCOL" -c "$CLIENTS" -j "$JOBS" -T "$DUR" "$DSN"
     else
-      timed "$PGOLTP" --dsn "$DSN" tpcb run -n --no-check -M prepared -c "$CLIENTS" -j "$JOBS" -T "$DUR"
+      timed "$PGOLTP" --dsn "$DSN" tpcb run -n --no-check -M "$PROTOCOL" -c "$CLIENTS" -j "$JOBS" -T "$DUR"
     fi
     read -r wall user sys <"$WORK/time"
     tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$WORK/out")
