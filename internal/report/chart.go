@@ -25,9 +25,17 @@ type marker struct {
 	Detail string  `json:"detail"`
 }
 
-// svgTimeChart draws c on the x range [x0, x1] with the run's markers, as
-// inline SVG. The JavaScript reads the data-* attributes to place its cursor.
-func svgTimeChart(c *timeChart, x0, x1 float64, markers []marker) template.HTML {
+// span is a stretch of the time axis outside the measured interval (ramp-up,
+// drain), shaded so a reader does not mistake it for the result.
+type span struct {
+	From, To float64
+	Label    string
+}
+
+// svgTimeChart draws c on the x range [x0, x1] with the run's markers and
+// unmeasured spans, as inline SVG. The JavaScript reads the data-* attributes
+// to place its cursor.
+func svgTimeChart(c *timeChart, x0, x1 float64, markers []marker, spans []span) template.HTML {
 	ymax := 0.0
 	for _, l := range c.Lines {
 		for _, y := range l.Y {
@@ -47,6 +55,14 @@ func svgTimeChart(c *timeChart, x0, x1 float64, markers []marker) template.HTML 
 	fmt.Fprintf(&b, `<svg class="tchart" id="chart-%s" data-chart="%s" data-x0="%g" data-x1="%g" data-left="%d" data-width="%d" viewBox="0 0 %d %d" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`,
 		c.ID, c.ID, x0, x1, padL, plotW, chartW, chartH, html.EscapeString(c.Title))
 	fmt.Fprintf(&b, `<rect class="plot" x="%d" y="%d" width="%d" height="%d"/>`, padL, padT, plotW, plotH)
+	for _, sp := range spans {
+		from, to := math.Max(sp.From, x0), math.Min(sp.To, x1)
+		if to <= from {
+			continue
+		}
+		fmt.Fprintf(&b, `<g class="unmeasured"><title>%s: not in the measured interval</title><rect x="%.1f" y="%d" width="%.1f" height="%d"/><text x="%.1f" y="%d">%s</text></g>`,
+			html.EscapeString(sp.Label), sx(from), padT, sx(to)-sx(from), plotH, sx(from)+3, padT+plotH-4, html.EscapeString(sp.Label))
+	}
 	for y := 0.0; y <= ymax*1.0001; y += ystep {
 		py := sy(y)
 		fmt.Fprintf(&b, `<line class="grid" x1="%d" x2="%d" y1="%.1f" y2="%.1f"/>`, padL, padL+plotW, py, py)

@@ -298,7 +298,7 @@ func (c *Comparison) HTML(w io.Writer) error {
 	x0, x1 := axisRange([]*timeChart{chart}, maxDur)
 	d := &compareDoc{Comparison: c, Generated: time.Now(), Data: chartData([]*timeChart{chart}, x0, x1)}
 	if len(chart.Lines) > 0 {
-		d.Chart = &renderedChart{timeChart: chart, SVG: svgTimeChart(chart, x0, x1, nil)}
+		d.Chart = &renderedChart{timeChart: chart, SVG: svgTimeChart(chart, x0, x1, nil, nil)}
 	}
 	fm := funcs(nil)
 	fm["diffArgs"] = func(title, id string, rows []DiffRow, runs []RunHead) map[string]any {

@@ -20,6 +20,7 @@ type document struct {
 	Main      []*timeChart // throughput, latency, errors
 	Sections  []section    // collector charts
 	Markers   []marker
+	Spans     []span // outside the measured interval
 	X0, X1    float64
 	Waits     []waitRow
 	WaitChart template.HTML
@@ -52,6 +53,12 @@ func newDocument(r *store.Run, now time.Time) *document {
 		all = append(all, s.Charts...)
 	}
 	d.X0, d.X1 = axisRange(all, r.Duration().Seconds())
+	if !r.MeasureStart.IsZero() && r.MeasureStart.After(r.StartedAt) {
+		d.Spans = append(d.Spans, span{From: d.X0, To: r.MeasureStart.Sub(r.StartedAt).Seconds(), Label: "ramp-up"})
+	}
+	if !r.MeasureEnd.IsZero() && (r.EndedAt.IsZero() || r.MeasureEnd.Before(r.EndedAt)) {
+		d.Spans = append(d.Spans, span{From: r.MeasureEnd.Sub(r.StartedAt).Seconds(), To: d.X1, Label: "after"})
+	}
 	if s := r.Samples; s != nil {
 		for _, e := range s.Events {
 			d.Markers = append(d.Markers, marker{X: e.At.Sub(r.StartedAt).Seconds(), Kind: e.Kind, Detail: e.Detail})
@@ -87,7 +94,7 @@ func newDocument(r *store.Run, now time.Time) *document {
 func (d *document) render(cs []*timeChart) []renderedChart {
 	out := make([]renderedChart, len(cs))
 	for i, c := range cs {
-		out[i] = renderedChart{timeChart: c, SVG: svgTimeChart(c, d.X0, d.X1, d.Markers)}
+		out[i] = renderedChart{timeChart: c, SVG: svgTimeChart(c, d.X0, d.X1, d.Markers, d.Spans)}
 	}
 	return out
 }

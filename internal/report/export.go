@@ -14,19 +14,22 @@ import (
 // Export is the JSON form of a run: everything stored, with histograms
 // summarized as percentiles (the exact histograms stay in the store).
 type Export struct {
-	ID        string           `json:"id"`
-	Workload  string           `json:"workload"`
-	Title     string           `json:"title"`
-	Status    store.Status     `json:"status"`
-	StartedAt time.Time        `json:"started_at"`
-	EndedAt   time.Time        `json:"ended_at"`
-	Seconds   float64          `json:"duration_s"`
-	Params    []store.KV       `json:"params"`
-	Headline  []store.Figure   `json:"headline"`
-	Latency   []LatencyRow     `json:"latency"`
-	Series    []store.Interval `json:"series"`
-	Notes     []string         `json:"notes,omitempty"`
-	Collected *ExportSamples   `json:"collected,omitempty"`
+	ID        string       `json:"id"`
+	Workload  string       `json:"workload"`
+	Title     string       `json:"title"`
+	Status    store.Status `json:"status"`
+	StartedAt time.Time    `json:"started_at"`
+	EndedAt   time.Time    `json:"ended_at"`
+	Seconds   float64      `json:"duration_s"`
+	// The measured interval, when the run had a ramp-up or drain its figures exclude.
+	MeasureStart time.Time        `json:"measure_start,omitzero"`
+	MeasureEnd   time.Time        `json:"measure_end,omitzero"`
+	Params       []store.KV       `json:"params"`
+	Headline     []store.Figure   `json:"headline"`
+	Latency      []LatencyRow     `json:"latency"`
+	Series       []store.Interval `json:"series"`
+	Notes        []string         `json:"notes,omitempty"`
+	Collected    *ExportSamples   `json:"collected,omitempty"`
 }
 
 // ExportSamples is what the collectors saw, with times as seconds since the
@@ -70,7 +73,7 @@ type ExportCost struct {
 // NewExport builds the JSON form of r.
 func NewExport(r *store.Run) *Export {
 	e := &Export{ID: r.ID, Workload: r.Workload, Title: r.Title, Status: r.Status, StartedAt: r.StartedAt, EndedAt: r.EndedAt,
-		Seconds: r.Duration().Seconds(), Params: r.Params, Headline: r.Headline, Latency: latencyRows(r), Series: r.Series, Notes: r.Notes}
+		Seconds: r.Duration().Seconds(), MeasureStart: r.MeasureStart, MeasureEnd: r.MeasureEnd, Params: r.Params, Headline: r.Headline, Latency: latencyRows(r), Series: r.Series, Notes: r.Notes}
 	if s := r.Samples; s != nil {
 		x := &ExportSamples{Waits: s.Waits, Statements: s.Statements, Tables: s.Tables, Settings: s.Settings, Facts: s.Facts, Warnings: s.Warnings,
 			Cost: ExportCost{Ticks: s.Cost.Ticks, TickCPUms: ms(s.Cost.TickCPU), BackendCPUms: ms(s.Cost.BackendCPU), SnapshotCPUms: ms(s.Cost.SnapshotCPU), PercentOfCore: s.Cost.PercentOfCore()}}

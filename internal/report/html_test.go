@@ -183,7 +183,11 @@ func TestHTMLOfSparseRuns(t *testing.T) {
 		{"no collectors", &store.Run{ID: "r2", Workload: "tpcb", Status: store.Complete, StartedAt: start, EndedAt: start.Add(3 * time.Second),
 			Headline: []store.Figure{{Name: "TPS", Value: 1234.5, Unit: "txn/s"}},
 			Series:   []store.Interval{{Second: 0, Type: "tpcb", Count: 1200}, {Second: 1, Type: "tpcb", Count: 1300}, {Second: 2, Type: "tpcb", Count: 1203, Errors: 3}}},
-			[]string{`id="chart-throughput"`, `id="chart-errors"`, ">1,235<", "txn/s"}, []string{`id="chart-latency"`, `id="waits"`}},
+			[]string{`id="chart-throughput"`, `id="chart-errors"`, ">1,235<", "txn/s"}, []string{`id="chart-latency"`, `id="waits"`, `class="unmeasured"`}},
+		{"ramp-up", &store.Run{ID: "r3", Workload: "tpcc", Status: store.Complete, StartedAt: start, EndedAt: start.Add(4 * time.Second),
+			MeasureStart: start.Add(2 * time.Second), MeasureEnd: start.Add(4 * time.Second),
+			Series: []store.Interval{{Second: 0, Type: "new_order", Count: 10, P50: 900, P95: 2000, P99: 3000}, {Second: 3, Type: "new_order", Count: 12, P50: 800, P95: 1900, P99: 2500}}},
+			[]string{`class="unmeasured"`, ">ramp-up<", `id="chart-latency"`}, []string{">after<"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer

@@ -104,9 +104,10 @@ func (s *Store) Resolve(ctx context.Context, ref string) (string, error) {
 func (s *Store) Load(ctx context.Context, id string) (*Run, error) {
 	r := &Run{ID: id}
 	var status string
-	var started, ended, ss, se, si int64
-	err := s.db.QueryRowContext(ctx, s.bind(`SELECT workload, title, status, owner, started_us, ended_us, sample_start_us, sample_end_us, sample_interval_us FROM pgoltp_runs WHERE id = ?`), id).
-		Scan(&r.Workload, &r.Title, &status, &r.Owner, &started, &ended, &ss, &se, &si)
+	var started, ended, ss, se, si, ms, me int64
+	err := s.db.QueryRowContext(ctx, s.bind(`SELECT workload, title, status, owner, started_us, ended_us, sample_start_us, sample_end_us, sample_interval_us,
+		measure_start_us, measure_end_us FROM pgoltp_runs WHERE id = ?`), id).
+		Scan(&r.Workload, &r.Title, &status, &r.Owner, &started, &ended, &ss, &se, &si, &ms, &me)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -115,6 +116,7 @@ func (s *Store) Load(ctx context.Context, id string) (*Run, error) {
 	}
 	r.Status = effectiveStatus(Status(status), r.Owner)
 	r.StartedAt, r.EndedAt = fromMicros(started), fromMicros(ended)
+	r.MeasureStart, r.MeasureEnd = fromMicros(ms), fromMicros(me)
 	sm := &collect.Samples{Start: fromMicros(ss), End: fromMicros(se), Interval: time.Duration(si) * time.Microsecond}
 	var hasSamples bool
 

@@ -76,6 +76,12 @@ type Run struct {
 	Status    Status
 	Owner     string // host:pid of the process that ran it, to tell a crash from a live run
 
+	// MeasureStart and MeasureEnd bound the measured interval when the run
+	// had a ramp-up (or a drain) that its figures exclude; zero when all of
+	// the run was measured.
+	MeasureStart time.Time
+	MeasureEnd   time.Time
+
 	Params   []KV
 	Headline []Figure
 	Latency  map[string]*hdrhistogram.Snapshot // whole-run histogram per transaction type, µs

@@ -57,6 +57,7 @@ func TestRoundTrip(t *testing.T) {
 			s := open(t)
 			r := *run
 			r.ID = ""
+			r.MeasureStart = r.StartedAt.Add(time.Second)
 			id, err := s.Begin(ctx, &r)
 			if err != nil {
 				t.Fatal(err)
@@ -101,6 +102,9 @@ func TestRoundTrip(t *testing.T) {
 			}
 			if gs.Cost.Ticks != ws.Cost.Ticks || gs.Cost.TickCPU.Microseconds() != ws.Cost.TickCPU.Microseconds() {
 				t.Errorf("cost differs: %+v vs %+v", gs.Cost, ws.Cost)
+			}
+			if !got.MeasureStart.Equal(r.MeasureStart.Truncate(time.Microsecond)) || !got.MeasureEnd.IsZero() {
+				t.Errorf("measured interval %v..%v, want %v..zero", got.MeasureStart, got.MeasureEnd, r.MeasureStart)
 			}
 			if !gs.Start.Equal(ws.Start.Truncate(time.Microsecond)) {
 				t.Errorf("sampling start %v, want %v", gs.Start, ws.Start)

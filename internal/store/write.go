@@ -90,8 +90,9 @@ func (s *Store) Finish(ctx context.Context, run *Run) error {
 			ss, se, si = micros(sm.Start), micros(sm.End), int64(sm.Interval/time.Microsecond)
 		}
 		res, err := tx.ExecContext(ctx, s.bind(`UPDATE pgoltp_runs SET workload = ?, title = ?, status = ?, started_us = ?, ended_us = ?,
-			sample_start_us = ?, sample_end_us = ?, sample_interval_us = ? WHERE id = ?`),
-			run.Workload, run.Title, string(run.Status), micros(run.StartedAt), micros(run.EndedAt), ss, se, si, run.ID)
+			sample_start_us = ?, sample_end_us = ?, sample_interval_us = ?, measure_start_us = ?, measure_end_us = ? WHERE id = ?`),
+			run.Workload, run.Title, string(run.Status), micros(run.StartedAt), micros(run.EndedAt), ss, se, si,
+			micros(run.MeasureStart), micros(run.MeasureEnd), run.ID)
 		if err != nil {
 			return err
 		}
