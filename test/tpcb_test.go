@@ -299,3 +299,20 @@ func TestTpcbSummaryLooksLikePgbench(t *testing.T) {
 		}
 	}
 }
+
+// --record stores the run (with the collectors around it) for 'pgoltp report'.
+func TestTpcbRunRecorded(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	lab := labDir(t)
+	if r := runPgoltp(t, 5*time.Minute, "--dsn", dsn, "tpcb", "load"); r.code != 0 {
+		t.Fatalf("load: %s", r.stderr)
+	}
+	r := runPgoltp(t, 2*time.Minute, "--lab", lab, "--dsn", dsn, "tpcb", "run", "-c", "2", "-t", "20", "--record")
+	if r.code != 0 || !strings.Contains(r.stderr, "stored (complete)") {
+		t.Fatalf("run --record: exit %d: %s", r.code, r.stderr)
+	}
+	r = runPgoltp(t, time.Minute, "--lab", lab, "runs")
+	if r.code != 0 || !strings.Contains(r.stdout, "tpcb") || !strings.Contains(r.stdout, "complete") {
+		t.Fatalf("runs: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+}

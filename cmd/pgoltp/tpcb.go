@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,6 +86,7 @@ func newTPCBRunCmd() *cobra.Command {
 		progress                 int
 		maxTries                 int
 		snapshotEach, seriesEach time.Duration
+		record                   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -142,7 +144,26 @@ one row per committed transaction.`,
 			if o.Progress > 0 {
 				o.Out = os.Stderr
 			}
+			var rec *recording
+			if record {
+				title := fmt.Sprintf("TPC-B %s -c %d -j %d -M %s", o.Script, o.Clients, o.Jobs, o.Protocol)
+				if rec, err = startRecording(cmd.Context(), "tpcb", title, dsn, nil); err != nil {
+					return err
+				}
+			}
 			res, err := tpcb.Run(cmd.Context(), dsn, o)
+			if rec != nil {
+				if res != nil {
+					fillTPCB(rec.run, res)
+				}
+				if err != nil {
+					rec.run.Notes = append(rec.run.Notes, "run failed: "+err.Error())
+				}
+				interrupted := cmd.Context().Err() != nil || (res != nil && res.Interrupted)
+				if _, storeErr := rec.finish(context.WithoutCancel(cmd.Context()), runStatus(interrupted, err)); storeErr != nil && err == nil {
+					fmt.Fprintln(os.Stderr, "pgoltp: "+storeErr.Error())
+				}
+			}
 			if err != nil {
 				return tpcbError("tpcb run", err)
 			}
@@ -175,6 +196,7 @@ one row per committed transaction.`,
 	f.Uint64Var(&o.Seed, "random-seed", 0, "random seed (0 = from the clock)")
 	f.DurationVar(&snapshotEach, "snapshot-interval", time.Minute, "keep a histogram snapshot of every window this long")
 	f.DurationVar(&seriesEach, "series-interval", time.Second, "length of one point of the throughput/latency series")
+	f.BoolVar(&record, "record", false, "store the run in the results store with OS and PostgreSQL statistics sampled around it (for 'pgoltp report')")
 	return cmd
 }
 
