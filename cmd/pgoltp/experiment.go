@@ -27,6 +27,7 @@ type experimentFlags struct {
 	set         []string
 	killAfter   time.Duration
 	clients     int
+	example     bool
 }
 
 func init() {
@@ -48,10 +49,14 @@ restarts it and counts acknowledged commits that are missing.
 
 Both need the lab's managed cluster (restart, kill); a plan without restart-only
 settings also runs on --dsn, whose tables of the workload it replaces.`,
-		Example: `  pgoltp experiment wal.yaml
+		Example: `  pgoltp experiment --example > plan.yaml
+  pgoltp experiment plan.yaml
   pgoltp experiment --crash --set synchronous_commit=off --allow-unsafe
   pgoltp experiment --crash --set synchronous_commit=on --kill-after 10s`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if f.example {
+				return cobra.NoArgs(cmd, args)
+			}
 			if f.crash && len(args) != 0 {
 				return problem.BadInput("give either a plan file or --crash", "--crash takes no plan file")
 			}
@@ -61,6 +66,10 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.example {
+				_, err := io.WriteString(cmd.OutOrStdout(), tune.ExamplePlan)
+				return err
+			}
 			if f.crash {
 				return runCrash(cmd.Context(), cmd.OutOrStdout(), f)
 			}
@@ -73,6 +82,7 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 	fl.StringArrayVar(&f.set, "set", nil, "with --crash: a setting to audit, name=value (repeatable)")
 	fl.DurationVar(&f.killAfter, "kill-after", 5*time.Second, "with --crash: run this long before killing the server")
 	fl.IntVar(&f.clients, "clients", 4, "with --crash: concurrent connections")
+	fl.BoolVar(&f.example, "example", false, "print a commented example plan and exit")
 	rootCmd.AddCommand(cmd)
 }
 

@@ -67,10 +67,13 @@ type StepResult struct {
 	StepTPS     float64       `json:"step_tps"`
 	BaselineP99 time.Duration `json:"baseline_p99_ns"` // mean over runs
 	StepP99     time.Duration `json:"step_p99_ns"`
-	BaselineCV  float64       `json:"baseline_cv"` // mean per-second coefficient of variation
-	StepCV      float64       `json:"step_cv"`
-	InEffect    bool          `json:"in_effect"` // every setting was read back with its intended value in every run
-	Verdict     string        `json:"verdict"`   // better | worse | no measurable difference | invalid: ...
+	// P99 is the step's effect on p99 latency (in nanoseconds; negative is
+	// faster), with its confidence interval.
+	P99        Effect  `json:"p99_effect"`
+	BaselineCV float64 `json:"baseline_cv"` // mean per-second coefficient of variation
+	StepCV     float64 `json:"step_cv"`
+	InEffect   bool    `json:"in_effect"` // every setting was read back with its intended value in every run
+	Verdict    string  `json:"verdict"`   // better | worse | no measurable difference | invalid: ...
 }
 
 // Verdicts.
@@ -290,6 +293,7 @@ func summarize(sr *StepResult, level float64) {
 	sr.Throughput = Welch(a, b, level)
 	sr.BaselineTPS, _ = meanSD(a)
 	sr.StepTPS, _ = meanSD(b)
+	sr.P99 = Welch(p99a, p99b, level)
 	pa, _ := meanSD(p99a)
 	pb, _ := meanSD(p99b)
 	sr.BaselineP99, sr.StepP99 = time.Duration(pa), time.Duration(pb)

@@ -59,8 +59,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  throughput: %.1f → %.1f tps, %+.1f%% (%.0f%% CI %+.1f%% .. %+.1f%%, Welch t, df %.1f)\n",
 				s.BaselineTPS, s.StepTPS, t.Percent, 100*t.Level, t.PctLow, t.PctHigh, t.DF)
 		}
-		fmt.Fprintf(&b, "  p99: %s → %s;  per-second stability (CV): %.3f → %.3f\n",
-			s.BaselineP99.Round(10*time.Microsecond), s.StepP99.Round(10*time.Microsecond), s.BaselineCV, s.StepCV)
+		p99 := ""
+		if s.P99.Valid {
+			p99 = fmt.Sprintf(" (%+.1f%%, CI %+.1f%% .. %+.1f%%)", s.P99.Percent, s.P99.PctLow, s.P99.PctHigh)
+		}
+		fmt.Fprintf(&b, "  p99: %s → %s%s;  per-second stability (CV): %.3f → %.3f\n",
+			s.BaselineP99.Round(10*time.Microsecond), s.StepP99.Round(10*time.Microsecond), p99, s.BaselineCV, s.StepCV)
 		if s.InEffect {
 			b.WriteString("  in effect: every setting read back from pg_settings during every run\n")
 		}

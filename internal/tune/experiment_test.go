@@ -61,6 +61,10 @@ func TestParsePlanRejects(t *testing.T) {
 			t.Errorf("%s: got %v, want one line containing %q", c.name, err, c.want)
 		}
 	}
+	ex, err := tune.ParsePlan(strings.NewReader(tune.ExamplePlan))
+	if err != nil || len(ex.Steps) != 3 || ex.Workload.Kind != "tpcb" || ex.Baseline.Values()["max_wal_size"] != "1GB" {
+		t.Errorf("the example plan: %v %+v", err, ex)
+	}
 	p, err := tune.ParsePlan(strings.NewReader("duration: 5s\nsteps: [{settings: {fsync: off, checkpoint_completion_target: 0.90}}]\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -84,6 +84,33 @@ func flatten(m map[string]Scalar) map[string]string {
 	return out
 }
 
+// ExamplePlan is a commented plan to start from ('pgoltp experiment --example').
+const ExamplePlan = `# pgoltp experiment plan: each step is measured against the baseline,
+# in interleaved pairs of runs (baseline, step, baseline, step, ...).
+name: checkpoints and commit path
+workload:
+  kind: tpcb        # ledger, tpcb or tpcc
+  scale: 1          # tpcb scale, tpcc warehouses, ledger accounts ×10000
+  clients: 4        # connections
+duration: 60s       # each measured run
+repetitions: 3      # pairs per step; more pairs, narrower intervals
+prewarm: 10s        # a discarded warm-up run before each measured run
+confidence: 0.95
+reload_each_run: false   # steps with a layout reload the data before every run anyway
+baseline:
+  settings: {checkpoint_timeout: 5min, max_wal_size: 1GB}
+steps:
+  - name: spaced checkpoints
+    settings: {checkpoint_timeout: 15min, max_wal_size: 8GB}
+  - name: group commit
+    settings: {commit_delay: 200, commit_siblings: 5}
+  - name: fillfactor 90
+    layout: {fillfactor: 90}
+# Settings that can lose or corrupt data on a crash (synchronous_commit: 'off',
+# fsync: 'off', full_page_writes: 'off') need --allow-unsafe and are labelled
+# in every output.
+`
+
 // Workload kinds an experiment plan can name.
 var planWorkloads = []string{"ledger", "tpcb", "tpcc"}
 
