@@ -176,13 +176,21 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 					rep.Steps = append(rep.Steps, sr)
 					return rep, fmt.Errorf("step %q, %s run %d: %w", step.Name, arm, r, err)
 				}
-				e.logf("%-20s %-8s run %d/%d: %8.1f tps  p99 %-9s cv %.3f%s", step.Name, arm, r, p.Repetitions,
-					rec.TPS, rec.Measurement.P99.Round(10*time.Microsecond), rec.CV, mismatchNote(rec.Mismatch))
+				tag := ""
+				if arm == ArmStep && sr.Unsafe {
+					tag = " " + settings.Tag(settings.WorstRisk(major, step.Values()))
+				}
+				e.logf("%-20s %-8s run %d/%d: %8.1f tps  p99 %-9s cv %.3f%s%s", step.Name, arm, r, p.Repetitions,
+					rec.TPS, rec.Measurement.P99.Round(10*time.Microsecond), rec.CV, mismatchNote(rec.Mismatch), tag)
 				sr.Runs = append(sr.Runs, rec)
 			}
 		}
 		summarize(&sr, p.Confidence)
-		e.logf("%-20s %s: %+.1f%% (%.0f%% CI %+.1f%% .. %+.1f%%)", step.Name, sr.Verdict, sr.Throughput.Percent,
+		verdict := sr.Verdict
+		if sr.Unsafe {
+			verdict += " " + settings.Tag(settings.WorstRisk(major, step.Values()))
+		}
+		e.logf("%-20s %s: %+.1f%% (%.0f%% CI %+.1f%% .. %+.1f%%)", step.Name, verdict, sr.Throughput.Percent,
 			100*p.Confidence, sr.Throughput.PctLow, sr.Throughput.PctHigh)
 		rep.Steps = append(rep.Steps, sr)
 	}
