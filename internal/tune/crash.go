@@ -116,7 +116,7 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 		_, acked, err := c.Workload.RunLogged(ctx, c.DSN, c.KillAfter+time.Minute)
 		done <- result{acked, err}
 	}()
-	c.logf("running %s for %s, then killing the server", c.Workload.Name(), c.KillAfter)
+	c.logf("running %s with %s for %s, then killing the server", c.Workload.Name(), pairs(rep.Settings, nil), c.KillAfter)
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
