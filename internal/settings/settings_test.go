@@ -145,3 +145,21 @@ func TestCatalogMatchesServer(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckTogether(t *testing.T) {
+	cases := []struct {
+		values map[string]string
+		ok     bool
+	}{
+		{map[string]string{"wal_level": "minimal", "max_wal_senders": "10"}, false},
+		{map[string]string{"wal_level": "minimal", "max_wal_senders": "0", "archive_mode": "off"}, true},
+		{map[string]string{"wal_level": "minimal", "max_wal_senders": "0", "archive_mode": "on"}, false},
+		{map[string]string{"wal_level": "replica", "max_wal_senders": "10"}, true},
+		{map[string]string{"wal_level": "'Minimal'", "max_wal_senders": "5"}, false},
+	}
+	for _, c := range cases {
+		if err := settings.CheckTogether(c.values); (err == nil) != c.ok {
+			t.Errorf("CheckTogether(%v) = %v, want ok=%v", c.values, err, c.ok)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -82,6 +83,14 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 			return nil, problem.BadInput("pass --allow-unsafe to audit it (that is what the audit is for; it is labelled in every output)",
 				"%s=%s is %s: %s", n, c.Settings[n], r, why)
 		}
+	}
+	effective := map[string]string{}
+	for name, l := range live {
+		effective[name] = l.Value()
+	}
+	maps.Copy(effective, c.Settings)
+	if err := settings.CheckTogether(effective); err != nil {
+		return nil, problem.BadInput("fix --set", "%v", err)
 	}
 	rep := &CrashReport{Server: version, Settings: settings.Labelled(major, c.Settings), Workload: c.Workload.Name(),
 		KilledAfter: c.KillAfter, Caveat: killCaveat}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -364,6 +365,29 @@ func (e *Experiment) validate(live map[string]settings.Live, major int) error {
 	}
 	if err := check("the baseline", p.Baseline.Values()); err != nil {
 		return err
+	}
+	// Each arm as the server will run it: what it has now, the baseline, the step.
+	current := map[string]string{}
+	for name, l := range live {
+		current[name] = l.Value()
+	}
+	arm := func(step map[string]string) map[string]string {
+		v := maps.Clone(current)
+		maps.Copy(v, p.Baseline.Values())
+		maps.Copy(v, step)
+		return v
+	}
+	if err := settings.CheckTogether(arm(nil)); err != nil {
+		return problem.BadInput("fix the plan", "the baseline: %v", err)
+	}
+	for _, s := range p.Steps {
+		if err := settings.CheckTogether(arm(s.Values())); err != nil {
+			return problem.BadInput("fix the plan", "step %q: %v", s.Name, err)
+		}
+		v := arm(s.Values())
+		if n, err := strconv.Atoi(v["max_connections"]); err == nil && n < p.Workload.Clients+5 {
+			return problem.BadInput("raise max_connections or lower the clients", "step %q: max_connections=%d leaves no room for %d clients", s.Name, n, p.Workload.Clients)
+		}
 	}
 	var supported []string
 	if lo, ok := e.Workload.(LayoutOptions); ok {

@@ -209,6 +209,8 @@ func TestExperimentRejectsUnsafeAndUnknown(t *testing.T) {
 		{"unknown setting", "{shared_bufers: 1GB}", "shared_bufers", true},
 		{"below minimum", "{shared_buffers: 64kB}", "outside the range", true},
 		{"read-only", "{block_size: 4096}", "read-only", true},
+		{"would not start", "{wal_level: minimal}", "max_wal_senders=0", true},
+		{"too few connections", "{max_connections: 6}", "max_connections=6", true},
 	}
 	for _, c := range cases {
 		plan, err := tune.ParsePlan(strings.NewReader("duration: 2s\nsteps: [{settings: " + c.settings + "}]\n"))
@@ -225,8 +227,13 @@ func TestExperimentRejectsUnsafeAndUnknown(t *testing.T) {
 	}
 }
 
-// refuseApply fails the test if the experiment applies anything.
+// refuseApply fails the test if the experiment applies anything or restarts.
 type refuseApply struct{ t *testing.T }
+
+func (r refuseApply) Restart(context.Context) error {
+	r.t.Error("Restart called for a plan that should have been rejected")
+	return nil
+}
 
 func (r refuseApply) Apply(context.Context, map[string]string) (bool, error) {
 	r.t.Error("Apply called for a plan that should have been rejected")
