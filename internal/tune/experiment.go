@@ -385,6 +385,9 @@ func (e *Experiment) validate(live map[string]settings.Live, major int) error {
 			return problem.BadInput("fix the plan", "step %q: %v", s.Name, err)
 		}
 		v := arm(s.Values())
+		if err := hugePagesAvailable(v); err != nil {
+			return problem.BadInput("reserve huge pages first (see 'pgoltp doctor'), or use huge_pages=try", "step %q: %v", s.Name, err)
+		}
 		if n, err := strconv.Atoi(v["max_connections"]); err == nil && n < p.Workload.Clients+5 {
 			return problem.BadInput("raise max_connections or lower the clients", "step %q: max_connections=%d leaves no room for %d clients", s.Name, n, p.Workload.Clients)
 		}
@@ -454,4 +457,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// hugePagesAvailable refuses huge_pages=on when this host has no huge pages
+// reserved: the server would not start. (For a server on another host the
+// check cannot be made here; PostgreSQL's own start-up error then says it.)
+func hugePagesAvailable(values map[string]string) error {
+	if strings.ToLower(strings.Trim(values["huge_pages"], "'")) != "on" {
+		return nil
+	}
+	if readMeminfo()["HugePages_Total"] == 0 {
+		return fmt.Errorf("huge_pages=on but this host has no huge pages reserved (vm.nr_hugepages=0): the server would not start")
+	}
+	return nil
 }
