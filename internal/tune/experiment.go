@@ -385,8 +385,8 @@ func (e *Experiment) validate(live map[string]settings.Live, major int) error {
 			return problem.BadInput("fix the plan", "step %q: %v", s.Name, err)
 		}
 		v := arm(s.Values())
-		if err := hugePagesAvailable(v); err != nil {
-			return problem.BadInput("reserve huge pages first (see 'pgoltp doctor'), or use huge_pages=try", "step %q: %v", s.Name, err)
+		if err := memoryFits(v); err != nil {
+			return problem.BadInput("fix the plan (for huge pages see 'pgoltp doctor')", "step %q: %v", s.Name, err)
 		}
 		if n, err := strconv.Atoi(v["max_connections"]); err == nil && n < p.Workload.Clients+5 {
 			return problem.BadInput("raise max_connections or lower the clients", "step %q: max_connections=%d leaves no room for %d clients", s.Name, n, p.Workload.Clients)
@@ -459,14 +459,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// hugePagesAvailable refuses huge_pages=on when this host has no huge pages
-// reserved: the server would not start. (For a server on another host the
-// check cannot be made here; PostgreSQL's own start-up error then says it.)
-func hugePagesAvailable(values map[string]string) error {
+// memoryFits refuses what would keep a server on this host from starting:
+// shared_buffers beyond its memory, huge_pages=on without reserved huge
+// pages. (Restarts only happen on the lab's cluster, which runs here.)
+func memoryFits(values map[string]string) error {
+	mem := readMeminfo()
+	if sb, err := settings.ToUnit(values["shared_buffers"], "B"); err == nil && mem["MemTotal"] > 0 && sb > 0.9*float64(mem["MemTotal"]) {
+		return fmt.Errorf("shared_buffers=%s is more than 90%% of this host's %s of memory: the server would not start or would be killed", values["shared_buffers"], humanBytes(mem["MemTotal"]))
+	}
 	if strings.ToLower(strings.Trim(values["huge_pages"], "'")) != "on" {
 		return nil
 	}
-	if readMeminfo()["HugePages_Total"] == 0 {
+	if mem["HugePages_Total"] == 0 {
 		return fmt.Errorf("huge_pages=on but this host has no huge pages reserved (vm.nr_hugepages=0): the server would not start")
 	}
 	return nil

@@ -212,6 +212,7 @@ func TestExperimentRejectsUnsafeAndUnknown(t *testing.T) {
 		{"would not start", "{wal_level: minimal}", "max_wal_senders=0", true},
 		{"too few connections", "{max_connections: 6}", "max_connections=6", true},
 		{"no huge pages", "{huge_pages: 'on'}", "huge pages", true}, // only where none are reserved
+		{"buffers beyond memory", "{shared_buffers: 1TB}", "90%", true},
 	}
 	for _, c := range cases {
 		if c.name == "no huge pages" && hugePagesReserved(t) {
