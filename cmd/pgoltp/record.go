@@ -115,7 +115,7 @@ func fillTPCC(run *store.Run, res *tpcc.RunResult) {
 	if res.StopReason != "" {
 		run.Notes = append(run.Notes, "stopped: "+res.StopReason)
 	}
-	run.EndedAt = res.End
+	run.MeasureStart, run.MeasureEnd, run.EndedAt = res.MeasureStart, res.MeasureEnd, res.End
 }
 
 // fillTPCB copies a TPC-B result into the stored run.
