@@ -92,6 +92,9 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 	if err := settings.CheckTogether(effective); err != nil {
 		return nil, problem.BadInput("fix --set", "%v", err)
 	}
+	if err := memoryFits(effective); err != nil {
+		return nil, problem.BadInput("fix --set", "%v", err)
+	}
 	rep := &CrashReport{Server: version, Settings: settings.Labelled(major, c.Settings), Workload: c.Workload.Name(),
 		KilledAfter: c.KillAfter, Caveat: killCaveat}
 	for _, p := range rep.Settings {
