@@ -96,6 +96,8 @@ func Doctor(ctx context.Context, conn *pgx.Conn, opts DoctorOptions) (*Diagnosis
 		if err := s.waitEvents(ctx, opts.Sample); err != nil {
 			d.Notes = append(d.Notes, oneLine(err.Error()))
 		}
+	} else {
+		d.Notes = append(d.Notes, "wait events not sampled: run with --sample 10s while the workload runs")
 	}
 	if opts.Run != nil {
 		d.Findings = append(d.Findings, RunFindings(*opts.Run)...)
