@@ -15,6 +15,7 @@
 # Env:   W=10 DUR=30 RAMP=5 CONNS="4 8 16" PATHS="client server" ROUNDS=1
 #        RSS_TERMINALS=10000 RSS_DUR=60 PORT=5513 BENCH_DSN=postgres://...
 #        PGOLTP=path/to/binary (default: built from this checkout)
+#        EXTRA="--procs 1" (more flags for every tpcc run)
 set -euo pipefail
 
 W=${W:-10}
@@ -61,7 +62,7 @@ REF_DSN=$(dsn_for pgoltp_bench_ref)
 psql -q "$ADMIN_DSN" -c "drop database if exists pgoltp_bench_tpcc" -c "drop database if exists pgoltp_bench_ref" \
   -c "create database pgoltp_bench_tpcc" -c "create database pgoltp_bench_ref"
 
-echo "# bench/tpcc_run.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s conns='$CONNS' paths='$PATHS' rounds=$ROUNDS"
+echo "# bench/tpcc_run.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s conns='$CONNS' paths='$PATHS' rounds=$ROUNDS extra='${EXTRA:-}'"
 echo "# server: $(psql -Atc 'select version()' "$ADMIN_DSN" | cut -d, -f1), shared_buffers $(psql -Atc 'show shared_buffers' "$ADMIN_DSN"); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$PGOLTP" --dsn "$TPCC_DSN" tpcc load --warehouses "$W" >/dev/null 2>&1
 pgbench -i -q -s "$W" "$REF_DSN" >/dev/null 2>&1
@@ -74,7 +75,7 @@ HZ=$(getconf CLK_TCK)
 run_tpcc() {
   local path=$1 conns=$2 pid ticks=0 t
   "$PGOLTP" --dsn "$TPCC_DSN" --json tpcc run --path "$path" --conns "$conns" \
-    --duration "${DUR}s" --ramp "${RAMP}s" --progress 0 >"$WORK/run.json" 2>"$WORK/run.err" &
+    --duration "${DUR}s" --ramp "${RAMP}s" --progress 0 ${EXTRA:-} >"$WORK/run.json" 2>"$WORK/run.err" &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
     t=$(cpu_ticks "$pid"); [ -n "$t" ] && ticks=$t
