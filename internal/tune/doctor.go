@@ -433,19 +433,20 @@ func (s *doctorState) waitEvents(ctx context.Context, d time.Duration) error {
 
 // waitAdvice says what a dominant wait event usually means and what helps.
 func waitAdvice(ev string) (fix, why string) {
-	switch {
-	case ev == "IO:WALSync" || ev == "IO:WALWrite" || ev == "LWLock:WALWrite":
+	// Event names changed case over versions (IO:WALSync before 17, IO:WalSync since).
+	switch ev := strings.ToLower(ev); {
+	case ev == "io:walsync" || ev == "io:walwrite" || ev == "lwlock:walwrite":
 		return "group commits (commit_delay/commit_siblings), faster WAL storage; synchronous_commit=off only where losing the last commits is acceptable (it is can-lose-data-on-crash)",
 			"commits wait for the WAL flush: storage latency bounds throughput"
-	case ev == "IO:DataFileRead":
+	case ev == "io:datafileread":
 		return "more memory for shared_buffers and the OS cache, or fewer pages per transaction (indexes)", "pages are read from storage: the working set does not fit in memory"
-	case strings.HasPrefix(ev, "Lock:"):
+	case strings.HasPrefix(ev, "lock:"):
 		return "the workload's row contention: fewer clients on the same rows, shorter transactions", "transactions queue on the same rows or objects"
-	case ev == "LWLock:BufferMapping" || ev == "LWLock:BufferContent":
+	case ev == "lwlock:buffermapping" || ev == "lwlock:buffercontent":
 		return "often hot pages; huge pages and a right-sized shared_buffers help", "backends contend on shared buffer structures"
-	case ev == "CPU":
+	case ev == "cpu":
 		return "more CPUs, or less work per transaction (prepared statements, fewer round trips)", "backends run on CPU rather than wait: the server is CPU bound"
-	case strings.HasPrefix(ev, "Client:"):
+	case strings.HasPrefix(ev, "client:"):
 		return "the client side: network round trips, a slow driver, think time", "backends wait for the client to send the next statement"
 	}
 	return "look up the event in the PostgreSQL documentation (Wait Events)", "backends spend much time in this wait"

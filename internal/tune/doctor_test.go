@@ -73,7 +73,21 @@ func TestDoctorOnMisconfiguredServer(t *testing.T) {
 	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
 		t.Fatal(err)
 	}
-	d, err := tune.Doctor(ctx, conn, tune.DoctorOptions{OS: true})
+	// A workload to sample wait events from while the doctor looks.
+	ledger := tune.Ledger{Clients: 3, Accounts: 1000}
+	if err := ledger.Prepare(ctx, dsn, nil); err != nil {
+		t.Fatal(err)
+	}
+	running := make(chan error, 1)
+	go func() {
+		_, err := ledger.Run(ctx, dsn, 3*time.Second)
+		running <- err
+	}()
+	time.Sleep(500 * time.Millisecond)
+	d, err := tune.Doctor(ctx, conn, tune.DoctorOptions{OS: true, Sample: time.Second})
+	if err := <-running; err != nil {
+		t.Fatal(err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,6 +108,9 @@ func TestDoctorOnMisconfiguredServer(t *testing.T) {
 	hot := byID["hot-updates"]
 	if hot.Severity != tune.SeverityWarning || !strings.Contains(hot.Evidence, "churn") {
 		t.Errorf("non-HOT updates not diagnosed: %+v", hot)
+	}
+	if w := byID["wait-events"]; w.Title == "no active backends while sampling" || !strings.Contains(w.Evidence, "samples of") {
+		t.Errorf("wait events not sampled from the running workload: %+v", w)
 	}
 	if !d.Local {
 		t.Error("the managed cluster runs on this host: OS checks must apply")
