@@ -132,7 +132,7 @@ func Check(ctx context.Context, dsn string, opts CheckOptions) (CheckReport, err
 	case err != nil:
 		return rep, err
 	case !meta.Complete:
-		return rep, fmt.Errorf("the TPC-C load in schema %s is incomplete (interrupted); run 'pgoltp tpcc load' again", opts.Schema)
+		return rep, fmt.Errorf("%w (schema %s, interrupted while loading); run 'pgoltp tpcc load' again", ErrNotComplete, opts.Schema)
 	}
 	var maxW int
 	if err := first.QueryRow(ctx, "SELECT count(*), coalesce(max(w_id), 0) FROM warehouse").Scan(&rep.Warehouses, &maxW); err != nil {
