@@ -215,6 +215,11 @@ steps:
 		t.Errorf("crash audit with synchronous_commit=on: %+v", crash)
 	}
 
+	// Every report is kept in the lab as well.
+	if saved, _ := filepath.Glob(filepath.Join(lab, "experiments", "*.json")); len(saved) < 2 {
+		t.Errorf("reports saved in the lab: %v", saved)
+	}
+
 	r = runPgoltp(t, time.Minute, "doctor", "--lab", lab, "--json")
 	if r.code != 0 {
 		t.Fatalf("doctor: exit %d: %s", r.code, r.stderr)

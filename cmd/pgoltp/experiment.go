@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -109,6 +111,10 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	}
 	e := &tune.Experiment{Plan: plan, Workload: workload, Server: server, DSN: dsn, AllowUnsafe: f.allowUnsafe, Log: os.Stderr}
 	rep, err := e.Run(ctx)
+	if rep != nil && len(rep.Steps) > 0 {
+		// Nothing lost: the report is kept in the lab even when the run was interrupted.
+		saveReport("experiment", rep)
+	}
 	if err != nil {
 		var p *problem.Problem
 		if errors.As(err, &p) {
@@ -218,6 +224,9 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	a := &tune.CrashAudit{Server: c, DSN: c.DSN(experimentDatabase), Settings: values, AllowUnsafe: f.allowUnsafe,
 		Workload: tune.Ledger{Clients: f.clients, Accounts: 10000}, KillAfter: f.killAfter, Log: os.Stderr}
 	rep, err := a.Run(ctx)
+	if rep != nil {
+		saveReport("crash", rep)
+	}
 	if err != nil {
 		var p *problem.Problem
 		if errors.As(err, &p) {
@@ -238,4 +247,22 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 		return problem.Failed("%d acknowledged commits lost with durable settings", rep.Missing)
 	}
 	return nil
+}
+
+// saveReport keeps a report as JSON in LAB/experiments and says where; a
+// failure to save is reported but does not fail the command.
+func saveReport(kind string, rep any) {
+	dir := filepath.Join(global.lab, "experiments")
+	path := filepath.Join(dir, kind+"-"+time.Now().UTC().Format("20060102T150405Z")+".json")
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err == nil {
+		if err = os.MkdirAll(dir, 0o755); err == nil {
+			err = os.WriteFile(path, append(b, '\n'), 0o644)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "could not save the %s report: %v\n", kind, err)
+		return
+	}
+	fmt.Fprintf(os.Stderr, "%s report saved to %s\n", kind, path)
 }
