@@ -21,7 +21,7 @@ W=${W:-10}
 ROUNDS=${ROUNDS:-2}
 WORKERS=${WORKERS:-$(nproc)}
 SEED=20261123
-DB=pgoltp_bench_tpcc
+DB=pgoltp_bench_tpcc_load
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
