@@ -123,6 +123,9 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 		if rep != nil && len(rep.Steps) > 0 {
 			_ = writeReport(out, rep)
 		}
+		if ctx.Err() != nil {
+			return problem.Failed("experiment interrupted; the runs finished so far are reported above and the settings restored")
+		}
 		return problem.Failed("experiment stopped: %v", err)
 	}
 	if err := writeReport(out, rep); err != nil {
@@ -231,6 +234,9 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 		var p *problem.Problem
 		if errors.As(err, &p) {
 			return err
+		}
+		if ctx.Err() != nil {
+			return problem.Failed("durability audit interrupted before its verdict")
 		}
 		return problem.Failed("durability audit stopped: %v", err)
 	}
