@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -113,5 +114,36 @@ func TestAdviseVersions(t *testing.T) {
 	// 100MB/s × 900s × 1.9 × 1.25 = 208.7GB, rounded up to whole GB.
 	if got := a.Settings()["max_wal_size"]; got != fmt.Sprintf("%dGB", 209) {
 		t.Errorf("max_wal_size from a measured WAL rate = %s, want 209GB", got)
+	}
+}
+
+// TestMeasureWALRate samples the WAL rate while the ledger workload writes.
+func TestMeasureWALRate(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	l := tune.Ledger{Clients: 2, Accounts: 1000}
+	if err := l.Prepare(ctx, dsn, nil); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.Run(ctx, dsn, 2*time.Second)
+		done <- err
+	}()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rate, err := tune.MeasureWALRate(ctx, conn, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// Each ledger transaction writes at least a commit record and two tuples.
+	if rate < 10*1024 {
+		t.Errorf("WAL rate %.0f B/s while the ledger ran", rate)
 	}
 }
