@@ -261,7 +261,11 @@ run unless given -n).`,
 			}
 			if !res.OK {
 				f := res.Failures()[0]
-				return problem.Failed("tpcb check failed: %s (%s)", f.Name, f.Detail)
+				hint := ""
+				if f.Name == "accounts = history" || f.Name == "tellers = history" {
+					hint = "; note that a pgbench run without -n truncates pgbench_history, after which these sums cannot match"
+				}
+				return problem.Failed("tpcb check failed: %s (%s)%s", f.Name, f.Detail, hint)
 			}
 			return nil
 		},
