@@ -192,6 +192,7 @@ one row per committed transaction.`,
 	f.IntVarP(&progress, "progress", "P", 0, "print progress every N seconds to stderr")
 	f.StringVar(&o.Isolation, "isolation", "", "default_transaction_isolation of the clients: read-committed, repeatable-read or serializable")
 	f.BoolVarP(&o.NoVacuum, "no-vacuum", "n", false, "do not vacuum pgbench_tellers and pgbench_branches before the run")
+	f.BoolVar(&o.TruncateHistory, "truncate-history", false, "empty pgbench_history before the run, as pgbench does (skipped with -n)")
 	f.BoolVar(&o.NoCheck, "no-check", false, "do not check balances and history after the run")
 	f.Uint64Var(&o.Seed, "random-seed", 0, "random seed (0 = from the clock)")
 	f.DurationVar(&snapshotEach, "snapshot-interval", time.Minute, "keep a histogram snapshot of every window this long")

@@ -21,10 +21,14 @@ type RunOptions struct {
 	Progress     time.Duration `json:"progress"`      // -P: print progress this often; 0 = never
 	Isolation    string        `json:"isolation"`     // default_transaction_isolation of the clients; "" = server default
 	NoVacuum     bool          `json:"no_vacuum"`     // -n: skip the vacuum of tellers and branches before the run
-	NoCheck      bool          `json:"no_check"`      // skip the balance/history check after the run
-	Seed         uint64        `json:"seed"`          // --random-seed; 0 = from the clock
-	SnapshotEach time.Duration `json:"snapshot_each"` // histogram snapshot interval (default 1 min)
-	SeriesEach   time.Duration `json:"series_each"`   // per-interval series point length (default 1 s)
+	// TruncateHistory empties pgbench_history before the run, as pgbench's
+	// own pre-run step does (pgoltp keeps it by default so that Check holds
+	// over the database's life). The run's check is unaffected.
+	TruncateHistory bool          `json:"truncate_history"`
+	NoCheck         bool          `json:"no_check"`      // skip the balance/history check after the run
+	Seed            uint64        `json:"seed"`          // --random-seed; 0 = from the clock
+	SnapshotEach    time.Duration `json:"snapshot_each"` // histogram snapshot interval (default 1 min)
+	SeriesEach      time.Duration `json:"series_each"`   // per-interval series point length (default 1 s)
 	// GoroutinePerClient runs each client in its own goroutine through pgconn
 	// instead of pgbench-style event loops over raw sockets (eventloop.go);
 	// TLS connections always do.

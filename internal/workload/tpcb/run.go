@@ -54,7 +54,11 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		// pgbench vacuums these two before a run (it also truncates
 		// pgbench_history; pgoltp keeps it, so that Check holds over the
 		// database's whole life).
-		for _, q := range []string{"vacuum pgbench_branches", "vacuum pgbench_tellers"} {
+		steps := []string{"vacuum pgbench_branches", "vacuum pgbench_tellers"}
+		if opts.TruncateHistory {
+			steps = append(steps, "truncate pgbench_history")
+		}
+		for _, q := range steps {
 			if _, err := admin.Exec(ctx, q); err != nil {
 				return nil, fmt.Errorf("%s: %w", q, err)
 			}

@@ -124,3 +124,27 @@ func TestRunMoreJobsThanProcs(t *testing.T) {
 		t.Errorf("committed %d, event loop %v, check %+v", res.Committed, res.EventLoop, res.Check)
 	}
 }
+
+// --truncate-history empties the history first, as pgbench does; the run's
+// own check still holds, the whole-database one no longer does.
+func TestRunTruncateHistoryLikePgbench(t *testing.T) {
+	dsn := loadedDatabase(t)
+	ctx := context.Background()
+	if _, err := Run(ctx, dsn, RunOptions{Clients: 2, Transactions: 20}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(ctx, dsn, RunOptions{Clients: 2, Transactions: 15, TruncateHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Check.OK || res.Check.Sums.HistoryRows != 30 {
+		t.Errorf("after truncation: %d history rows, check %+v", res.Check.Sums.HistoryRows, res.Check.Failures())
+	}
+	c, err := Check(ctx, dsn, CheckOptions{ExpectHistory: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.OK {
+		t.Errorf("whole-database check passed although history was truncated: %+v", c.Conditions)
+	}
+}
