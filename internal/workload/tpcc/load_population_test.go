@@ -37,22 +37,35 @@ func TestPopulation(t *testing.T) {
 		}
 	})
 
-	// Two workers load every table frozen (COPY FREEZE): after ANALYZE every
-	// page counts as all-visible, so nothing rewrites pages for hint bits later.
+	// Two workers load every table frozen (COPY FREEZE): after ANALYZE the
+	// pages count as all-visible, so nothing rewrites them for hint bits later.
+	// (On PostgreSQL 18 we observed COPY FREEZE leave some pages without the
+	// visibility bit — up to 40% of the tiny new_order table, about 1% overall;
+	// on 15 none. An unfrozen load has no page all-visible.)
 	t.Run("frozen", func(t *testing.T) {
 		rows, err := conn.Query(ctx, `SELECT relname, relpages, relallvisible FROM pg_class
-			WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' AND relname = ANY($1) AND relallvisible < relpages`, TableNames())
+			WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' AND relname = ANY($1)`, TableNames())
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer rows.Close()
+		var pages, visible int
 		for rows.Next() {
 			var name string
-			var pages, visible int
-			if err := rows.Scan(&name, &pages, &visible); err != nil {
+			var p, v int
+			if err := rows.Scan(&name, &p, &v); err != nil {
 				t.Fatal(err)
 			}
-			t.Errorf("%s: %d of %d pages all-visible", name, visible, pages)
+			pages, visible = pages+p, visible+v
+			if p > 1 && 2*v < p {
+				t.Errorf("%s: only %d of %d pages all-visible", name, v, p)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if 10*visible < 9*pages {
+			t.Errorf("%d of %d pages all-visible, want 90%% or more", visible, pages)
 		}
 	})
 
