@@ -205,8 +205,7 @@ func create(ctx context.Context, lab string, opts Options) (*Cluster, error) {
 	if err := writePrivate(passwordPath(lab), c.password+"\n"); err != nil {
 		return nil, err
 	}
-	pgpass := fmt.Sprintf("%s:%d:*:%s:%s\n127.0.0.1:%d:*:%s:%s\n", c.SocketDir, c.Port, Superuser, c.password, c.Port, Superuser, c.password)
-	if err := writePrivate(filepath.Join(lab, "pgpass"), pgpass); err != nil {
+	if err := c.writePassFile(); err != nil {
 		return nil, err
 	}
 	// The state file is written last: a lab without it has no cluster, so an
@@ -301,6 +300,17 @@ func (c *Cluster) DisplayDSN(db string) string {
 	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s", c.SocketDir, c.Port, Superuser, db)
 }
 
+// writePassFile writes the lab's password file. libpq matches a Unix socket
+// in a non-default directory by its path, pgx by "localhost": both are listed,
+// with the loopback address.
+func (c *Cluster) writePassFile() error {
+	var b strings.Builder
+	for _, host := range []string{c.SocketDir, "localhost", "127.0.0.1"} {
+		fmt.Fprintf(&b, "%s:%d:*:%s:%s\n", host, c.Port, Superuser, c.password)
+	}
+	return writePrivate(c.PassFile(), b.String())
+}
+
 // PassFile is the lab's libpq password file.
 func (c *Cluster) PassFile() string { return filepath.Join(c.Lab, "pgpass") }
 
@@ -328,7 +338,9 @@ func (c *Cluster) Start(ctx context.Context) error {
 		if err := c.saveState(); err != nil {
 			return err
 		}
-		_ = writePrivate(filepath.Join(c.Lab, "pgpass"), fmt.Sprintf("%s:%d:*:%s:%s\n127.0.0.1:%d:*:%s:%s\n", c.SocketDir, c.Port, Superuser, c.password, c.Port, Superuser, c.password))
+		if err := c.writePassFile(); err != nil {
+			return err
+		}
 	}
 	if err := os.MkdirAll(c.SocketDir, 0o755); err == nil {
 		_ = c.user.own(c.SocketDir)

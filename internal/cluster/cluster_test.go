@@ -83,6 +83,13 @@ func lifecycle(t *testing.T, major int) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("password file mode: %v %v", fi, err)
 	}
+	// The lab's password file serves pgx (and libpq) without the password in the DSN.
+	t.Setenv("PGPASSFILE", c.PassFile())
+	if conn, err := pgx.Connect(ctx, c.DisplayDSN("postgres")); err != nil {
+		t.Errorf("connecting with the lab's pgpass: %v", err)
+	} else {
+		conn.Close(ctx)
+	}
 	// A wrong password is refused: authentication is real.
 	bad := strings.Replace(c.DSN("postgres"), "password="+c.password, "password=wrong", 1)
 	if conn, err := pgx.Connect(ctx, bad); err == nil {
