@@ -60,7 +60,7 @@ for r in $(seq 1 "$ROUNDS"); do
     if [ "$tool" = pgbench ]; then
       timed pgbench -n -M "$PROTOCOL" -c "$CLIENTS" -j "$JOBS" -T "$DUR" "$DSN"
     else
-      timed "$PGOLTP" --dsn "$DSN" tpcb run -n --no-check -M "$PROTOCOL" -c "$CLIENTS" -j "$JOBS" -T "$DUR"
+      timed "$PGOLTP" --dsn "$DSN" tpcb run -n --no-check --record=false -M "$PROTOCOL" -c "$CLIENTS" -j "$JOBS" -T "$DUR"
     fi
     read -r wall user sys <"$WORK/time"
     tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$WORK/out")

@@ -63,6 +63,8 @@ func runPgoltp(t *testing.T, timeout time.Duration, args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, pgoltpBinary(t), args...)
+	// A run records into ./pgoltp-lab unless told otherwise: keep that out of the source tree.
+	cmd.Dir = t.TempDir()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -146,6 +146,9 @@ one row per committed transaction.`,
 			}
 			var rec *recording
 			if record {
+				if _, err := tpcb.Scale(cmd.Context(), dsn); err != nil {
+					return tpcbError("tpcb run", err)
+				}
 				title := fmt.Sprintf("TPC-B %s -c %d -j %d -M %s", o.Script, o.Clients, o.Jobs, o.Protocol)
 				if rec, err = startRecording(cmd.Context(), "tpcb", title, dsn, nil); err != nil {
 					return err
@@ -197,7 +200,7 @@ one row per committed transaction.`,
 	f.Uint64Var(&o.Seed, "random-seed", 0, "random seed (0 = from the clock)")
 	f.DurationVar(&snapshotEach, "snapshot-interval", time.Minute, "keep a histogram snapshot of every window this long")
 	f.DurationVar(&seriesEach, "series-interval", time.Second, "length of one point of the throughput/latency series")
-	f.BoolVar(&record, "record", false, "store the run in the results store with OS and PostgreSQL statistics sampled around it (for 'pgoltp report')")
+	f.BoolVar(&record, "record", true, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
 	return cmd
 }
 

@@ -251,3 +251,14 @@ func (c *client) loop(ctx context.Context, opts RunOptions, start, deadline time
 	}
 	return nil
 }
+
+// Scale returns the scale of the pgbench tables at dsn, or ErrNotLoaded. The
+// CLI asks before it records a run, so that a run of nothing is never stored.
+func Scale(ctx context.Context, dsn string) (int, error) {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(ctx)
+	return detectScale(ctx, conn)
+}
