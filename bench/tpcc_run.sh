@@ -15,7 +15,7 @@
 # Env:   W=10 DUR=30 RAMP=5 CONNS="4 8 16" PATHS="client server" ROUNDS=1
 #        RSS_TERMINALS=10000 RSS_DUR=60 PORT=5513 BENCH_DSN=postgres://...
 #        PGOLTP=path/to/binary (default: built from this checkout)
-#        EXTRA="--procs 1" (more flags for every tpcc run)
+#        EXTRA="--procs 1" (more flags for every tpcc run) WARM=30 (unreported warm-up run, s)
 set -euo pipefail
 
 W=${W:-10}
@@ -66,6 +66,12 @@ echo "# bench/tpcc_run.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s conn
 echo "# server: $(psql -Atc 'select version()' "$ADMIN_DSN" | cut -d, -f1), shared_buffers $(psql -Atc 'show shared_buffers' "$ADMIN_DSN"); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$PGOLTP" --dsn "$TPCC_DSN" tpcc load --warehouses "$W" >/dev/null 2>&1
 pgbench -i -q -s "$W" "$REF_DSN" >/dev/null 2>&1
+# Settle before measuring: vacuum what the loads left for autovacuum, and warm
+# the cache with one unreported run, so that the first measured run is not
+# the one that pays for it.
+psql -q "$TPCC_DSN" -c "vacuum analyze"
+psql -q "$REF_DSN" -c "vacuum analyze"
+"$PGOLTP" --dsn "$TPCC_DSN" tpcc run --duration "${WARM:-30}s" --progress 0 ${EXTRA:-} >/dev/null 2>&1
 
 # cpu_ticks PID: utime+stime of PID from /proc/PID/stat (clock ticks), empty when gone.
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || true; }
@@ -101,10 +107,16 @@ run_ref() {
   echo "pgbench conns=$conns tps=$tps cpu_s=$(echo "$u + $s" | bc)"
 }
 
+# The order of the paths alternates from one group to the next, so that
+# neither path is always the one that runs right after pgbench.
+group=0
 for r in $(seq 1 "$ROUNDS"); do
   for c in $CONNS; do
     run_ref "$c"
-    for p in $PATHS; do run_tpcc "$p" "$c"; done
+    order=$PATHS
+    [ $((group % 2)) -eq 1 ] && order=$(echo "$PATHS" | tr ' ' '\n' | tac | tr '\n' ' ')
+    for p in $order; do run_tpcc "$p" "$c"; done
+    group=$((group + 1))
   done
 done
 

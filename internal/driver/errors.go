@@ -3,7 +3,9 @@ package driver
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -52,4 +54,14 @@ func ConnectionLost(err error) bool {
 	}
 	var connectErr *pgconn.ConnectError
 	return errors.As(err, &connectErr) || pgconn.SafeToRetry(err) || errors.Is(err, net.ErrClosed)
+}
+
+// RetryBackoff is the pause before retry number attempt (0-based) of a
+// transaction that hit a serialization failure or deadlock: random up to
+// 1 ms × 2^attempt, at most 100 ms, so that the transactions that collided do
+// not collide again in lockstep.
+func RetryBackoff(attempt int) time.Duration {
+	limit := time.Millisecond << min(attempt, 7)
+	limit = min(limit, 100*time.Millisecond)
+	return time.Duration(rand.Int64N(int64(limit)))
 }

@@ -90,7 +90,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		Recorder: r.rec,
 		Connect:  func(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, cfg.Copy()) },
 		Setup: func(ctx context.Context, c *driver.Conn) error {
-			c.State = &session{conn: c.PG}
+			c.State = &session{conn: c.PG, slOwnTxn: opts.Isolation != "read-committed"}
 			return nil
 		},
 	})

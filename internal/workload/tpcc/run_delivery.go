@@ -137,7 +137,9 @@ func (r *runner) deliver(c *driver.Conn, req deliveryRequest, out *deliveryOutco
 		}
 		if driver.Retryable(err) && attempt < r.opts.MaxRetries {
 			c.Local.Add(kind, cntRetries, 1)
-			continue
+			if driver.Sleep(r.exec, driver.RetryBackoff(attempt)) {
+				continue
+			}
 		}
 		if errors.Is(err, context.Canceled) && r.exec.Err() != nil {
 			return err

@@ -18,6 +18,8 @@ type session struct {
 	payBatch   pgx.Batch
 	payRes     paymentResult
 	delivBatch pgx.Batch
+	slBatch    pgx.Batch
+	slOwnTxn   bool // Stock-Level in its own READ COMMITTED transaction
 }
 
 // connWorker owns one connection and executes the terminals' transactions on
@@ -71,7 +73,9 @@ func (r *runner) execute(c *driver.Conn, req *request) (lost error) {
 		}
 		if driver.Retryable(err) && attempt < r.opts.MaxRetries {
 			c.Local.Add(kind, cntRetries, 1)
-			continue
+			if driver.Sleep(r.exec, driver.RetryBackoff(attempt)) {
+				continue
+			}
 		}
 		if errors.Is(err, context.Canceled) && r.exec.Err() != nil {
 			return err // the run's grace period ended; not the database's fault

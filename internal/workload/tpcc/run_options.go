@@ -3,6 +3,7 @@ package tpcc
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"time"
 
@@ -177,6 +178,7 @@ func (o RunOptions) Describe() [][2]string {
 		{"weights", strings.Join(weights, ",")}, {"max_retries", fmt.Sprint(o.MaxRetries)},
 		{"isolation", o.Isolation}, {"keying_scale", fmt.Sprint(o.KeyingScale)},
 		{"seed", fmt.Sprint(o.Seed)}, {"schema", schemaOrDefault(o.Schema)},
+		{"driver_procs", fmt.Sprint(runtime.GOMAXPROCS(0))},
 	}
 }
 

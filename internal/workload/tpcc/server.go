@@ -91,8 +91,5 @@ func (ss *session) deliveryServer(ctx context.Context, req deliveryRequest, out 
 }
 
 func (ss *session) stockLevelServer(ctx context.Context, in *stockLevelInput) (int64, error) {
-	conn := ss.conn
-	var low int64
-	err := conn.QueryRow(ctx, sqlSrvStockLevel, in.w, in.d, in.threshold).Scan(&low)
-	return low, err
+	return ss.stockLevel(ctx, sqlSrvStockLevel, in)
 }

@@ -26,8 +26,31 @@ const sqlStockLevel = `SELECT count(DISTINCT s.s_i_id) FROM district d
 	WHERE d.d_w_id = $1 AND d.d_id = $2 AND s.s_quantity < $3`
 
 func (ss *session) stockLevelClient(ctx context.Context, in *stockLevelInput) (int64, error) {
-	conn := ss.conn
+	return ss.stockLevel(ctx, sqlStockLevel, in)
+}
+
+// stockLevel runs a Stock-Level statement. Clause 2.8.2.3 lets Stock-Level
+// run at read committed: when the run uses a stronger isolation level, the
+// statement goes in its own READ COMMITTED transaction (one round trip), so
+// it neither aborts nor makes others abort with serialization failures.
+func (ss *session) stockLevel(ctx context.Context, sql string, in *stockLevelInput) (int64, error) {
 	var low int64
-	err := conn.QueryRow(ctx, sqlStockLevel, in.w, in.d, in.threshold).Scan(&low)
+	if !ss.slOwnTxn {
+		err := ss.conn.QueryRow(ctx, sql, in.w, in.d, in.threshold).Scan(&low)
+		return low, err
+	}
+	b := &ss.slBatch
+	b.QueuedQueries = b.QueuedQueries[:0]
+	b.Queue("BEGIN ISOLATION LEVEL READ COMMITTED")
+	b.Queue(sql, in.w, in.d, in.threshold)
+	b.Queue("COMMIT")
+	br := ss.conn.SendBatch(ctx, b)
+	_, err := br.Exec()
+	if err == nil {
+		err = br.QueryRow().Scan(&low)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
 	return low, err
 }
