@@ -71,7 +71,7 @@ pgbench -i -q -s "$W" "$REF_DSN" >/dev/null 2>&1
 # the one that pays for it.
 psql -q "$TPCC_DSN" -c "vacuum analyze"
 psql -q "$REF_DSN" -c "vacuum analyze"
-"$PGOLTP" --dsn "$TPCC_DSN" tpcc run --duration "${WARM:-30}s" --progress 0 ${EXTRA:-} >/dev/null 2>&1
+"$PGOLTP" --dsn "$TPCC_DSN" tpcc run --record=false --check none --duration "${WARM:-30}s" --progress 0 ${EXTRA:-} >/dev/null 2>&1
 
 # cpu_ticks PID: utime+stime of PID from /proc/PID/stat (clock ticks), empty when gone.
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || true; }
@@ -80,7 +80,7 @@ HZ=$(getconf CLK_TCK)
 # run_tpcc PATH CONNS: one no-wait run; prints one result line.
 run_tpcc() {
   local path=$1 conns=$2 pid ticks=0 t
-  "$PGOLTP" --dsn "$TPCC_DSN" --json tpcc run --path "$path" --conns "$conns" \
+  "$PGOLTP" --dsn "$TPCC_DSN" --json tpcc run --record=false --check none --path "$path" --conns "$conns" \
     --duration "${DUR}s" --ramp "${RAMP}s" --progress 0 ${EXTRA:-} >"$WORK/run.json" 2>"$WORK/run.err" &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
@@ -121,7 +121,7 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 
 echo "## $RSS_TERMINALS terminals, spec mode, ${RSS_DUR}s"
-"$PGOLTP" --dsn "$TPCC_DSN" --json tpcc run --mode spec --terminals "$RSS_TERMINALS" \
+"$PGOLTP" --dsn "$TPCC_DSN" --json tpcc run --record=false --check none --mode spec --terminals "$RSS_TERMINALS" \
   --duration "${RSS_DUR}s" --progress 0 >"$WORK/rss.json" 2>"$WORK/rss.err" &
 pid=$!
 hwm=0

@@ -102,7 +102,7 @@ func TestTpccRunInterrupt(t *testing.T) {
 	if r := runPgoltp(t, 5*time.Minute, "--dsn", dsn, "tpcc", "load", "--warehouses", "1"); r.code != 0 {
 		t.Fatalf("load: exit %d: %s", r.code, r.stderr)
 	}
-	cmd := exec.Command(pgoltpBinary(t), "--dsn", dsn, "tpcc", "run", "--conns", "2", "--duration", "5m", "--progress", "1")
+	cmd := exec.Command(pgoltpBinary(t), "--dsn", dsn, "--lab", labDir(t), "tpcc", "run", "--conns", "2", "--duration", "5m", "--progress", "1")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {

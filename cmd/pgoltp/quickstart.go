@@ -70,7 +70,7 @@ report into <lab>/reports.`,
 				fmt.Fprintln(stderr, "   already loaded: reusing it")
 			}
 			fmt.Fprintf(stderr, "== 3/5 running TPC-C (%s path, no-wait) for %s after a 5s ramp-up\n", path, duration)
-			out, err := runTPCCRecorded(ctx, dsn, opts, checkFull, stderr)
+			out, err := runTPCC(ctx, dsn, opts, checkFull, true, stderr)
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
@@ -25,55 +27,89 @@ func validCheckMode(mode string) error {
 	return problem.BadInput("use --check full, quick or none", "unknown --check %q", mode)
 }
 
-// tpccOutcome is what a recorded TPC-C run produced.
+// tpccOutcome is what a TPC-C run produced.
 type tpccOutcome struct {
 	Result *tpcc.RunResult
-	RunID  string
+	RunID  string            // "" when not recorded
 	Check  *tpcc.CheckReport // nil with --check none, or when the run was interrupted
 }
 
-// runTPCCRecorded runs TPC-C with the collectors sampling, checks the database
-// afterwards and stores everything as one run. The run is stored even when it
-// was interrupted or failed, with that status.
-func runTPCCRecorded(ctx context.Context, dsn string, opts tpcc.RunOptions, check string, progress io.Writer) (*tpccOutcome, error) {
-	rec, err := startRecording(ctx, "tpcc", fmt.Sprintf("TPC-C %s/%s", opts.Path, opts.Mode), dsn, nil)
-	if err != nil {
+// runTPCC runs TPC-C, checks the database afterwards and, with record, stores
+// everything as one run with the collectors sampling around it. A recorded run
+// is stored even when it was interrupted or failed, with that status; a
+// database that holds no complete load fails before anything is stored.
+func runTPCC(ctx context.Context, dsn string, opts tpcc.RunOptions, check string, record bool, progress io.Writer) (*tpccOutcome, error) {
+	if err := tpccLoaded(ctx, dsn, opts.Schema); err != nil {
 		return nil, err
 	}
+	var rec *recording
+	if record {
+		var err error
+		if rec, err = startRecording(ctx, "tpcc", fmt.Sprintf("TPC-C %s/%s", opts.Path, opts.Mode), dsn, nil); err != nil {
+			return nil, err
+		}
+	}
+	var notes []string
+	var headline []store.Figure
 	out := &tpccOutcome{}
 	res, runErr := tpcc.Run(ctx, dsn, opts)
 	out.Result = res
 	interrupted := ctx.Err() != nil || (res != nil && res.Interrupted)
-	if res != nil {
-		fillTPCC(rec.run, res)
-	}
 	if runErr == nil && check != checkNone && !interrupted {
 		if progress != nil {
 			fmt.Fprintf(progress, "checking consistency (%s)...\n", check)
 		}
 		rep, err := tpcc.Check(ctx, dsn, tpcc.CheckOptions{Schema: opts.Schema, Quick: check == checkQuick, Fresh: tpcc.FreshNo})
 		if err != nil {
-			rec.run.Notes = append(rec.run.Notes, "consistency check could not run: "+err.Error())
+			notes = append(notes, "consistency check could not run: "+err.Error())
 		} else {
 			out.Check = &rep
-			failed := rep.Failed()
-			rec.run.Headline = append(rec.run.Headline, store.Figure{Name: "consistency checks failed", Value: float64(len(failed)), Unit: "checks"})
+			headline = append(headline, store.Figure{Name: "consistency checks failed", Value: float64(len(rep.Failed())), Unit: "checks"})
 			var checks []verdict
 			for _, r := range rep.Results {
 				checks = append(checks, verdict{r.Status, fmt.Sprintf("%s (%s %s)", r.Name, r.Clause, r.Title)})
 			}
-			rec.run.Notes = append(rec.run.Notes, summarize(fmt.Sprintf("consistency check (%s)", check), checks))
+			notes = append(notes, summarize(fmt.Sprintf("consistency check (%s)", check), checks))
 		}
 	}
 	if runErr != nil {
-		rec.run.Notes = append(rec.run.Notes, "run failed: "+runErr.Error())
+		notes = append(notes, "run failed: "+runErr.Error())
 	}
+	if rec == nil {
+		return out, runErr
+	}
+	if res != nil {
+		fillTPCC(rec.run, res)
+	}
+	rec.run.Headline = append(rec.run.Headline, headline...)
+	rec.run.Notes = append(rec.run.Notes, notes...)
 	id, storeErr := rec.finish(ctx, runStatus(interrupted, runErr))
 	out.RunID = id
 	if runErr != nil {
 		return out, runErr
 	}
 	return out, storeErr
+}
+
+// tpccLoaded says whether schema at dsn holds a complete TPC-C load.
+func tpccLoaded(ctx context.Context, dsn, schema string) error {
+	cfg, err := tpcc.ConnConfig(dsn, schema)
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	meta, err := tpcc.ReadMeta(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if !meta.Complete {
+		return tpcc.ErrNotComplete
+	}
+	return nil
 }
 
 // checkVerdict turns a failed consistency check into exit code 1.

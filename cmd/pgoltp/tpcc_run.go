@@ -26,6 +26,8 @@ func tpccRunCommand() *cobra.Command {
 		weights     string
 		progressSec int
 		deliveryLog string
+		check       string
+		record      bool
 		cpuProfile  string
 		procs       int
 	)
@@ -43,6 +45,9 @@ A live line is printed every --progress seconds on stderr; Ctrl-C stops the run
 cleanly and still prints the summary.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := validCheckMode(check); err != nil {
+				return err
+			}
 			if weights != "" {
 				w, err := tpcc.ParseWeights(weights)
 				if err != nil {
@@ -99,7 +104,11 @@ cleanly and still prints the summary.`,
 				}
 				defer pprof.StopCPUProfile()
 			}
-			res, err := tpcc.Run(cmd.Context(), dsn, opts)
+			outcome, err := runTPCC(cmd.Context(), dsn, opts, check, record, cmd.ErrOrStderr())
+			var res *tpcc.RunResult
+			if outcome != nil {
+				res = outcome.Result
+			}
 			switch {
 			case errors.Is(err, tpcc.ErrNotLoaded), errors.Is(err, tpcc.ErrNotComplete):
 				return problem.BadInput("run 'pgoltp tpcc load' first, or pass the --schema that holds it", "%s", err.Error())
@@ -112,9 +121,22 @@ cleanly and still prints the summary.`,
 			if global.json {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				return enc.Encode(res)
+				if err := enc.Encode(struct {
+					*tpcc.RunResult
+					RunID string            `json:"run_id,omitempty"`
+					Check *tpcc.CheckReport `json:"check,omitempty"`
+				}{res, outcome.RunID, outcome.Check}); err != nil {
+					return err
+				}
+			} else {
+				if err := res.WriteSummary(out); err != nil {
+					return err
+				}
+				if outcome.Check != nil {
+					printCheckReport(out, *outcome.Check)
+				}
 			}
-			return res.WriteSummary(out)
+			return checkVerdict(outcome.Check)
 		},
 	}
 	f := cmd.Flags()
@@ -137,6 +159,8 @@ cleanly and still prints the summary.`,
 	f.StringVar(&opts.Schema, "schema", tpcc.DefaultSchema, "schema that holds the TPC-C tables")
 	f.StringVar(&deliveryLog, "delivery-log", "", "write one line per executed Delivery to this file (clause 2.7.2.2)")
 	f.IntVar(&procs, "procs", 0, "CPUs the driver may use at once (GOMAXPROCS; 0 = one per 32 connections)")
+	f.StringVar(&check, "check", checkQuick, "consistency check after the run: quick (skips the per-customer conditions), full or none")
+	f.BoolVar(&record, "record", true, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU measurements)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
 	_ = f.MarkHidden("cpuprofile")
 	return cmd
