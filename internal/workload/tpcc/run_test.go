@@ -160,8 +160,17 @@ func TestRunAuditsWithinTolerance(t *testing.T) {
 // database stays consistent.
 func TestRunSurvivesKilledBackends(t *testing.T) {
 	dsn := loadForRun(t, 1)
-	for _, path := range []string{PathClient, PathServer} {
-		t.Run(path, func(t *testing.T) {
+	cases := []struct {
+		name string
+		opts RunOptions
+	}{
+		{"client", RunOptions{Path: PathClient, Conns: 3}},
+		{"server", RunOptions{Path: PathServer, Conns: 3}},
+		// More terminals than connections: transactions go through the connection workers.
+		{"server shared conns", RunOptions{Path: PathServer, Conns: 2, Terminals: 6}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			admin, err := pgx.Connect(ctx, dsn)
 			if err != nil {
@@ -181,7 +190,9 @@ func TestRunSurvivesKilledBackends(t *testing.T) {
 					killed += n
 				}
 			}()
-			res, err := Run(ctx, dsn, RunOptions{Path: path, Conns: 3, Duration: 5 * time.Second, Seed: 3})
+			opts := tc.opts
+			opts.Duration, opts.Seed = 5*time.Second, 3
+			res, err := Run(ctx, dsn, opts)
 			wg.Wait()
 			if err != nil {
 				t.Fatal(err)
