@@ -79,21 +79,7 @@ func runPgoltp(t *testing.T, timeout time.Duration, args ...string) result {
 
 // labDir returns a lab path the unprivileged server user can reach when the
 // tests run as root.
-func labDir(t *testing.T) string {
-	t.Helper()
-	base := filepath.Join(os.TempDir(), "pgoltp-test")
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	_ = os.Chmod(base, 0o755)
-	dir, err := os.MkdirTemp(base, "e2e-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = os.Chmod(dir, 0o755)
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return filepath.Join(dir, "lab")
-}
+func labDir(t *testing.T) string { return pgtest.LabDir(t) }
 
 // assertOneLineProblem checks the contract for bad input: exit 2, exactly one
 // line on stderr, naming the problem, no Go stack trace.

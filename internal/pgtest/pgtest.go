@@ -53,20 +53,11 @@ func start() {
 		adminDSN = dsn
 		return
 	}
-	// The lab must be reachable by the unprivileged server user when tests run as
-	// root, so it lives in a world-traversable directory, not in t.TempDir (0700).
-	base := filepath.Join(os.TempDir(), "pgoltp-test")
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		startErr = err
-		return
-	}
-	_ = os.Chmod(base, 0o755)
-	dir, err := os.MkdirTemp(base, "lab-")
+	dir, err := reachableDir("lab-")
 	if err != nil {
 		startErr = err
 		return
 	}
-	_ = os.Chmod(dir, 0o755)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	opts := cluster.Options{Lab: dir, Major: testMajor()}
@@ -85,6 +76,33 @@ func testMajor() int {
 		fmt.Sscan(v, &m)
 	}
 	return m
+}
+
+// reachableDir makes a directory the unprivileged server user can enter when
+// the tests run as root: t.TempDir (0700) is exactly what it could not.
+func reachableDir(prefix string) (string, error) {
+	base := filepath.Join(os.TempDir(), "pgoltp-test")
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		return "", err
+	}
+	_ = os.Chmod(base, 0o755)
+	dir, err := os.MkdirTemp(base, prefix)
+	if err != nil {
+		return "", err
+	}
+	return dir, os.Chmod(dir, 0o755)
+}
+
+// LabDir returns a path for a lab of this test's own (not yet created, so
+// that commands create it), in a directory the server user can reach.
+func LabDir(t testing.TB) string {
+	t.Helper()
+	dir, err := reachableDir("lab-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return filepath.Join(dir, "lab")
 }
 
 // AdminDSN returns a superuser DSN of the shared test server, starting it if needed.
