@@ -8,10 +8,12 @@ import (
 
 // terminal is one emulated terminal (clause 4.2.2): a goroutine with a fixed
 // home warehouse and Stock-Level district, its own random source and deck. It
-// keys in inputs, waits its keying time, hands the transaction to a
-// connection worker and waits for it, then thinks. It holds no connection,
-// so thousands of thinking terminals need only as many connections as are
-// busy; it keeps its goroutine stack shallow for the same reason.
+// keys in inputs, waits its keying time, has the transaction executed, then
+// thinks. With more terminals than connections it holds no connection: it
+// hands each transaction to a connection worker and waits, so thousands of
+// thinking terminals need only as many connections as are busy, and its
+// goroutine stack stays small. With no more terminals than connections it
+// owns one and executes on it itself, saving the hand-off.
 type terminal struct {
 	id         int
 	w          int // home warehouse, 1..warehouses
@@ -94,7 +96,7 @@ func (t *terminal) keyIn(kind int) {
 	}
 }
 
-// loop runs the terminal until the run stops or it has done its share.
+// terminalLoop runs the terminal until the run stops or it has done its share.
 func (r *runner) terminalLoop(t *terminal) {
 	defer func() {
 		if t.conn != nil {
