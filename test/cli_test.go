@@ -122,3 +122,15 @@ func TestBadDSN(t *testing.T) {
 		})
 	}
 }
+
+// TestVerbose: -v names the server used and, on failure, the causes behind
+// the one line, still without the password.
+func TestVerbose(t *testing.T) {
+	r := runPgoltp(t, time.Minute, "-v", "--dsn", "postgres://u:s3cret@127.0.0.1:1/db", "tpcc", "check")
+	if r.code != 2 || !strings.Contains(r.stderr, "caused by") || !strings.Contains(r.stderr, "connection refused") {
+		t.Errorf("-v should show the cause: exit %d %q", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "s3cret") {
+		t.Errorf("the password was printed: %q", r.stderr)
+	}
+}

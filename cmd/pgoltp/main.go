@@ -46,7 +46,7 @@ func init() {
 	pf.StringVar(&global.lab, "lab", "./pgoltp-lab", "lab directory: managed cluster, results and reports")
 	pf.StringVar(&global.dsn, "dsn", "", "use this PostgreSQL server (URL or key=value DSN) instead of the managed cluster")
 	pf.BoolVar(&global.json, "json", false, "machine-readable JSON output")
-	pf.CountVarP(&global.verbose, "verbose", "v", "more detail (repeat for more)")
+	pf.CountVarP(&global.verbose, "verbose", "v", "say which server is used, and on failure the chain of causes")
 	rootCmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return problem.BadInput(fmt.Sprintf("run '%s --help' for the flags", cmd.CommandPath()), "%s", err.Error())
 	})
@@ -58,6 +58,12 @@ func main() {
 	err := rootCmd.ExecuteContext(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pgoltp: "+oneLine(asProblem(err).Error()))
+		if global.verbose > 0 {
+			// -v: the chain of causes behind the one line, for a bug report.
+			for cause := errors.Unwrap(err); cause != nil; cause = errors.Unwrap(cause) {
+				fmt.Fprintf(os.Stderr, "  caused by (%T): %s\n", cause, oneLine(cause.Error()))
+			}
+		}
 		stop()
 		os.Exit(problem.ExitCode(asProblem(err)))
 	}

@@ -31,6 +31,9 @@ func targetDSN(ctx context.Context) (string, error) {
 	if err := ensureDatabase(ctx, c, workDatabase); err != nil {
 		return "", err
 	}
+	if global.verbose > 0 {
+		fmt.Fprintf(os.Stderr, "pgoltp: managed PostgreSQL %s in %s: %s\n", c.Version, c.Lab, c.DisplayDSN(workDatabase))
+	}
 	return c.DSN(workDatabase), nil
 }
 
@@ -64,10 +67,14 @@ func checkDSN(ctx context.Context, dsn string) (string, error) {
 			return "", problem.BadInput("check the user, password and database in --dsn",
 				"the server at %s refused the connection: %s", where, pgErr.Message)
 		}
-		return "", problem.BadInput("start the server or fix the host and port in --dsn",
-			"cannot reach PostgreSQL at %s", where)
+		p := problem.BadInput("start the server or fix the host and port in --dsn", "cannot reach PostgreSQL at %s", where)
+		p.Err = err // shown with -v; pgx's messages never carry the password
+		return "", p
 	}
 	conn.Close(ctx)
+	if global.verbose > 0 {
+		fmt.Fprintf(os.Stderr, "pgoltp: PostgreSQL at %s:%d database %s as %s\n", cfg.Host, cfg.Port, cfg.Database, cfg.User)
+	}
 	return dsn, nil
 }
 
