@@ -141,7 +141,11 @@ func (a *aggregator) finish() {
 		NotCompleted:     res.DeliveriesNotCompleted,
 		P90Completion:    t.Percentile(kindDeliveryDeferred, 90),
 	}
-	res.Reconnects = int64(len(res.Outages))
+	for _, o := range res.Outages {
+		if !o.Restored.IsZero() {
+			res.Reconnects++
+		}
+	}
 	if n := dealtCount(a.all); n > 0 {
 		res.DriverCPUPer1k = res.DriverCPU.Seconds() / (float64(n) / 1000)
 	}
