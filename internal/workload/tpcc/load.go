@@ -117,13 +117,24 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 		}
 	}
 	// One load per schema at a time: a second one would drop the first's tables.
+	// A session lock outlives its client until the server notices the
+	// disconnect, so the lock is released explicitly, and a lock still held
+	// is waited for a moment before the schema is declared busy.
+	const lockSQL = "SELECT pg_try_advisory_lock(hashtext('pgoltp tpcc load ' || current_schema()))"
 	var locked bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock(hashtext('pgoltp tpcc load ' || current_schema()))").Scan(&locked); err != nil {
-		return stats, fmt.Errorf("locking the schema for the load: %w", err)
+	for wait := time.Now().Add(3 * time.Second); ; {
+		if err := conn.QueryRow(ctx, lockSQL).Scan(&locked); err != nil {
+			return stats, fmt.Errorf("locking the schema for the load: %w", err)
+		}
+		if locked || time.Now().After(wait) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	if !locked {
 		return stats, fmt.Errorf("%w: another load into schema %s is running", ErrLoadBusy, opts.Schema)
 	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('pgoltp tpcc load ' || current_schema()))")
 	old, err := ReadMeta(ctx, conn)
 	switch {
 	case errors.Is(err, ErrNotLoaded):
