@@ -48,7 +48,7 @@ type Options struct {
 
 // Defaults for the zero Options, chosen for budgets of 25 to 100 trials.
 const (
-	DefaultStartup    = 10
+	DefaultStartup    = 8
 	DefaultCandidates = 24
 	DefaultGamma      = 0.2
 )
@@ -197,13 +197,14 @@ func (o *Optimizer) TopK(k int) []Result {
 	return ranked
 }
 
-// modelData splits the distinct observed points into coordinates with their
-// mean objective (successes, best first) and coordinates of failed points.
-func (o *Optimizer) modelData() (good, bad [][]float64) {
+// modelData splits the distinct observed points, as coordinates, into the
+// good successes (the Gamma share with the highest means), the other
+// successes, and the points that failed.
+func (o *Optimizer) modelData() (good, rest, failed [][]float64) {
 	var ok []*record
 	for _, r := range o.results.records {
 		if r.failures > 0 {
-			bad = append(bad, o.coordsOf(r.point))
+			failed = append(failed, o.coordsOf(r.point))
 		} else {
 			ok = append(ok, r)
 		}
@@ -217,8 +218,8 @@ func (o *Optimizer) modelData() (good, bad [][]float64) {
 		if i < nGood {
 			good = append(good, o.coordsOf(r.point))
 		} else {
-			bad = append(bad, o.coordsOf(r.point))
+			rest = append(rest, o.coordsOf(r.point))
 		}
 	}
-	return good, bad
+	return good, rest, failed
 }

@@ -54,7 +54,7 @@ func (l *ledger) add(p Point, value float64, failed bool) {
 }
 
 // ranked returns the points that never failed, by Estimate, best first
-// (ties: higher Mean, then first seen). The estimate is empirical Bayes (the
+// (ties: more observations, higher Mean, then first seen). The estimate is empirical Bayes (the
 // James-Stein idea): with noise variance s2 pooled from repeated points and
 // variance t2 of the true values between points, a point measured n times
 // is credited with
@@ -95,7 +95,12 @@ func (l *ledger) ranked() []Result {
 		if out[i].Estimate != out[j].Estimate {
 			return out[i].Estimate > out[j].Estimate
 		}
-		return out[i].Mean > out[j].Mean // no evidence of real differences: plain means
+		// No evidence of real differences (t2 = 0): the best-measured
+		// point first, then the plain means.
+		if out[i].N != out[j].N {
+			return out[i].N > out[j].N
+		}
+		return out[i].Mean > out[j].Mean
 	})
 	return out
 }

@@ -1,6 +1,10 @@
 package search
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+)
 
 // tpe chooses the next coordinates by the Tree-structured Parzen Estimator
 // (Bergstra et al., "Algorithms for Hyper-Parameter Optimization", NIPS
@@ -9,22 +13,42 @@ import "math"
 // gamma-quantile of the objective into good ones, with density l(x), and the
 // rest (failed points included), with density g(x). Expected improvement
 // over that quantile grows with l(x)/g(x), so TPE draws Candidates points
-// from l and keeps the one with the largest ratio. A failed point sits in g
-// and so pushes the search away from its neighbourhood.
+// from l and keeps the one with the largest ratio.
+//
+// Failures get a second, explicit term, because the best values often lie
+// next to the region that fails (more memory is faster until the server no
+// longer starts), where l alone would keep drawing across the edge: the
+// score also holds the log probability that x succeeds, estimated from the
+// densities of successful points s(x) and failed ones f(x) in proportion to
+// their counts (as in constrained TPE, Watanabe and Hutter 2023):
+//
+//	score(x) = log l(x) - log g(x) + log( nS s(x) / (nS s(x) + nF f(x)) )
 func (o *Optimizer) tpe() []float64 {
 	choices := o.enc.choices()
-	goodZ, badZ := o.modelData()
-	if len(goodZ) == 0 { // nothing succeeded yet: no notion of good
+	good, rest, failed := o.modelData()
+	if len(good) == 0 { // nothing succeeded yet: no notion of good
 		return uniform(choices, o.rng)
 	}
-	l := newParzen(choices, goodZ)
-	g := newParzen(choices, badZ)
+	l := newParzen(choices, good)
+	g := newParzen(choices, append(append([][]float64(nil), rest...), failed...))
+	var succeeded, fails *parzen
+	if len(failed) > 0 {
+		succeeded = newParzen(choices, append(append([][]float64(nil), good...), rest...))
+		fails = newParzen(choices, failed)
+	}
+	logS := math.Log(float64(len(good) + len(rest)))
+	logF := math.Log(float64(len(failed)))
 	var best []float64
 	bestScore := math.Inf(-1)
 	for range o.opts.Candidates {
 		z := l.sample(o.rng)
-		if s := l.logPDF(z) - g.logPDF(z); s > bestScore {
-			best, bestScore = z, s
+		score := l.logPDF(z) - g.logPDF(z)
+		if fails != nil {
+			ls := logS + succeeded.logPDF(z)
+			score += ls - floats.LogSumExp([]float64{ls, logF + fails.logPDF(z)})
+		}
+		if score > bestScore {
+			best, bestScore = z, score
 		}
 	}
 	return best
