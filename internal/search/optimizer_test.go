@@ -216,7 +216,7 @@ func TestBestDiscountsASingleLuckyRun(t *testing.T) {
 	observe(steady, 108, 92, 106, 94)    // mean 100, noise sd ~8
 	observe(Point{3, 3}, 80, 96, 82, 94) // mean 88
 	observe(Point{4, 4}, 85)
-	observe(lucky, 103) // one run, within the noise of 100
+	observe(lucky, 103)           // one run, within the noise of 100
 	for _, r := range o.TopK(4) { // plain means would pick the lucky point
 		if r.Mean > 103 {
 			t.Fatalf("test set-up: the lucky point should have the highest mean, got %+v", r)
