@@ -104,7 +104,9 @@ func TestFailedRegionIsAvoided(t *testing.T) {
 	}
 	share := float64(modelFailures) / float64(modelPoints)
 	t.Logf("after the start points, %.1f%% of TPE's suggestions fall in the failing third of the space", 100*share)
-	if share > 0.1 {
+	// Measured: 3% with the model as it is, 8% without its
+	// probability-of-success term, 35% if failures were ignored.
+	if share > 0.06 {
 		t.Errorf("TPE keeps sampling the failing region: %.1f%% of its suggestions, random would give 33%%", 100*share)
 	}
 }
