@@ -63,6 +63,10 @@
 //	best, ok := opt.Best()
 //
 // To resume a stored search, create the optimizer with the same space and
-// options and Observe the stored trials again in order; the suggestions
-// that follow are again deterministic.
+// options and Observe the stored trials again in order: the start points
+// already observed are not suggested again, and the suggestions that follow
+// are deterministic (though not those the interrupted search would have
+// made next). Suggest assumes each point is observed before the next is
+// asked for; several outstanding suggestions are allowed but the model does
+// not know about them.
 package search

@@ -119,14 +119,17 @@ func New(space *Space, opts Options) (*Optimizer, error) {
 func (o *Optimizer) Space() *Space { return o.space }
 
 // Suggest returns the next point to evaluate: the warm-start points first,
-// then the space-filling start points, then the method's choice. Calling it
+// then the space-filling start points (each skipped if already observed),
+// then the method's choice. Calling it
 // again before Observe gives another point, so several may be evaluated at
 // once.
 func (o *Optimizer) Suggest() Point {
-	if len(o.queue) > 0 {
+	for len(o.queue) > 0 {
 		p := o.queue[0]
 		o.queue = o.queue[1:]
-		return append(Point(nil), p...)
+		if _, done := o.results.byKey[p.key()]; !done { // observed already: a resumed search
+			return append(Point(nil), p...)
+		}
 	}
 	var z []float64
 	if o.opts.Method == TPE {

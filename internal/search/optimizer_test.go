@@ -285,3 +285,53 @@ func TestOptionsAndObservationsAreChecked(t *testing.T) {
 		t.Errorf("rejected observations were recorded: %d", o.Observations())
 	}
 }
+
+// A resumed search (a new optimizer fed the stored observations) goes on
+// from where the stored one stopped: no start point is proposed again.
+func TestResumedSearchDoesNotRepeatObservedStartPoints(t *testing.T) {
+	s := quadraticSpace(t)
+	warm, err := s.PointOf(map[string]any{"ratio": 0.5, "cost": 4.0, "buffers_mb": 128, "wal_mb": 1024, "delay_ms": 200.0, "compression": "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Seed: 9, WarmStart: []Point{warm}}
+	first, err := New(s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type trial struct {
+		p Point
+		v float64
+	}
+	var stored []trial
+	for range 5 { // stopped in the middle of the start points
+		p := first.Suggest()
+		stored = append(stored, trial{p, quadratic(s, p)})
+		if err := first.Observe(p, quadratic(s, p), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resumed, err := New(s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range stored {
+		if err := resumed.Observe(tr.p, tr.v, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range DefaultStartup {
+		p := resumed.Suggest()
+		for _, tr := range stored {
+			if slices.Equal(p, tr.p) {
+				t.Fatalf("resumed suggestion %d repeats stored point %v", i+1, p)
+			}
+		}
+		if want := first.Suggest(); i < DefaultStartup-5 && !slices.Equal(p, want) {
+			t.Errorf("resumed suggestion %d = %v, want the next start point %v", i+1, p, want)
+		}
+		if err := resumed.Observe(p, quadratic(s, p), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
