@@ -215,7 +215,8 @@ func (o *Optimizer) modelData() (good, rest, failed [][]float64) {
 	sort.SliceStable(ok, func(i, j int) bool { return ok[i].mean() > ok[j].mean() })
 	nGood := 0
 	if len(ok) > 0 {
-		nGood = max(1, int(math.Ceil(o.opts.Gamma*float64(len(ok)))))
+		// At most 25 good points, as Optuna: beyond that l(x) only blurs.
+		nGood = min(max(1, int(math.Ceil(o.opts.Gamma*float64(len(ok))))), 25)
 	}
 	for i, r := range ok {
 		if i < nGood {

@@ -335,3 +335,25 @@ func TestResumedSearchDoesNotRepeatObservedStartPoints(t *testing.T) {
 		}
 	}
 }
+
+func TestFixedDimensionsKeepTheirValue(t *testing.T) {
+	s, err := NewSpace(Float("x", 0, 1, false), Int("fixed_int", 7, 7, true), Float("fixed", 2.5, 2.5, false), Choice("only", "on"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []Options{{Seed: 1}, {Seed: 1, Projection: 2}} {
+		o, err := New(s, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			p := o.Suggest()
+			if p[1] != 7 || p[2] != 2.5 || p[3] != 0 {
+				t.Fatalf("options %+v: suggestion %v changes a fixed dimension", opts, p)
+			}
+			if err := o.Observe(p, -p[0], false); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
