@@ -196,9 +196,17 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 		maps.Copy(layoutB, step.LayoutValues())
 
 		risk := settings.WorstRisk(major, step.Values())
-		pairsOf := p.Repetitions.String()
-		if p.Repetitions.Auto {
-			pairsOf = fmt.Sprintf("≤%d", p.MaxRepetitions)
+		// "step run 2/3", "baseline run 4/4" (one baseline run more than
+		// step runs); with auto the counts are upper bounds.
+		runsOf := func(arm string) string {
+			n, bound := p.Repetitions.Pairs, ""
+			if p.Repetitions.Auto {
+				n, bound = p.MaxRepetitions, "≤"
+			}
+			if arm == ArmBaseline {
+				n++
+			}
+			return bound + strconv.Itoa(n)
 		}
 		measure := func(arm string, r int) error {
 			values, layout := armA, layoutA
@@ -214,7 +222,7 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 			if arm == ArmStep && sr.Unsafe {
 				tag = " " + settings.Tag(risk)
 			}
-			e.logf("%-20s %-8s run %d/%s: %8.1f tps  p99 %-9s cv %.3f%s%s", step.Name, arm, r, pairsOf,
+			e.logf("%-20s %-8s run %d/%s: %8.1f tps  p99 %-9s cv %.3f%s%s", step.Name, arm, r, runsOf(arm),
 				rec.TPS, rec.Measurement.P99.Round(10*time.Microsecond), rec.CV, mismatchNote(rec.Mismatch), tag)
 			sr.Runs = append(sr.Runs, rec)
 			return nil
