@@ -69,10 +69,11 @@ func (r *Repetitions) UnmarshalYAML(n *yaml.Node) error {
 	if err := n.Decode(&pairs); err != nil {
 		return fmt.Errorf("line %d: repetitions must be a number of pairs or auto, not %q", n.Line, n.Value)
 	}
-	*r = Repetitions{Pairs: pairs}
 	if pairs == 0 {
-		r.Pairs = -1 // written as 0: rejected by Check, not taken as missing
+		// Here, because Check cannot tell a written 0 from a missing key.
+		return fmt.Errorf("line %d: repetitions 0: need 2 to 100, or auto", n.Line)
 	}
+	*r = Repetitions{Pairs: pairs}
 	return nil
 }
 
@@ -93,10 +94,11 @@ func (p *Percent) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode || err != nil {
 		return fmt.Errorf("line %d: %q is not a percentage (write e.g. 3%%)", n.Line, n.Value)
 	}
-	*p = Percent(v)
 	if v == 0 {
-		*p = -1 // written as 0: rejected by Check, not taken as missing
+		// Here, because Check cannot tell a written 0 from a missing key.
+		return fmt.Errorf("line %d: min_effect 0%%: must be above 0%%, e.g. 3%%", n.Line)
 	}
+	*p = Percent(v)
 	return nil
 }
 
