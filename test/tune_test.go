@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -178,7 +179,8 @@ steps:
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("experiment --json: %v\n%s", err, r.stdout)
 	}
-	if len(rep.Steps) != 1 || len(rep.Steps[0].Runs) != 4 || !rep.Steps[0].InEffect || !rep.Restored {
+	// Two pairs: B S B S B, every step run between two baseline runs.
+	if len(rep.Steps) != 1 || len(rep.Steps[0].Runs) != 5 || !rep.Steps[0].InEffect || !rep.Restored {
 		t.Fatalf("experiment report: %+v", rep)
 	}
 	s := rep.Steps[0]
@@ -194,10 +196,96 @@ steps:
 			t.Errorf("run %d (%s): pg_settings said synchronous_commit=%s", i, run.Arm, run.Observed["synchronous_commit"])
 		}
 	}
-	// The same report as text carries the label too.
-	r = runPgoltp(t, 5*time.Minute, "experiment", plan, "--lab", lab, "--allow-unsafe")
-	if r.code != 0 || !strings.Contains(r.stdout, "UNSAFE SETTINGS USED") || !strings.Contains(r.stdout, "[UNSAFE: can-lose-data-on-crash]") {
-		t.Errorf("text report: exit %d\n%s", r.code, r.stdout)
+	// repetitions: auto, as text: the label, the interval, the minimum
+	// detectable effect, why it stopped and the method. Which verdict the
+	// runs give is up to this busy machine; its shape is not.
+	auto := filepath.Join(t.TempDir(), "auto.yaml")
+	if err := os.WriteFile(auto, []byte(`
+name: e2e auto
+workload: {kind: ledger, clients: 2}
+duration: 2s
+repetitions: auto
+max_repetitions: 3
+min_effect: 5%
+steps:
+  - name: unsafe commit
+    settings: {synchronous_commit: 'off'}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runPgoltp(t, 5*time.Minute, "experiment", auto, "--lab", lab, "--allow-unsafe")
+	if r.code != 0 {
+		t.Fatalf("experiment (auto): exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"UNSAFE SETTINGS USED", "[UNSAFE: can-lose-data-on-crash]", "2 to 3 A/B pairs (auto)",
+		"% CI ", "minimum detectable effect: ±", "stopped: ", "(unsafe: can lose data on crash)",
+		"method: each step run is compared with the geometric mean of the baseline runs just before and after it",
+		"pairs (repetitions: auto): 2 to 3 pairs", "Bonferroni over 2 looks"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("text report (auto) lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if !regexp.MustCompile(`verdict: (better|worse|no measurable difference) \(unsafe: can lose data on crash\)`).MatchString(r.stdout) {
+		t.Errorf("no labelled verdict:\n%s", r.stdout)
+	}
+	// The report kept in the lab holds the same in JSON.
+	saved, _ := filepath.Glob(filepath.Join(lab, "experiments", "experiment-*.json"))
+	if len(saved) < 2 {
+		t.Fatalf("experiment reports saved in the lab: %v", saved)
+	}
+	b, err := os.ReadFile(saved[len(saved)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var autoRep struct {
+		Repetitions string  `json:"repetitions"`
+		Level       float64 `json:"level"`
+		Method      string  `json:"method"`
+		StopRule    string  `json:"stop_rule"`
+		Steps       []struct {
+			Runs       []json.RawMessage `json:"runs"`
+			Throughput struct {
+				Pairs   int     `json:"pairs"`
+				LowPct  float64 `json:"low_pct"`
+				HighPct float64 `json:"high_pct"`
+				Percent float64 `json:"percent"`
+				MDE     float64 `json:"mde_pct"`
+				Valid   bool    `json:"valid"`
+			} `json:"throughput"`
+			StoppedBy string `json:"stopped_by"`
+			Verdict   string `json:"verdict"`
+			Summary   string `json:"summary"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(b, &autoRep); err != nil {
+		t.Fatalf("%s: %v", saved[len(saved)-1], err)
+	}
+	if autoRep.Repetitions != "auto" || autoRep.Level < 0.974 || autoRep.Level > 0.976 || autoRep.Method == "" || autoRep.StopRule == "" || len(autoRep.Steps) != 1 {
+		t.Fatalf("saved auto report: %+v", autoRep)
+	}
+	st := autoRep.Steps[0]
+	th := st.Throughput
+	if th.Pairs < 2 || th.Pairs > 3 || len(st.Runs) != 2*th.Pairs+1 || !th.Valid || !(th.MDE > 0) || th.LowPct > th.Percent || th.Percent > th.HighPct {
+		t.Errorf("saved auto step: %d runs, %+v", len(st.Runs), th)
+	}
+	switch st.StoppedBy {
+	case "the interval excludes zero":
+		if th.LowPct <= 0 && th.HighPct >= 0 {
+			t.Errorf("stopped by an interval excluding zero: %+v", th)
+		}
+	case "the interval lies within ±min_effect":
+		if th.LowPct <= -5 || th.HighPct >= 5 {
+			t.Errorf("stopped by an interval within ±5%%: %+v", th)
+		}
+	case "reached max_repetitions":
+		if th.Pairs != 3 {
+			t.Errorf("reached the maximum after %d pairs", th.Pairs)
+		}
+	default:
+		t.Errorf("stopped by %q", st.StoppedBy)
+	}
+	if st.Verdict == "no measurable difference" && !strings.Contains(st.Summary, "cannot be seen with this noise") {
+		t.Errorf("summary without the minimum detectable effect: %q", st.Summary)
 	}
 
 	r = runPgoltp(t, 5*time.Minute, "experiment", "--crash", "--set", "synchronous_commit=on", "--kill-after", "2s", "--lab", lab, "--json")

@@ -39,11 +39,16 @@ func init() {
 		Short: "Measure what settings are worth: A/B runs against a baseline, or a crash that counts lost commits",
 		Long: `experiment runs a plan: a baseline and steps of settings (and optionally a data
 layout such as fillfactor). For each step it applies the settings (restarting
-only when one needs it), optionally prewarms, runs the workload R times
-interleaved with the baseline (A/B/A/B), reads the settings back from
-pg_settings during every run, and reports the step's throughput effect with a
-confidence interval (Welch t), its p99, its per-second stability and a verdict.
-Settings that cost durability need --allow-unsafe and are labelled in every output.
+only when one needs it), optionally prewarms, and runs the workload in pairs
+interleaved with the baseline (A B A B … A: every step run between two
+baseline runs), reading the settings back from pg_settings during every run.
+It reports the step's throughput effect as the mean of the paired ratios with
+an interval that counts both each run's own per-second noise and the spread
+between pairs, the smallest effect that noise could show, p99, per-second
+stability and a verdict. 'repetitions: auto' (the default) adds pairs, from 2
+up to max_repetitions, until the interval excludes zero or rules out effects
+of min_effect. Settings that cost durability need --allow-unsafe and are
+labelled in every output.
 
 With --crash it audits durability instead: it runs a small ledger workload whose
 driver logs every acknowledged commit, kills the server (SIGKILL) mid-run,

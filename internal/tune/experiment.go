@@ -14,6 +14,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/stats"
 )
 
 // Server is what experiments need of the server: apply settings persistently,
@@ -34,19 +35,29 @@ type Experiment struct {
 
 // Report is everything an experiment measured and concluded.
 type Report struct {
-	Plan        string          `json:"plan"`
-	Workload    string          `json:"workload"`
-	Server      string          `json:"server"`
-	Major       int             `json:"major"`
-	Duration    time.Duration   `json:"duration_ns"`
-	Prewarm     time.Duration   `json:"prewarm_ns"`
-	Repetitions int             `json:"repetitions"`
-	Confidence  float64         `json:"confidence"`
-	Started     time.Time       `json:"started"`
-	Finished    time.Time       `json:"finished"`
-	Baseline    []settings.Pair `json:"baseline"`
-	Layout      Layout          `json:"baseline_layout,omitempty"`
-	Steps       []StepResult    `json:"steps"`
+	Plan        string        `json:"plan"`
+	Workload    string        `json:"workload"`
+	Server      string        `json:"server"`
+	Major       int           `json:"major"`
+	Duration    time.Duration `json:"duration_ns"`
+	Prewarm     time.Duration `json:"prewarm_ns"`
+	Repetitions string        `json:"repetitions"` // a number of pairs, or auto
+	// MaxRepetitions and MinEffect (in %) bound repetitions: auto.
+	MaxRepetitions int     `json:"max_repetitions,omitempty"`
+	MinEffect      float64 `json:"min_effect_pct,omitempty"`
+	Confidence     float64 `json:"confidence"`
+	// Level is the confidence of each step's interval: Confidence, or with
+	// repetitions: auto the corrected level of each look.
+	Level float64 `json:"level"`
+	// Method and StopRule say how effects, intervals and the number of
+	// pairs were decided (the text report's footnote).
+	Method   string          `json:"method"`
+	StopRule string          `json:"stop_rule,omitempty"`
+	Started  time.Time       `json:"started"`
+	Finished time.Time       `json:"finished"`
+	Baseline []settings.Pair `json:"baseline"`
+	Layout   Layout          `json:"baseline_layout,omitempty"`
+	Steps    []StepResult    `json:"steps"`
 	// Unsafe lists every setting the experiment used that costs durability
 	// ("fsync=off [UNSAFE: can-corrupt-on-crash]"); empty when there was none.
 	Unsafe   []string `json:"unsafe,omitempty"`
@@ -61,20 +72,27 @@ type StepResult struct {
 	Layout   Layout          `json:"layout,omitempty"`
 	Unsafe   bool            `json:"unsafe"`
 	Runs     []RunRecord     `json:"runs"`
-	// Throughput is the step's effect on committed transactions per second,
-	// step minus baseline, with its confidence interval.
-	Throughput  Effect        `json:"throughput"`
+	// Throughput is the step's effect on committed transactions per second:
+	// paired ratios step/baseline, with interval and minimum detectable
+	// effect (internal/stats).
+	Throughput  stats.Effect  `json:"throughput"`
 	BaselineTPS float64       `json:"baseline_tps"`
 	StepTPS     float64       `json:"step_tps"`
 	BaselineP99 time.Duration `json:"baseline_p99_ns"` // mean over runs
 	StepP99     time.Duration `json:"step_p99_ns"`
-	// P99 is the step's effect on p99 latency (in nanoseconds; negative is
-	// faster), with its confidence interval.
-	P99        Effect  `json:"p99_effect"`
-	BaselineCV float64 `json:"baseline_cv"` // mean per-second coefficient of variation
-	StepCV     float64 `json:"step_cv"`
-	InEffect   bool    `json:"in_effect"` // every setting was read back with its intended value in every run
-	Verdict    string  `json:"verdict"`   // better | worse | no measurable difference | invalid: ...
+	// P99 is the step's effect on p99 latency (negative is faster), from
+	// the pairs' spread alone: runs keep no per-second latency.
+	P99        stats.Effect `json:"p99_effect"`
+	BaselineCV float64      `json:"baseline_cv"` // mean per-second coefficient of variation
+	StepCV     float64      `json:"step_cv"`
+	InEffect   bool         `json:"in_effect"` // every setting was read back with its intended value in every run
+	Verdict    string       `json:"verdict"`   // better | worse | no measurable difference | not in effect | invalid: ...
+	// Summary is the verdict as shown: with the unsafe label, the minimum
+	// detectable effect after "no measurable difference", what was not in
+	// effect.
+	Summary string `json:"summary"`
+	// StoppedBy says why no more pairs were run (stats.Stop*).
+	StoppedBy string `json:"stopped_by"`
 }
 
 // Verdicts.
@@ -82,6 +100,9 @@ const (
 	VerdictBetter = "better"
 	VerdictWorse  = "worse"
 	VerdictSame   = "no measurable difference"
+	// VerdictNotInEffect: a setting was not what the step asked for in a
+	// run, so the numbers say nothing about the step.
+	VerdictNotInEffect = "not in effect"
 )
 
 // Arms of an A/B pair.
@@ -92,7 +113,9 @@ const (
 
 // RunRecord is one measured run.
 type RunRecord struct {
-	Arm         string      `json:"arm"` // baseline | step
+	Arm string `json:"arm"` // baseline | step
+	// Repetition numbers the runs of an arm: baseline runs 1..n+1 around
+	// step runs 1..n.
 	Repetition  int         `json:"repetition"`
 	Measurement Measurement `json:"measurement"`
 	TPS         float64     `json:"tps"`
@@ -105,9 +128,12 @@ type RunRecord struct {
 	Mismatch []string          `json:"mismatch,omitempty"` // settings whose observed value differed from the intended one
 }
 
-// Run runs the experiment: baseline data, then for each step R pairs of
-// baseline and step runs, interleaved (A/B/A/B) so that drift (cache warming,
-// table growth, a noisy neighbour) falls on both sides alike.
+// Run runs the experiment: baseline data, then for each step pairs of
+// baseline and step runs, interleaved and closed by a baseline run
+// (A B A B … A) so that every step run has a baseline run on each side and
+// drift (cache warming, table growth, a noisy neighbour) falls on both
+// sides alike. With repetitions: auto it adds pairs until the stop rule
+// is met (Plan.Sequential).
 func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 	p := e.Plan
 	live, major, version, err := e.readServer(ctx)
@@ -119,11 +145,15 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 	}
 	rep := &Report{
 		Plan: p.Name, Workload: e.Workload.Name(), Server: version, Major: major,
-		Duration: p.Duration, Prewarm: p.Prewarm, Repetitions: p.Repetitions, Confidence: p.Confidence,
+		Duration: p.Duration, Prewarm: p.Prewarm, Repetitions: p.Repetitions.String(), Confidence: p.Confidence,
+		Level: p.Level(), Method: stats.Method(p.Level()),
 		Started: time.Now().UTC(), Baseline: settings.Labelled(major, p.Baseline.Values()),
 		Layout: p.Baseline.LayoutValues(),
 	}
 	rep.Unsafe = unsafeList(major, p)
+	if p.Repetitions.Auto {
+		rep.MaxRepetitions, rep.MinEffect, rep.StopRule = p.MaxRepetitions, float64(p.MinEffect), p.Sequential().Describe()
+	}
 
 	// The values before the experiment stand in for the baseline of settings
 	// the baseline does not name.
@@ -165,34 +195,59 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 		}
 		maps.Copy(layoutB, step.LayoutValues())
 
-		for r := 1; r <= p.Repetitions; r++ {
-			for _, arm := range []string{ArmBaseline, ArmStep} {
-				values, layout := armA, layoutA
-				if arm == ArmStep {
-					values, layout = armB, layoutB
-				}
-				rec, err := e.runOnce(ctx, values, layout, &current, len(step.Layout) > 0 || p.ReloadEachRun)
-				rec.Arm, rec.Repetition = arm, r
-				if err != nil {
-					rep.Steps = append(rep.Steps, sr)
-					return rep, fmt.Errorf("step %q, %s run %d: %w", step.Name, arm, r, err)
-				}
-				tag := ""
-				if arm == ArmStep && sr.Unsafe {
-					tag = " " + settings.Tag(settings.WorstRisk(major, step.Values()))
-				}
-				e.logf("%-20s %-8s run %d/%d: %8.1f tps  p99 %-9s cv %.3f%s%s", step.Name, arm, r, p.Repetitions,
-					rec.TPS, rec.Measurement.P99.Round(10*time.Microsecond), rec.CV, mismatchNote(rec.Mismatch), tag)
-				sr.Runs = append(sr.Runs, rec)
+		risk := settings.WorstRisk(major, step.Values())
+		// "step run 2/3", "baseline run 4/4" (one baseline run more than
+		// step runs); with auto the counts are upper bounds.
+		runsOf := func(arm string) string {
+			n, bound := p.Repetitions.Pairs, ""
+			if p.Repetitions.Auto {
+				n, bound = p.MaxRepetitions, "≤"
+			}
+			if arm == ArmBaseline {
+				n++
+			}
+			return bound + strconv.Itoa(n)
+		}
+		measure := func(arm string, r int) error {
+			values, layout := armA, layoutA
+			if arm == ArmStep {
+				values, layout = armB, layoutB
+			}
+			rec, err := e.runOnce(ctx, values, layout, &current, len(step.Layout) > 0 || p.ReloadEachRun)
+			rec.Arm, rec.Repetition = arm, r
+			if err != nil {
+				return fmt.Errorf("step %q, %s run %d: %w", step.Name, arm, r, err)
+			}
+			tag := ""
+			if arm == ArmStep && sr.Unsafe {
+				tag = " " + settings.Tag(risk)
+			}
+			e.logf("%-20s %-8s run %d/%s: %8.1f tps  p99 %-9s cv %.3f%s%s", step.Name, arm, r, runsOf(arm),
+				rec.TPS, rec.Measurement.P99.Round(10*time.Microsecond), rec.CV, mismatchNote(rec.Mismatch), tag)
+			sr.Runs = append(sr.Runs, rec)
+			return nil
+		}
+		if err := measure(ArmBaseline, 1); err != nil {
+			rep.Steps = append(rep.Steps, sr)
+			return rep, err
+		}
+		for r := 1; ; r++ {
+			if err := measure(ArmStep, r); err != nil {
+				rep.Steps = append(rep.Steps, sr)
+				return rep, err
+			}
+			if err := measure(ArmBaseline, r+1); err != nil {
+				rep.Steps = append(rep.Steps, sr)
+				return rep, err
+			}
+			summarize(&sr, p.Level(), risk)
+			if stop, why := stopAfter(p, &sr, r); stop {
+				sr.StoppedBy = why
+				break
 			}
 		}
-		summarize(&sr, p.Confidence)
-		verdict := sr.Verdict
-		if sr.Unsafe {
-			verdict += " " + settings.Tag(settings.WorstRisk(major, step.Values()))
-		}
-		e.logf("%-20s %s: %+.1f%% (%.0f%% CI %+.1f%% .. %+.1f%%)", step.Name, verdict, sr.Throughput.Percent,
-			100*p.Confidence, sr.Throughput.PctLow, sr.Throughput.PctHigh)
+		e.logf("%-20s %s: %+.1f%% (%s CI %+.1f%% .. %+.1f%%, %d pairs, stopped: %s)", step.Name, sr.Summary, sr.Throughput.Percent,
+			levelText(sr.Throughput.Level), sr.Throughput.Low, sr.Throughput.High, sr.Throughput.Pairs, sr.StoppedBy)
 		rep.Steps = append(rep.Steps, sr)
 	}
 	rep.Finished = time.Now().UTC()
@@ -285,41 +340,78 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 	return rec, nil
 }
 
-// summarize computes a step's effect, p99, stability and verdict from its runs.
-func summarize(sr *StepResult, level float64) {
-	var a, b, p99a, p99b, cva, cvb []float64
+// stopAfter says whether a step needs no more pairs after the r-th, and why.
+func stopAfter(p *Plan, sr *StepResult, r int) (bool, string) {
+	switch {
+	case !sr.InEffect:
+		// More pairs cannot make runs with the wrong settings say anything.
+		return true, stats.StopNotInEffect
+	case !p.Repetitions.Auto:
+		return r >= p.Repetitions.Pairs, stats.StopFixed
+	}
+	return p.Sequential().Stop(sr.Throughput)
+}
+
+// summarize computes a step's effect, p99, stability and verdict from its
+// runs (B1 S1 B2 … Sn Bn+1), at confidence level.
+func summarize(sr *StepResult, level float64, risk settings.Risk) {
+	var tpsA, tpsB, p99A, p99B []stats.Run
+	var a, b, pa, pb, cva, cvb []float64
 	sr.InEffect = true
+	var mismatch []string
 	for _, r := range sr.Runs {
 		if len(r.Mismatch) > 0 {
 			sr.InEffect = false
+			mismatch = append(mismatch, r.Mismatch...)
 		}
+		tps := stats.Run{Level: r.TPS, Samples: r.Measurement.PerSecond}
+		p99 := stats.Run{Level: float64(r.Measurement.P99)}
 		if r.Arm == ArmBaseline {
-			a, p99a, cva = append(a, r.TPS), append(p99a, float64(r.Measurement.P99)), append(cva, r.CV)
+			tpsA, p99A = append(tpsA, tps), append(p99A, p99)
+			a, pa, cva = append(a, r.TPS), append(pa, p99.Level), append(cva, r.CV)
 		} else {
-			b, p99b, cvb = append(b, r.TPS), append(p99b, float64(r.Measurement.P99)), append(cvb, r.CV)
+			tpsB, p99B = append(tpsB, tps), append(p99B, p99)
+			b, pb, cvb = append(b, r.TPS), append(pb, p99.Level), append(cvb, r.CV)
 		}
 	}
-	sr.Throughput = Welch(a, b, level)
+	sr.Throughput = stats.Paired(tpsA, tpsB, level)
+	sr.P99 = stats.Paired(p99A, p99B, level)
 	sr.BaselineTPS, _ = meanSD(a)
 	sr.StepTPS, _ = meanSD(b)
-	sr.P99 = Welch(p99a, p99b, level)
-	pa, _ := meanSD(p99a)
-	pb, _ := meanSD(p99b)
-	sr.BaselineP99, sr.StepP99 = time.Duration(pa), time.Duration(pb)
+	mpa, _ := meanSD(pa)
+	mpb, _ := meanSD(pb)
+	sr.BaselineP99, sr.StepP99 = time.Duration(mpa), time.Duration(mpb)
 	sr.BaselineCV, _ = meanSD(cva)
 	sr.StepCV, _ = meanSD(cvb)
 	switch {
 	case !sr.InEffect:
-		sr.Verdict = "invalid: a setting was not in effect during a run"
+		sr.Verdict = VerdictNotInEffect
+		sr.Summary = VerdictNotInEffect + ": " + strings.Join(mismatch, ", ")
+		return
 	case !sr.Throughput.Valid:
 		sr.Verdict = "invalid: too few runs for a confidence interval"
-	case sr.Throughput.Low > 0:
+		sr.Summary = sr.Verdict
+		return
+	case sr.Throughput.Better():
 		sr.Verdict = VerdictBetter
-	case sr.Throughput.High < 0:
+	case sr.Throughput.Worse():
 		sr.Verdict = VerdictWorse
 	default:
 		sr.Verdict = VerdictSame
 	}
+	sr.Summary = sr.Verdict
+	if risk.Unsafe() {
+		// "better (unsafe: can lose data on crash)": a gain bought with durability.
+		sr.Summary += " (unsafe: " + strings.ReplaceAll(string(risk), "-", " ") + ")"
+	}
+	if sr.Verdict == VerdictSame {
+		sr.Summary += fmt.Sprintf(" (effects smaller than ±%.1f%% cannot be seen with this noise)", sr.Throughput.MDE)
+	}
+}
+
+// levelText is a confidence level as "95%" or "99%".
+func levelText(level float64) string {
+	return strconv.FormatFloat(100*level, 'g', 4, 64) + "%"
 }
 
 // readServer reads pg_settings and the version string.

@@ -19,7 +19,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	if name == "" {
 		name = "(unnamed plan)"
 	}
-	fmt.Fprintf(&b, "experiment %q on %s: %s, %d × %s A/B pairs per step", name, r.Server, r.Workload, r.Repetitions, r.Duration)
+	perStep := r.Repetitions + " A/B pairs"
+	if r.Repetitions == "auto" {
+		perStep = fmt.Sprintf("2 to %d A/B pairs (auto)", r.MaxRepetitions)
+	}
+	fmt.Fprintf(&b, "experiment %q on %s: %s, %s of %s runs per step", name, r.Server, r.Workload, perStep, r.Duration)
 	if r.Prewarm > 0 {
 		fmt.Fprintf(&b, ", %s prewarm before each run", r.Prewarm)
 	}
@@ -56,23 +60,29 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		t := s.Throughput
 		if t.Valid {
-			fmt.Fprintf(&b, "  throughput: %.1f → %.1f tps, %+.1f%% (%.0f%% CI %+.1f%% .. %+.1f%%, Welch t, df %.1f)\n",
-				s.BaselineTPS, s.StepTPS, t.Percent, 100*t.Level, t.PctLow, t.PctHigh, t.DF)
+			fmt.Fprintf(&b, "  throughput: %.1f → %.1f tps, %+.1f%% (%s CI %+.1f%% .. %+.1f%%; %d pairs, %s noise)\n",
+				s.BaselineTPS, s.StepTPS, t.Percent, levelText(t.Level), t.Low, t.High, t.Pairs, t.Noise)
+			fmt.Fprintf(&b, "  minimum detectable effect: ±%.1f%% (%s confidence, 80%% power)\n", t.MDE, levelText(t.Level))
+		}
+		if s.StoppedBy != "" {
+			fmt.Fprintf(&b, "  pairs: %d, stopped: %s\n", t.Pairs, s.StoppedBy)
 		}
 		p99 := ""
 		if s.P99.Valid {
-			p99 = fmt.Sprintf(" (%+.1f%%, CI %+.1f%% .. %+.1f%%)", s.P99.Percent, s.P99.PctLow, s.P99.PctHigh)
+			p99 = fmt.Sprintf(" (%+.1f%%, CI %+.1f%% .. %+.1f%%)", s.P99.Percent, s.P99.Low, s.P99.High)
 		}
 		fmt.Fprintf(&b, "  p99: %s → %s%s;  per-second stability (CV): %.3f → %.3f\n",
 			s.BaselineP99.Round(10*time.Microsecond), s.StepP99.Round(10*time.Microsecond), p99, s.BaselineCV, s.StepCV)
 		if s.InEffect {
 			b.WriteString("  in effect: every setting read back from pg_settings during every run\n")
 		}
-		verdict := s.Verdict
-		if s.Unsafe {
-			verdict += " " + settings.Tag(worst(s.Settings))
-		}
-		fmt.Fprintf(&b, "  verdict: %s\n", verdict)
+		fmt.Fprintf(&b, "  verdict: %s\n", s.Summary)
+	}
+	if r.Method != "" {
+		fmt.Fprintf(&b, "\nmethod: %s\n", r.Method)
+	}
+	if r.StopRule != "" {
+		fmt.Fprintf(&b, "pairs (repetitions: auto): %s\n", r.StopRule)
 	}
 	if r.Restored {
 		b.WriteString("\nthe server's original settings were restored\n")
@@ -101,12 +111,4 @@ func pairs(ps []settings.Pair, layout Layout) string {
 		return "(server as configured)"
 	}
 	return strings.Join(parts, ", ")
-}
-
-func worst(ps []settings.Pair) settings.Risk {
-	r := settings.Safe
-	for _, p := range ps {
-		r = r.Worse(p.Risk)
-	}
-	return r
 }

@@ -14,32 +14,11 @@ import (
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/stats"
 	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
-
-func TestWelch(t *testing.T) {
-	cases := []struct {
-		name      string
-		a, b      []float64
-		diff      float64
-		low, high float64 // expected 95% interval
-	}{
-		// Equal sizes and variances give integer df: t(0.975, 4) = 2.776445, t(0.975, 6) = 2.446912.
-		{"clear gain", []float64{1, 2, 3}, []float64{4, 5, 6}, 3, 3 - 2.776445*0.816497, 3 + 2.776445*0.816497},
-		{"no change", []float64{10, 12, 14, 16}, []float64{16, 14, 12, 10}, 0, -2.446912 * 1.825742, 2.446912 * 1.825742},
-	}
-	for _, c := range cases {
-		e := tune.Welch(c.a, c.b, 0.95)
-		if !e.Valid || math.Abs(e.Diff-c.diff) > 1e-9 || math.Abs(e.Low-c.low) > 1e-4 || math.Abs(e.High-c.high) > 1e-4 {
-			t.Errorf("%s: got %+v, want diff %v in [%v, %v]", c.name, e, c.diff, c.low, c.high)
-		}
-	}
-	if e := tune.Welch([]float64{1}, []float64{2, 3}, 0.95); e.Valid {
-		t.Error("one run on a side cannot give an interval")
-	}
-}
 
 func TestParsePlanRejects(t *testing.T) {
 	cases := []struct{ name, plan, want string }{
@@ -48,6 +27,13 @@ func TestParsePlanRejects(t *testing.T) {
 		{"no duration", "steps: [{settings: {work_mem: 8MB}}]\n", "duration is missing"},
 		{"short duration", "duration: 100ms\nsteps: [{settings: {work_mem: 8MB}}]\n", "too short"},
 		{"one repetition", "duration: 5s\nrepetitions: 1\nsteps: [{settings: {work_mem: 8MB}}]\n", "at least two runs"},
+		{"zero repetitions", "duration: 5s\nrepetitions: 0\nsteps: [{settings: {work_mem: 8MB}}]\n", "repetitions 0: need 2"},
+		{"zero min_effect", "duration: 5s\nmin_effect: 0%\nsteps: [{settings: {work_mem: 8MB}}]\n", "min_effect 0%: must be above"},
+		{"words for repetitions", "duration: 5s\nrepetitions: many\nsteps: [{settings: {work_mem: 8MB}}]\n", "number of pairs or auto"},
+		{"max with fixed", "duration: 5s\nrepetitions: 3\nmax_repetitions: 8\nsteps: [{settings: {work_mem: 8MB}}]\n", "only apply to repetitions: auto"},
+		{"max of one", "duration: 5s\nmax_repetitions: 1\nsteps: [{settings: {work_mem: 8MB}}]\n", "max_repetitions 1"},
+		{"bad min_effect", "duration: 5s\nmin_effect: lots\nsteps: [{settings: {work_mem: 8MB}}]\n", "not a percentage"},
+		{"min_effect 100%", "duration: 5s\nmin_effect: 100%\nsteps: [{settings: {work_mem: 8MB}}]\n", "below 100%"},
 		{"no steps", "duration: 5s\n", "no steps"},
 		{"empty step", "duration: 5s\nsteps: [{name: x}]\n", "changes nothing"},
 		{"bad workload", "duration: 5s\nworkload: {kind: tpcx}\nsteps: [{settings: {work_mem: 8MB}}]\n", "tpcx"},
@@ -72,8 +58,19 @@ func TestParsePlanRejects(t *testing.T) {
 	if v := p.Steps[0].Values(); v["fsync"] != "off" || v["checkpoint_completion_target"] != "0.90" {
 		t.Errorf("scalars must be kept as written, got %v", v)
 	}
-	if p.Repetitions != 3 || p.Confidence != 0.95 || p.Workload.Kind != "ledger" || p.Steps[0].Name != "step 1" {
+	if !p.Repetitions.Auto || p.MaxRepetitions != 6 || p.MinEffect != 3 || p.Confidence != 0.95 || p.Workload.Kind != "ledger" || p.Steps[0].Name != "step 1" {
 		t.Errorf("defaults not filled in: %+v", p)
+	}
+	if lvl := p.Level(); math.Abs(lvl-0.99) > 1e-9 {
+		t.Errorf("repetitions: auto looks at the 99%% level (Bonferroni over 5 looks), got %v", lvl)
+	}
+	p, err = tune.ParsePlan(strings.NewReader("duration: 5s\nrepetitions: 4\nsteps: [{settings: {work_mem: 8MB}}]\n"))
+	if err != nil || p.Repetitions.Auto || p.Repetitions.Pairs != 4 || p.Level() != 0.95 {
+		t.Errorf("fixed repetitions: %v %+v", err, p)
+	}
+	p, err = tune.ParsePlan(strings.NewReader("duration: 5s\nrepetitions: auto\nmax_repetitions: 10\nmin_effect: 1.5%\nsteps: [{settings: {work_mem: 8MB}}]\n"))
+	if err != nil || !p.Repetitions.Auto || p.MaxRepetitions != 10 || p.MinEffect != 1.5 {
+		t.Errorf("auto with bounds: %v %+v", err, p)
 	}
 }
 
@@ -115,8 +112,9 @@ steps:
 		t.Fatalf("report shape: %d steps, restored %v, server %q", len(rep.Steps), rep.Restored, rep.Server)
 	}
 	for i, s := range rep.Steps {
-		if len(s.Runs) != 2*plan.Repetitions {
-			t.Fatalf("step %d: %d runs, want %d", i, len(s.Runs), 2*plan.Repetitions)
+		// B1 S1 B2 S2 B3: every step run between two baseline runs.
+		if len(s.Runs) != 2*plan.Repetitions.Pairs+1 {
+			t.Fatalf("step %d: %d runs, want %d", i, len(s.Runs), 2*plan.Repetitions.Pairs+1)
 		}
 		for j, r := range s.Runs {
 			wantArm := tune.ArmBaseline
@@ -133,15 +131,15 @@ steps:
 				t.Errorf("step %d run %d: settings not in effect: %v", i, j, r.Mismatch)
 			}
 		}
-		if !s.InEffect || !s.Throughput.Valid {
-			t.Errorf("step %d: in effect %v, interval valid %v", i, s.InEffect, s.Throughput.Valid)
+		if !s.InEffect || !s.Throughput.Valid || s.Throughput.Pairs != 2 || s.StoppedBy != stats.StopFixed || s.Throughput.Level != 0.95 {
+			t.Errorf("step %d: in effect %v, interval %+v, stopped by %q", i, s.InEffect, s.Throughput, s.StoppedBy)
 		}
 		switch s.Verdict {
 		case tune.VerdictBetter, tune.VerdictWorse, tune.VerdictSame:
 		default:
 			t.Errorf("step %d: verdict %q", i, s.Verdict)
 		}
-		if s.Throughput.Low > s.Throughput.Diff || s.Throughput.Diff > s.Throughput.High {
+		if s.Throughput.Low > s.Throughput.Percent || s.Throughput.Percent > s.Throughput.High || !(s.Throughput.MDE > 0) {
 			t.Errorf("step %d: effect %v outside its own interval", i, s.Throughput)
 		}
 	}
@@ -172,7 +170,8 @@ steps:
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"step 2", "verdict:", "CI", "shared_buffers=32MB [restart]", "layout fillfactor=80", "restored"} {
+	for _, want := range []string{"step 2", "verdict:", "CI", "minimum detectable effect: ±", "stopped: fixed repetitions", "method: each step run",
+		"shared_buffers=32MB [restart]", "layout fillfactor=80", "restored"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
 		}

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/pgoltp/pgoltp/internal/stats"
 )
 
 // Plan is an experiment: a baseline and steps, each a set of settings (and
@@ -18,7 +21,9 @@ import (
 //	name: checkpoints and WAL
 //	workload: {kind: tpcb, scale: 1, clients: 4}
 //	duration: 60s        # each measured run
-//	repetitions: 3       # A/B pairs per step
+//	repetitions: auto    # A/B pairs per step: a number, or auto (until the verdict is clear)
+//	max_repetitions: 6   # auto: at most this many pairs
+//	min_effect: 3%       # auto: stop once the interval rules out effects this large
 //	prewarm: 10s         # discarded warm-up run before each measured run
 //	reload_each_run: false  # reload the data before every run (layout steps always do)
 //	baseline:
@@ -29,18 +34,92 @@ import (
 //	  - name: fillfactor 90
 //	    layout: {fillfactor: 90}
 type Plan struct {
-	Name        string        `yaml:"name"`
-	Workload    PlanWorkload  `yaml:"workload"`
-	Duration    time.Duration `yaml:"duration"`
-	Repetitions int           `yaml:"repetitions"`
-	Prewarm     time.Duration `yaml:"prewarm"`
-	Confidence  float64       `yaml:"confidence"`
+	Name     string        `yaml:"name"`
+	Workload PlanWorkload  `yaml:"workload"`
+	Duration time.Duration `yaml:"duration"`
+	// Repetitions is the number of A/B pairs per step, or auto: add pairs
+	// until the verdict is clear (see stats.Sequential), from 2 up to
+	// MaxRepetitions.
+	Repetitions    Repetitions   `yaml:"repetitions"`
+	MaxRepetitions int           `yaml:"max_repetitions"`
+	MinEffect      Percent       `yaml:"min_effect"` // the smallest effect worth knowing about (auto)
+	Prewarm        time.Duration `yaml:"prewarm"`
+	Confidence     float64       `yaml:"confidence"`
 	// ReloadEachRun reloads the data before every measured run, not only for
 	// steps that change the layout: for workloads whose data drift (growth,
 	// bloat) would otherwise favour whichever arm runs first.
 	ReloadEachRun bool   `yaml:"reload_each_run"`
 	Baseline      Step   `yaml:"baseline"`
 	Steps         []Step `yaml:"steps"`
+}
+
+// Repetitions is a plan's 'repetitions:': a number of pairs, or auto.
+type Repetitions struct {
+	Pairs int  // fixed number of pairs; 0 with Auto
+	Auto  bool // add pairs until the verdict is clear
+}
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (r *Repetitions) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && strings.EqualFold(strings.TrimSpace(n.Value), "auto") {
+		*r = Repetitions{Auto: true}
+		return nil
+	}
+	var pairs int
+	if err := n.Decode(&pairs); err != nil {
+		return fmt.Errorf("line %d: repetitions must be a number of pairs or auto, not %q", n.Line, n.Value)
+	}
+	if pairs == 0 {
+		// Here, because Check cannot tell a written 0 from a missing key.
+		return fmt.Errorf("line %d: repetitions 0: need 2 to 100, or auto", n.Line)
+	}
+	*r = Repetitions{Pairs: pairs}
+	return nil
+}
+
+// String is "auto" or the number of pairs.
+func (r Repetitions) String() string {
+	if r.Auto {
+		return "auto"
+	}
+	return strconv.Itoa(r.Pairs)
+}
+
+// Percent is a percentage written as "3%" or 3.
+type Percent float64
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (p *Percent) UnmarshalYAML(n *yaml.Node) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(n.Value), "%")), 64)
+	if n.Kind != yaml.ScalarNode || err != nil {
+		return fmt.Errorf("line %d: %q is not a percentage (write e.g. 3%%)", n.Line, n.Value)
+	}
+	if v == 0 {
+		// Here, because Check cannot tell a written 0 from a missing key.
+		return fmt.Errorf("line %d: min_effect 0%%: must be above 0%%, e.g. 3%%", n.Line)
+	}
+	*p = Percent(v)
+	return nil
+}
+
+// Sequential is the plan's stop rule for repetitions: auto.
+func (p *Plan) Sequential() stats.Sequential {
+	return stats.Sequential{MinPairs: minAutoPairs, MaxPairs: p.MaxRepetitions, MinEffect: float64(p.MinEffect), Confidence: p.Confidence}
+}
+
+// minAutoPairs is where repetitions: auto first looks at the interval: one
+// pair has no between-pair spread at all, and every extra look costs
+// interval width (see stats.Sequential).
+const minAutoPairs = 2
+
+// Level is the confidence level of each step's interval: the plan's, or
+// with repetitions: auto the level of each look, corrected for looking
+// after every pair.
+func (p *Plan) Level() float64 {
+	if p.Repetitions.Auto {
+		return p.Sequential().LookLevel()
+	}
+	return p.Confidence
 }
 
 // PlanWorkload names the workload and its size.
@@ -93,7 +172,9 @@ workload:
   scale: 1          # tpcb scale, tpcc warehouses, ledger accounts ×10000
   clients: 4        # connections
 duration: 60s       # each measured run
-repetitions: 3      # pairs per step; more pairs, narrower intervals
+repetitions: auto   # pairs per step: auto adds pairs until the verdict is clear, or a number
+max_repetitions: 6  # auto: at most this many pairs per step
+min_effect: 3%      # auto: stop once the interval rules out effects this large
 prewarm: 10s        # a discarded warm-up run before each measured run
 confidence: 0.95
 reload_each_run: false   # steps with a layout reload the data before every run anyway
@@ -164,11 +245,29 @@ func (p *Plan) Check() error {
 	if p.Prewarm < 0 {
 		return errors.New("prewarm cannot be negative")
 	}
-	if p.Repetitions == 0 {
-		p.Repetitions = 3
+	if p.Repetitions == (Repetitions{}) {
+		p.Repetitions.Auto = true
 	}
-	if p.Repetitions < 2 || p.Repetitions > 100 {
-		return fmt.Errorf("repetitions %d: need 2 to 100 (a confidence interval needs at least two runs per side)", p.Repetitions)
+	if p.Repetitions.Auto {
+		if p.MaxRepetitions == 0 {
+			p.MaxRepetitions = 6
+		}
+		if p.MaxRepetitions < minAutoPairs || p.MaxRepetitions > 100 {
+			return fmt.Errorf("max_repetitions %d: need %d to 100", p.MaxRepetitions, minAutoPairs)
+		}
+		if p.MinEffect == 0 {
+			p.MinEffect = 3
+		}
+		if p.MinEffect <= 0 || p.MinEffect >= 100 {
+			return fmt.Errorf("min_effect %g%%: must be above 0%% and below 100%%, e.g. 3%%", float64(p.MinEffect))
+		}
+	} else {
+		if p.Repetitions.Pairs < 2 || p.Repetitions.Pairs > 100 {
+			return fmt.Errorf("repetitions %d: need 2 to 100, or auto (a confidence interval needs at least two runs per side)", p.Repetitions.Pairs)
+		}
+		if p.MaxRepetitions != 0 || p.MinEffect != 0 {
+			return fmt.Errorf("max_repetitions and min_effect only apply to repetitions: auto (this plan fixes %d)", p.Repetitions.Pairs)
+		}
 	}
 	if p.Confidence == 0 {
 		p.Confidence = 0.95

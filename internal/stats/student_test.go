@@ -1,4 +1,4 @@
-package tune
+package stats
 
 import (
 	"math"
@@ -14,9 +14,11 @@ func TestStudentQuantile(t *testing.T) {
 		{0.95, 3, 2.3534},
 		{0.995, 30, 2.7500},
 		{0.975, 1000, 1.9623},
+		{0.8, 5, 0.9195},
+		{0.975, math.Inf(1), 1.9600},
 	}
 	for _, c := range cases {
-		if got := studentQuantile(c.p, c.df); math.Abs(got-c.want) > 1e-3 {
+		if got := StudentQuantile(c.p, c.df); math.Abs(got-c.want) > 1e-3 {
 			t.Errorf("t(%v, %v) = %v, want %v", c.p, c.df, got, c.want)
 		}
 	}
