@@ -52,8 +52,12 @@ func (c *Cluster) Apply(ctx context.Context, settings map[string]string) (restar
 	if !restart {
 		return false, nil
 	}
+	if err := c.Stop(ctx); err != nil {
+		return false, err
+	}
+	// Only what the server logs from here on explains a failed start.
 	logStart := fileSize(c.LogFile)
-	if err := c.Restart(ctx); err != nil {
+	if err := c.Start(ctx); err != nil {
 		return true, c.recoverFromSettings(ctx, saved, settings, logStart, err)
 	}
 	return true, nil

@@ -90,7 +90,8 @@ func writePrivate(path, content string) error {
 // user: as root, a symlink or a hard link planted there must not make pgoltp
 // write to another file.
 func (u serverUser) openInData(path string, flag int) (*os.File, error) {
-	f, err := openNoFollow(path, flag, 0o600)
+	// Truncate only once the file is known to be the right one.
+	f, err := openNoFollow(path, flag&^os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +107,12 @@ func (u serverUser) openInData(path string, flag int) (*os.File, error) {
 	}
 	if !u.self {
 		if err := f.Chown(int(u.UID), int(u.GID)); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	if flag&os.O_TRUNC != 0 {
+		if err := f.Truncate(0); err != nil {
 			f.Close()
 			return nil, err
 		}
