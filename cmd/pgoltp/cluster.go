@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
@@ -45,6 +46,11 @@ func init() {
 		Short: "Create the cluster if needed and start it",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			unlock, err := lockLab()
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			c, err := cluster.Up(cmd.Context(), cluster.Options{Lab: global.lab, Major: up.major, RunAs: up.runAs, Offline: up.offline, Progress: os.Stderr})
 			if err != nil {
 				return err
@@ -68,6 +74,11 @@ func init() {
 			if err != nil {
 				return err
 			}
+			unlock, err := lockLab()
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			if err := c.Stop(cmd.Context()); err != nil {
 				return err
 			}
@@ -95,6 +106,11 @@ func init() {
 			if err != nil {
 				return err
 			}
+			unlock, err := lockLab()
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			if err := c.Destroy(cmd.Context()); err != nil {
 				return err
 			}
@@ -129,6 +145,32 @@ func init() {
 	psqlCmd.Flags().SetInterspersed(false)
 	clusterCmd.AddCommand(upCmd, downCmd, statusCmd, destroyCmd, psqlCmd)
 	rootCmd.AddCommand(clusterCmd)
+}
+
+// lockLab takes the lab's exclusive lock for the running command: every
+// command that creates, starts, stops, changes the settings of or destroys
+// the managed cluster holds it (cluster up/down/destroy, experiment, and the
+// implicit start of the cluster by load and run commands). A command that
+// only reads or drives the server does not.
+func lockLab() (unlock func(), err error) {
+	return cluster.LockLab(global.lab, commandName(), cluster.DefaultLockWait)
+}
+
+// holdLab takes the lab's lock for the rest of the command (an experiment
+// restarts, kills and re-configures the cluster throughout): it is released
+// when the process exits, as the kernel drops a flock with its last descriptor.
+func holdLab() error {
+	_, err := lockLab()
+	return err
+}
+
+// commandName is the running command ("cluster up"), for the lock's holder line.
+func commandName() string {
+	c, _, err := rootCmd.Find(os.Args[1:])
+	if err != nil || c == nil || c == rootCmd {
+		return "pgoltp"
+	}
+	return strings.TrimPrefix(c.CommandPath(), rootCmd.Name()+" ")
 }
 
 // clusterStatus is what 'pgoltp cluster status' shows; never the password.
