@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
@@ -228,6 +229,8 @@ func printStatus(cmd *cobra.Command, c *cluster.Cluster) error {
 }
 
 func databaseSize(ctx context.Context, c *cluster.Cluster) string {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
 	if err != nil {
 		return ""

@@ -247,7 +247,10 @@ func (c *Cluster) Reset(ctx context.Context) (restarted bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	defer conn.Close(ctx)
+	defer conn.Close(context.Background())
+	restartCtx := ctx
+	ctx, cancel := context.WithTimeout(ctx, time.Minute) // setup statements: bounded
+	defer cancel()
 	if _, err := conn.Exec(ctx, "ALTER SYSTEM RESET ALL"); err != nil {
 		return false, err
 	}
@@ -262,5 +265,5 @@ func (c *Cluster) Reset(ctx context.Context) (restarted bool, err error) {
 	if !pending {
 		return false, nil
 	}
-	return true, c.Restart(ctx)
+	return true, c.Restart(restartCtx)
 }
