@@ -193,7 +193,7 @@ func create(ctx context.Context, lab string, opts Options) (c *Cluster, err erro
 
 	// On failure, remove what this call created and nothing else.
 	var created []string
-	emptied := ""
+	emptied, dataDir := "", c.DataDir // c is nil once a failure is returned
 	defer func() {
 		if err == nil {
 			return
@@ -202,7 +202,7 @@ func create(ctx context.Context, lab string, opts Options) (c *Cluster, err erro
 			removeContents(emptied)
 		}
 		for i := len(created) - 1; i >= 0; i-- {
-			if created[i] == c.DataDir {
+			if created[i] == dataDir {
 				_ = os.RemoveAll(created[i])
 			} else {
 				_ = os.Remove(created[i]) // directories only if empty

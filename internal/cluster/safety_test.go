@@ -373,3 +373,32 @@ func TestFirstFatal(t *testing.T) {
 		t.Error("firstFatal found a failure in a clean log")
 	}
 }
+
+// A create that fails half-way removes what it created and nothing else.
+func TestFailedUpRemovesOnlyWhatItCreated(t *testing.T) {
+	needPostgres(t)
+	lab := newLab(t)
+	if err := os.MkdirAll(filepath.Join(lab, "log"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(lab, "log", "mine.log")
+	// A file where the socket directory should go makes the create fail
+	// after the data directory was made.
+	run := filepath.Join(lab, "run")
+	for _, f := range []string{mine, run} {
+		if err := os.WriteFile(f, []byte("user"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Up(context.Background(), Options{Lab: lab}); err == nil {
+		t.Fatal("Up succeeded with a file in place of the socket directory")
+	}
+	if _, err := os.Lstat(filepath.Join(lab, "data")); !os.IsNotExist(err) {
+		t.Errorf("the data directory this call created was left behind: %v", err)
+	}
+	for _, f := range []string{mine, run} {
+		if b, err := os.ReadFile(f); err != nil || string(b) != "user" {
+			t.Errorf("%s was removed or changed: %v", f, err)
+		}
+	}
+}
