@@ -33,10 +33,18 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			args := tc.args
+			lab := ""
 			if args[0] == "cluster" && !strings.Contains(strings.Join(args, " "), "--lab") {
-				args = append(args, "--lab", labDir(t))
+				lab = labDir(t)
+				args = append(args, "--lab", lab)
 			}
 			r := runPgoltp(t, time.Minute, args...)
+			if lab != "" {
+				// Refused input leaves nothing behind, not even an empty lab.
+				if _, err := os.Stat(lab); !os.IsNotExist(err) {
+					t.Errorf("the refused command left the lab %s behind", lab)
+				}
+			}
 			if tc.name == "server user root" && !isRoot() {
 				// As a normal user --run-as needs root: still one line, exit 2.
 				assertOneLineProblem(t, r, "--run-as")

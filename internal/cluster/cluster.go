@@ -166,7 +166,7 @@ func create(ctx context.Context, lab string, opts Options) (c *Cluster, err erro
 	if err != nil {
 		return nil, err
 	}
-	if err := ensureLab(lab); err != nil {
+	if _, err := ensureLab(lab); err != nil {
 		return nil, err
 	}
 	c = &Cluster{RunAs: u.Name, user: u}

@@ -28,8 +28,9 @@ var (
 )
 
 type labLock struct {
-	f    *os.File
-	refs int
+	f          *os.File
+	refs       int
+	createdLab bool // removed again on release if nothing but the lock is in it
 }
 
 // LockLab takes the lab's exclusive lock for a command that creates, starts,
@@ -49,7 +50,11 @@ func LockLab(lab, command string, wait time.Duration) (unlock func(), err error)
 		l.refs++
 		return func() { release(lab) }, nil
 	}
-	if err := ensureLab(lab); err != nil {
+	createdLab, err := ensureLab(lab)
+	if err != nil {
+		if createdLab {
+			_ = os.Remove(lab)
+		}
 		return nil, err
 	}
 	deadline := time.Now().Add(wait)
@@ -65,7 +70,7 @@ func LockLab(lab, command string, wait time.Duration) (unlock func(), err error)
 			if sameFile(f, lockPath(lab)) {
 				_ = f.Truncate(0)
 				_, _ = f.WriteAt([]byte(fmt.Sprintf("%s\n%d\n", command, os.Getpid())), 0)
-				held[lab] = &labLock{f: f, refs: 1}
+				held[lab] = &labLock{f: f, refs: 1, createdLab: createdLab}
 				return func() { release(lab) }, nil
 			}
 			f.Close()
@@ -77,6 +82,9 @@ func LockLab(lab, command string, wait time.Duration) (unlock func(), err error)
 			return nil, fmt.Errorf("locking the lab: %w", err)
 		}
 		if time.Now().After(deadline) {
+			if createdLab {
+				_ = os.Remove(lab) // only if empty
+			}
 			return nil, problem.BadInput("wait for it to finish, or use another --lab",
 				"the lab %s is busy: %s holds it", lab, holder)
 		}
@@ -96,7 +104,18 @@ func release(lab string) {
 	}
 	delete(held, lab)
 	_ = l.f.Truncate(0)
+	if l.createdLab && onlyLockIn(lab) {
+		// A command refused after locking leaves no empty lab behind. The
+		// file goes while still locked: LockLab re-checks what it locked.
+		_ = os.Remove(lockPath(lab))
+		_ = os.Remove(lab)
+	}
 	l.f.Close() // closing the last descriptor releases the flock
+}
+
+func onlyLockIn(lab string) bool {
+	entries, err := os.ReadDir(lab)
+	return err == nil && len(entries) == 1 && entries[0].Name() == "lock"
 }
 
 // holdsLock reports whether this process holds the lab's lock.

@@ -11,7 +11,7 @@ import (
 // A lab held by another process is refused after a short wait, naming the
 // holder; once released it can be taken.
 func TestLockLabHeldElsewhere(t *testing.T) {
-	lab := newLab(t)
+	lab := mustAbs(t, newLab(t)) // an existing lab: it stays when unlocked
 	unlock, err := LockLab(lab, "cluster up", time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +71,33 @@ func TestLockLabReentrant(t *testing.T) {
 	outer()
 	if holdsLock(mustAbs(t, lab)) {
 		t.Fatal("the lock is still held after both unlocks")
+	}
+}
+
+// A lab made only to hold the lock is removed again when the command ends
+// without putting anything in it (bad input refused after locking).
+func TestLockLabRemovesTheLabItMadeForNothing(t *testing.T) {
+	lab := newLab(t)
+	unlock, err := LockLab(lab, "cluster up", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if _, err := os.Stat(lab); !os.IsNotExist(err) {
+		t.Errorf("an empty lab was left behind: %v", err)
+	}
+
+	// A lab that existed, or got content, stays.
+	unlock, err = LockLab(lab, "cluster up", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lab+"/cluster.json", []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if _, err := os.Stat(lab + "/cluster.json"); err != nil {
+		t.Errorf("the lab's content was removed: %v", err)
 	}
 }
 

@@ -24,36 +24,38 @@ func markerPath(dataDir string) string { return filepath.Join(dataDir, ownedMark
 
 // ensureLab creates the lab directory if it is missing and, as root, refuses
 // one another user may write to: such a user could plant symlinks or files
-// that root would then write through or remove.
-func ensureLab(lab string) error {
+// that root would then write through or remove. created says whether this
+// call made the directory.
+func ensureLab(lab string) (created bool, err error) {
 	if err := checkLabPath(lab); err != nil {
-		return err
+		return false, err
 	}
 	if _, err := os.Lstat(lab); errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(lab, 0o755); err != nil {
-			return problem.Wrap(err, "choose another --lab", "cannot create the lab directory %s", lab)
+			return false, problem.Wrap(err, "choose another --lab", "cannot create the lab directory %s", lab)
 		}
+		created = true
 	}
 	fi, err := os.Stat(lab)
 	if err != nil {
-		return problem.Wrap(err, "choose another --lab", "cannot use the lab directory %s", lab)
+		return created, problem.Wrap(err, "choose another --lab", "cannot use the lab directory %s", lab)
 	}
 	if !fi.IsDir() {
-		return problem.BadInput("choose a directory for --lab", "the lab %s is not a directory", lab)
+		return created, problem.BadInput("choose a directory for --lab", "the lab %s is not a directory", lab)
 	}
 	if os.Geteuid() != 0 {
-		return nil
+		return created, nil
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if ok && st.Uid != 0 {
-		return problem.BadInput(fmt.Sprintf("use a lab directory owned by root (chown root %s) or another --lab", lab),
+		return created, problem.BadInput(fmt.Sprintf("use a lab directory owned by root (chown root %s) or another --lab", lab),
 			"refusing the lab %s: it belongs to uid %d, and pgoltp runs as root", lab, st.Uid)
 	}
 	if fi.Mode().Perm()&0o022 != 0 {
-		return problem.BadInput(fmt.Sprintf("chmod go-w %s, or use another --lab", lab),
+		return created, problem.BadInput(fmt.Sprintf("chmod go-w %s, or use another --lab", lab),
 			"refusing the lab %s: other users may write to it (mode %04o), and pgoltp runs as root", lab, fi.Mode().Perm())
 	}
-	return nil
+	return created, nil
 }
 
 // checkLabPath refuses characters that pg_ctl cannot pass through the shell
