@@ -402,3 +402,33 @@ func TestFailedUpRemovesOnlyWhatItCreated(t *testing.T) {
 		}
 	}
 }
+
+// Handing a path to the server user never follows a symlink planted there.
+func TestOwnDoesNotFollowSymlinks(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root hands files to another user")
+	}
+	u, err := resolveServerUser("")
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	target := filepath.Join(dir, "root-file")
+	if err := os.WriteFile(target, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "data")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.own(link); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := fi.Sys().(*syscall.Stat_t); st.Uid != 0 {
+		t.Errorf("the symlink's target was handed to uid %d", st.Uid)
+	}
+}
