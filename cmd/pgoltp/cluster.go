@@ -23,10 +23,12 @@ var clusterCmd = &cobra.Command{
 	Long: `Manage the throwaway PostgreSQL cluster in the lab directory (--lab).
 
 The cluster uses installed PostgreSQL binaries of the requested major, or
-downloads them from Maven Central (embedded-postgres-binaries, checksum
-verified). As root, the server runs as an unprivileged user (--run-as). It
-listens on a Unix socket in the lab and on 127.0.0.1 only, with scram-sha-256
-and a generated password kept in the lab (0600).`,
+downloads them from Maven Central (embedded-postgres-binaries; the SHA-256 of
+each default build is pinned in pgoltp). As root, the server runs as an
+unprivileged user (--run-as). It listens on a Unix socket in the lab and on
+127.0.0.1 only, with scram-sha-256 and a generated password kept in the lab
+(0600). pgoltp removes only what it created in the lab, and one command at a
+time changes the cluster (the lab's lock).`,
 	PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 		if global.dsn != "" {
 			return problem.BadInput("drop --dsn: cluster commands manage the lab's own server",

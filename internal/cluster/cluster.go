@@ -11,7 +11,7 @@
 //	data/          PGDATA, owned by the server user
 //	log/server.log the server's log
 //	run/           the Unix socket (or a fresh directory under /tmp if the lab path is long)
-//	lock           held (flock) by the command that changes the cluster (see LockLab)
+//	pgoltp.lock    held (flock) by the command that changes the cluster (see LockLab)
 //
 // pgoltp removes only what it created (see safety.go): a data directory it did
 // not initialise is refused, never wiped.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,7 +17,9 @@ import (
 // DefaultLockWait is how long a command waits for another one to release the lab.
 const DefaultLockWait = 5 * time.Second
 
-func lockPath(lab string) string { return filepath.Join(lab, "lock") }
+const lockName = "pgoltp.lock"
+
+func lockPath(lab string) string { return filepath.Join(lab, lockName) }
 
 // Held locks of this process, by lab. flock belongs to an open file
 // description: a second open of the lock file in the same process would wait
@@ -68,6 +71,11 @@ func LockLab(lab, command string, wait time.Duration) (unlock func(), err error)
 			// A destroy may have removed the file we opened while we waited:
 			// then the lock is on an unlinked file and protects nothing.
 			if sameFile(f, lockPath(lab)) {
+				if !isLockFile(f) {
+					f.Close()
+					return nil, problem.BadInput("move it away, or choose another --lab",
+						"refusing to use %s as the lab's lock: pgoltp did not create it", lockPath(lab))
+				}
 				_ = f.Truncate(0)
 				_, _ = f.WriteAt([]byte(fmt.Sprintf("%s\n%d\n", command, os.Getpid())), 0)
 				held[lab] = &labLock{f: f, refs: 1, createdLab: createdLab}
@@ -115,7 +123,7 @@ func release(lab string) {
 
 func onlyLockIn(lab string) bool {
 	entries, err := os.ReadDir(lab)
-	return err == nil && len(entries) == 1 && entries[0].Name() == "lock"
+	return err == nil && len(entries) == 1 && entries[0].Name() == lockName
 }
 
 // holdsLock reports whether this process holds the lab's lock.
@@ -123,6 +131,22 @@ func holdsLock(lab string) bool {
 	heldMu.Lock()
 	defer heldMu.Unlock()
 	return held[lab] != nil
+}
+
+// isLockFile reports whether f is empty or holds what LockLab writes
+// (command, pid): any other content is someone else's file.
+func isLockFile(f *os.File) bool {
+	b := make([]byte, 257)
+	n, _ := f.ReadAt(b, 0)
+	if n == 0 {
+		return true
+	}
+	lines := strings.Split(string(b[:n]), "\n")
+	if n > 256 || len(lines) != 3 || lines[2] != "" {
+		return false
+	}
+	_, err := strconv.Atoi(lines[1])
+	return err == nil
 }
 
 func readHolder(f *os.File) string {

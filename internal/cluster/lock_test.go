@@ -101,6 +101,19 @@ func TestLockLabRemovesTheLabItMadeForNothing(t *testing.T) {
 	}
 }
 
+// A file named like the lock that pgoltp did not write is not truncated.
+func TestLockLabRefusesForeignLockFile(t *testing.T) {
+	lab := mustAbs(t, newLab(t))
+	if err := os.WriteFile(lockPath(lab), []byte("my shopping list\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LockLab(lab, "cluster up", time.Second)
+	wantBadInput(t, err, "did not create")
+	if b, _ := os.ReadFile(lockPath(lab)); string(b) != "my shopping list\n" {
+		t.Errorf("the file was changed: %q", b)
+	}
+}
+
 func mustAbs(t *testing.T, p string) string {
 	t.Helper()
 	if err := os.MkdirAll(p, 0o755); err != nil {

@@ -16,7 +16,7 @@ import (
 //
 //	data/.pgoltp-owned  marks a data directory pgoltp's initdb filled; a data
 //	                    directory without it is never touched
-//	cluster.json, password, pgpass, lock, log/server.log  its own files
+//	cluster.json, password, pgpass, pgoltp.lock, log/server.log  its own files
 //	run/ or /tmp/pgoltp-*  the socket directory it created (removed only when empty)
 const ownedMarker = ".pgoltp-owned"
 
