@@ -1,12 +1,18 @@
 package e2e_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pgoltp/pgoltp/internal/cluster"
 )
 
 func TestBadInputIsOneLineExit2(t *testing.T) {
@@ -27,10 +33,18 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			args := tc.args
+			lab := ""
 			if args[0] == "cluster" && !strings.Contains(strings.Join(args, " "), "--lab") {
-				args = append(args, "--lab", labDir(t))
+				lab = labDir(t)
+				args = append(args, "--lab", lab)
 			}
 			r := runPgoltp(t, time.Minute, args...)
+			if lab != "" {
+				// Refused input leaves nothing behind, not even an empty lab.
+				if _, err := os.Stat(lab); !os.IsNotExist(err) {
+					t.Errorf("the refused command left the lab %s behind", lab)
+				}
+			}
 			if tc.name == "server user root" && !isRoot() {
 				// As a normal user --run-as needs root: still one line, exit 2.
 				assertOneLineProblem(t, r, "--run-as")
@@ -92,12 +106,94 @@ func TestClusterCommands(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "running") {
 		t.Errorf("up again: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// Files a user put in the lab and its log directory are not pgoltp's to delete.
+	userFiles := []string{filepath.Join(lab, "my-notes.txt"), filepath.Join(lab, "log", "mine.log")}
+	for _, f := range userFiles {
+		if err := os.WriteFile(f, []byte("keep"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	r = runPgoltp(t, time.Minute, "cluster", "destroy", "--lab", lab)
 	if r.code != 0 {
 		t.Errorf("destroy: exit %d %s", r.code, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(lab, "data")); !os.IsNotExist(err) {
 		t.Error("destroy left the data directory")
+	}
+	for _, f := range userFiles {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("destroy removed a user's file: %v", err)
+		}
+	}
+}
+
+// TestClusterUpRefusesForeignData: a non-empty data directory pgoltp did not
+// create is refused in one line, exit 2, and left as it was.
+func TestClusterUpRefusesForeignData(t *testing.T) {
+	lab := labDir(t)
+	precious := filepath.Join(lab, "data", "precious.txt")
+	if err := os.MkdirAll(filepath.Dir(precious), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(precious, []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	assertOneLineProblem(t, runPgoltp(t, time.Minute, "cluster", "up", "--lab", lab), "not empty", "did not create")
+	if _, err := os.Stat(precious); err != nil {
+		t.Errorf("the user's file is gone: %v", err)
+	}
+}
+
+// TestConcurrentClusterUp: two 'cluster up' at once on one lab. The loser
+// waits for the lab or gives up in one line; it never deletes the winner's data.
+func TestConcurrentClusterUp(t *testing.T) {
+	lab := labDir(t)
+	bin := pgoltpBinary(t)
+	results := make(chan result, 2)
+	for i := 0; i < 2; i++ {
+		go func() { results <- runBinary(bin, 5*time.Minute, "cluster", "up", "--lab", lab) }()
+	}
+	t.Cleanup(func() { runPgoltp(t, time.Minute, "cluster", "destroy", "--lab", lab) })
+	ok := 0
+	for i := 0; i < 2; i++ {
+		r := <-results
+		switch {
+		case r.code == 0:
+			ok++
+		case r.code == 2 && strings.Contains(r.stderr, "is busy") && strings.Contains(r.stderr, "'pgoltp cluster up' (pid"):
+		default:
+			t.Errorf("cluster up: exit %d: %s", r.code, r.stderr)
+		}
+	}
+	if ok == 0 {
+		t.Fatal("neither cluster up succeeded")
+	}
+	r := runPgoltp(t, time.Minute, "cluster", "psql", "--lab", lab, "--", "-Atc", "select 1")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "1" {
+		t.Errorf("the winner's cluster does not answer: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(lab, "data", "PG_VERSION")); err != nil {
+		t.Errorf("the winner's data directory is damaged: %v", err)
+	}
+}
+
+// TestLabLockHeld: a command that changes the cluster waits briefly for a lab
+// another command holds, then names that command and its pid in one line.
+func TestLabLockHeld(t *testing.T) {
+	lab := labDir(t)
+	unlock, err := cluster.LockLab(lab, "experiment", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	start := time.Now()
+	r := runPgoltp(t, time.Minute, "cluster", "up", "--lab", lab)
+	assertOneLineProblem(t, r, "is busy", fmt.Sprintf("'pgoltp experiment' (pid %d)", os.Getpid()))
+	if time.Since(start) < time.Second {
+		t.Errorf("gave up after %v without waiting", time.Since(start))
+	}
+	if _, err := os.Stat(filepath.Join(lab, "data")); !os.IsNotExist(err) {
+		t.Error("cluster up created the cluster while another command held the lab")
 	}
 }
 
@@ -133,4 +229,22 @@ func TestVerbose(t *testing.T) {
 	if strings.Contains(r.stderr, "s3cret") {
 		t.Errorf("the password was printed: %q", r.stderr)
 	}
+}
+
+// runBinary runs pgoltp without a *testing.T, for concurrent invocations.
+func runBinary(bin string, timeout time.Duration, args ...string) result {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = os.TempDir()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		return result{stderr: err.Error(), code: -1}
+	}
+	return result{out.String(), errb.String(), code}
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
@@ -21,10 +23,12 @@ var clusterCmd = &cobra.Command{
 	Long: `Manage the throwaway PostgreSQL cluster in the lab directory (--lab).
 
 The cluster uses installed PostgreSQL binaries of the requested major, or
-downloads them from Maven Central (embedded-postgres-binaries, checksum
-verified). As root, the server runs as an unprivileged user (--run-as). It
-listens on a Unix socket in the lab and on 127.0.0.1 only, with scram-sha-256
-and a generated password kept in the lab (0600).`,
+downloads them from Maven Central (embedded-postgres-binaries; the SHA-256 of
+each default build is pinned in pgoltp). As root, the server runs as an
+unprivileged user (--run-as). It listens on a Unix socket in the lab and on
+127.0.0.1 only, with scram-sha-256 and a generated password kept in the lab
+(0600). pgoltp removes only what it created in the lab, and one command at a
+time changes the cluster (the lab's lock).`,
 	PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 		if global.dsn != "" {
 			return problem.BadInput("drop --dsn: cluster commands manage the lab's own server",
@@ -45,6 +49,11 @@ func init() {
 		Short: "Create the cluster if needed and start it",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			unlock, err := lockLab()
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			c, err := cluster.Up(cmd.Context(), cluster.Options{Lab: global.lab, Major: up.major, RunAs: up.runAs, Offline: up.offline, Progress: os.Stderr})
 			if err != nil {
 				return err
@@ -68,6 +77,11 @@ func init() {
 			if err != nil {
 				return err
 			}
+			unlock, err := lockLab()
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			if err := c.Stop(cmd.Context()); err != nil {
 				return err
 			}
@@ -95,6 +109,11 @@ func init() {
 			if err != nil {
 				return err
 			}
+			unlock, err := lockLab()
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			if err := c.Destroy(cmd.Context()); err != nil {
 				return err
 			}
@@ -129,6 +148,32 @@ func init() {
 	psqlCmd.Flags().SetInterspersed(false)
 	clusterCmd.AddCommand(upCmd, downCmd, statusCmd, destroyCmd, psqlCmd)
 	rootCmd.AddCommand(clusterCmd)
+}
+
+// lockLab takes the lab's exclusive lock for the running command: every
+// command that creates, starts, stops, changes the settings of or destroys
+// the managed cluster holds it (cluster up/down/destroy, experiment, and the
+// implicit start of the cluster by load and run commands). A command that
+// only reads or drives the server does not.
+func lockLab() (unlock func(), err error) {
+	return cluster.LockLab(global.lab, commandName(), cluster.DefaultLockWait)
+}
+
+// holdLab takes the lab's lock for the rest of the command (an experiment
+// restarts, kills and re-configures the cluster throughout): it is released
+// when the process exits, as the kernel drops a flock with its last descriptor.
+func holdLab() error {
+	_, err := lockLab()
+	return err
+}
+
+// commandName is the running command ("cluster up"), for the lock's holder line.
+func commandName() string {
+	c, _, err := rootCmd.Find(os.Args[1:])
+	if err != nil || c == nil || c == rootCmd {
+		return "pgoltp"
+	}
+	return strings.TrimPrefix(c.CommandPath(), rootCmd.Name()+" ")
 }
 
 // clusterStatus is what 'pgoltp cluster status' shows; never the password.
@@ -186,6 +231,8 @@ func printStatus(cmd *cobra.Command, c *cluster.Cluster) error {
 }
 
 func databaseSize(ctx context.Context, c *cluster.Cluster) string {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
 	if err != nil {
 		return ""

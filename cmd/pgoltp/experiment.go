@@ -176,6 +176,9 @@ func experimentTarget(ctx context.Context) (tune.Server, string, error) {
 		}
 		return externalServer{dsn: dsn}, dsn, nil
 	}
+	if err := holdLab(); err != nil {
+		return nil, "", err
+	}
 	c, err := managedCluster(ctx)
 	if err != nil {
 		return nil, "", err
@@ -221,6 +224,9 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	}
 	if f.clients < 1 {
 		return problem.BadInput("use --clients 1 or more", "--clients %d", f.clients)
+	}
+	if err := holdLab(); err != nil {
+		return err
 	}
 	c, err := managedCluster(ctx)
 	if err != nil {

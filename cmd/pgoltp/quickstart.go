@@ -50,7 +50,13 @@ report into <lab>/reports.`,
 			dsn := global.dsn
 			if dsn == "" {
 				fmt.Fprintf(stderr, "== 1/5 managed PostgreSQL in %s\n", global.lab)
-				if _, err := cluster.Up(ctx, cluster.Options{Lab: global.lab, Major: major, Progress: stderr}); err != nil {
+				unlock, err := lockLab()
+				if err != nil {
+					return err
+				}
+				_, err = cluster.Up(ctx, cluster.Options{Lab: global.lab, Major: major, Progress: stderr})
+				unlock()
+				if err != nil {
 					return err
 				}
 			}

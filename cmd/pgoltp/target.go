@@ -45,6 +45,11 @@ func managedCluster(ctx context.Context) (*cluster.Cluster, error) {
 		return nil, problem.BadInput("drop --dsn to use the lab's managed cluster",
 			"this command manages the lab's own cluster and cannot act on an external server")
 	}
+	unlock, err := lockLab()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	return cluster.Up(ctx, cluster.Options{Lab: global.lab, Progress: os.Stderr})
 }
 
@@ -80,6 +85,8 @@ func checkDSN(ctx context.Context, dsn string) (string, error) {
 
 // ensureDatabase creates db on the managed cluster if it does not exist.
 func ensureDatabase(ctx context.Context, c *cluster.Cluster, db string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute) // setup statements: bounded
+	defer cancel()
 	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
 	if err != nil {
 		return fmt.Errorf("connecting to the managed cluster: %w", err)

@@ -10,7 +10,11 @@
 //	pgpass         the same as a libpq password file, for psql
 //	data/          PGDATA, owned by the server user
 //	log/server.log the server's log
-//	run/           the Unix socket (or a short path under /tmp if the lab path is long)
+//	run/           the Unix socket (or a fresh directory under /tmp if the lab path is long)
+//	pgoltp.lock    held (flock) by the command that changes the cluster (see LockLab)
+//
+// pgoltp removes only what it created (see safety.go): a data directory it did
+// not initialise is refused, never wiped.
 package cluster
 
 import (
@@ -157,67 +161,211 @@ func binariesFor(ctx context.Context, opts Options) (Binaries, error) {
 	return b, nil
 }
 
-func create(ctx context.Context, lab string, opts Options) (*Cluster, error) {
+func create(ctx context.Context, lab string, opts Options) (c *Cluster, err error) {
 	u, err := resolveServerUser(opts.RunAs)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := ensureLab(lab); err != nil {
+		return nil, err
+	}
+	c = &Cluster{RunAs: u.Name, user: u}
+	c.fill(lab)
+	if err := c.claimLab(); err != nil {
 		return nil, err
 	}
 	bins, err := binariesFor(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(lab, 0o755); err != nil {
-		return nil, problem.Wrap(err, "choose another --lab", "cannot create the lab directory")
-	}
 	if err := u.canReach(ctx, lab); err != nil {
 		return nil, err
 	}
-	c := &Cluster{BinDir: bins.Dir, Major: bins.Major, Version: bins.Version, RunAs: u.Name, user: u}
-	c.fill(lab)
+	c.BinDir, c.Major, c.Version = bins.Dir, bins.Major, bins.Version
 	if c.Port, err = freePort(); err != nil {
 		return nil, err
 	}
-	c.SocketDir = socketDirFor(lab)
 	pw := make([]byte, 16)
 	if _, err := rand.Read(pw); err != nil {
 		return nil, err
 	}
 	c.password = hex.EncodeToString(pw)
 
-	for _, d := range []string{c.DataDir, filepath.Dir(c.LogFile), c.SocketDir} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, err
+	// On failure, remove what this call created and nothing else.
+	var created []string
+	emptied, dataDir := "", c.DataDir // c is nil once a failure is returned
+	defer func() {
+		if err == nil {
+			return
 		}
-		if err := u.own(d); err != nil {
-			return nil, err
+		if emptied != "" {
+			removeContents(emptied)
 		}
+		for i := len(created) - 1; i >= 0; i-- {
+			if created[i] == dataDir {
+				_ = os.RemoveAll(created[i])
+			} else {
+				_ = os.Remove(created[i]) // directories only if empty
+			}
+		}
+	}()
+	mkdir := func(d string) error {
+		if _, err := os.Lstat(d); errors.Is(err, os.ErrNotExist) {
+			if err := os.Mkdir(d, 0o700); err != nil {
+				return err
+			}
+			created = append(created, d)
+		}
+		return u.own(d)
 	}
-	// Clients other than the server user (root, for one) must reach the socket.
-	_ = os.Chmod(c.SocketDir, 0o755)
+	if err := mkdir(c.DataDir); err != nil {
+		return nil, err
+	}
+	if len(created) == 0 {
+		emptied = c.DataDir // it existed, empty (claimLab checked): initdb fills it
+	}
+	if err := mkdir(filepath.Dir(c.LogFile)); err != nil {
+		return nil, err
+	}
+	_, runErr := os.Lstat(filepath.Join(lab, "run"))
+	if c.SocketDir, err = newSocketDir(lab, u); err != nil {
+		return nil, err
+	}
+	if c.SocketDir != filepath.Join(lab, "run") || runErr != nil {
+		created = append(created, c.SocketDir)
+	}
 
 	if err := c.initdb(ctx); err != nil {
-		_ = os.RemoveAll(c.DataDir)
+		return nil, err
+	}
+	if err := writeNew(markerPath(c.DataDir), "created by pgoltp for the lab "+lab+"\n"); err != nil {
 		return nil, err
 	}
 	if err := c.writeConfig(); err != nil {
 		return nil, err
 	}
+	created = append(created, passwordPath(lab), c.PassFile(), statePath(lab))
 	if err := writePrivate(passwordPath(lab), c.password+"\n"); err != nil {
 		return nil, err
 	}
 	if err := c.writePassFile(); err != nil {
 		return nil, err
 	}
-	// The state file is written last: a lab without it has no cluster, so an
-	// interrupted create is simply created again.
+	// The state file is written last: a lab without it has no cluster, and a
+	// marked data directory without it is an interrupted create, done again.
 	return c, c.saveState()
+}
+
+// claimLab refuses a lab holding what pgoltp did not create: a non-empty data
+// directory without pgoltp's marker, or a password file without a cluster. A
+// marked data directory without cluster.json is an interrupted create of
+// pgoltp's own: it is removed and created again.
+func (c *Cluster) claimLab() error {
+	exists, empty, err := isEmptyDir(c.DataDir)
+	if err != nil {
+		return problem.Wrap(err, "choose another --lab", "cannot read %s", c.DataDir)
+	}
+	if exists && !empty {
+		if _, err := os.Lstat(markerPath(c.DataDir)); err != nil {
+			return problem.BadInput("move it away, or choose another --lab",
+				"refusing to use %s: it is not empty and pgoltp did not create it", c.DataDir)
+		}
+		if err := os.RemoveAll(c.DataDir); err != nil {
+			return err
+		}
+		for _, p := range []string{passwordPath(c.Lab), c.PassFile()} {
+			_ = os.Remove(p)
+		}
+		return nil
+	}
+	for _, p := range []string{passwordPath(c.Lab), c.PassFile()} {
+		if _, err := os.Lstat(p); err == nil {
+			return problem.BadInput("move it away, or choose another --lab",
+				"refusing to overwrite %s: pgoltp did not create it", p)
+		}
+	}
+	return nil
+}
+
+// newSocketDir returns the directory for the server's socket: run/ in the lab,
+// or, when that path is too long for a socket (107 bytes), a directory under
+// /tmp created fresh (never one that already exists: anyone may create there).
+func newSocketDir(lab string, u serverUser) (string, error) {
+	dir := filepath.Join(lab, "run")
+	if len(dir)+len("/.s.PGSQL.65535") < 100 {
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return "", err
+		}
+		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+			return "", fmt.Errorf("%s is not a directory", dir)
+		}
+	} else {
+		var err error
+		if dir, err = os.MkdirTemp("", "pgoltp-"); err != nil {
+			return "", err
+		}
+	}
+	if err := u.own(dir); err != nil {
+		return "", err
+	}
+	// Clients other than the server user (root, for one) must reach the socket.
+	return dir, os.Chmod(dir, 0o755)
+}
+
+// ensureSocketDir makes sure the socket directory exists and is the server
+// user's before a start. A /tmp one that vanished (reboot) or was replaced by
+// someone else is not re-used: a fresh one is made and recorded.
+func (c *Cluster) ensureSocketDir() error {
+	if filepath.Dir(c.SocketDir) == c.Lab {
+		_, err := newSocketDir(c.Lab, c.user)
+		return err
+	}
+	if fi, err := os.Lstat(c.SocketDir); err == nil && fi.IsDir() && fi.Mode().Perm()&0o022 == 0 {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid == c.user.UID {
+			return nil
+		}
+	}
+	dir, err := newSocketDir(c.Lab, c.user)
+	if err != nil {
+		return err
+	}
+	c.SocketDir = dir
+	if err := c.writeConfig(); err != nil {
+		return err
+	}
+	if err := c.saveState(); err != nil {
+		return err
+	}
+	return c.writePassFile()
+}
+
+// removeContents empties dir (one that existed, empty, before this call filled it).
+func removeContents(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
+}
+
+// writeNew creates a file that must not exist yet.
+func writeNew(path, content string) error {
+	f, err := openNoFollow(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func (c *Cluster) initdb(ctx context.Context) error {
 	// initdb reads the password from a file the server user can read; it is
 	// removed as soon as initdb is done.
 	pwFile := filepath.Join(c.Lab, ".initdb-password")
-	if err := writePrivate(pwFile, c.password+"\n"); err != nil {
+	_ = os.Remove(pwFile) // left by an interrupted initdb of ours
+	if err := writeNew(pwFile, c.password+"\n"); err != nil {
 		return err
 	}
 	defer os.Remove(pwFile)
@@ -241,7 +389,7 @@ func (c *Cluster) writeConfig() error {
 	conf := fmt.Sprintf(`# Written by pgoltp. The managed server listens on its Unix socket and loopback only.
 listen_addresses = '127.0.0.1'
 port = %d
-unix_socket_directories = '%s'
+unix_socket_directories = %s
 password_encryption = 'scram-sha-256'
 shared_preload_libraries = 'pg_stat_statements'
 track_io_timing = on
@@ -249,31 +397,49 @@ max_connections = 300
 logging_collector = off
 log_checkpoints = on
 log_line_prefix = '%%m [%%p] '
-`, c.Port, c.SocketDir)
-	path := filepath.Join(c.DataDir, "pgoltp.conf")
-	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {
+`, c.Port, confQuote(socketDirList(c.SocketDir)))
+	f, err := c.user.openInData(filepath.Join(c.DataDir, "pgoltp.conf"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC)
+	if err != nil {
 		return err
 	}
-	if err := c.user.own(path); err != nil {
+	if _, err := f.WriteString(conf); err != nil {
+		f.Close()
 		return err
 	}
-	main := filepath.Join(c.DataDir, "postgresql.conf")
-	b, err := os.ReadFile(main)
+	if err := f.Close(); err != nil {
+		return err
+	}
+	f, err = c.user.openInData(filepath.Join(c.DataDir, "postgresql.conf"), os.O_RDWR|os.O_APPEND)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
 	if err != nil {
 		return err
 	}
 	if !strings.Contains(string(b), "include_if_exists = 'pgoltp.conf'") {
-		f, err := os.OpenFile(main, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
 		if _, err := f.WriteString("\ninclude_if_exists = 'pgoltp.conf'\n"); err != nil {
 			return err
 		}
 	}
-	return nil
+	return f.Close()
 }
+
+// confQuote quotes a postgresql.conf string value (a quote is doubled).
+func confQuote(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
+
+// socketDirList makes one directory an element of unix_socket_directories,
+// a comma-separated list whose elements may be double-quoted.
+func socketDirList(dir string) string { return `"` + strings.ReplaceAll(dir, `"`, `""`) + `"` }
+
+// dsnQuote quotes a key=value connection string value.
+func dsnQuote(v string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
+}
+
+// ConnectTimeout bounds every connection to the managed cluster.
+const ConnectTimeout = 10 * time.Second
 
 func (c *Cluster) saveState() error {
 	b, err := json.MarshalIndent(c, "", "  ")
@@ -281,7 +447,16 @@ func (c *Cluster) saveState() error {
 		return err
 	}
 	tmp := statePath(c.Lab) + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	_ = os.Remove(tmp)
+	f, err := openNoFollow(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
 		return err
 	}
 	return os.Rename(tmp, statePath(c.Lab))
@@ -290,14 +465,15 @@ func (c *Cluster) saveState() error {
 // DSN returns a superuser connection string for database db over the lab's
 // Unix socket. It contains the password: never print it (see DisplayDSN).
 func (c *Cluster) DSN(db string) string {
-	return fmt.Sprintf("host=%s port=%d user=%s password=%s dbname=%s sslmode=disable",
-		c.SocketDir, c.Port, Superuser, c.password, db)
+	return fmt.Sprintf("host=%s port=%d user=%s password=%s dbname=%s sslmode=disable connect_timeout=%d",
+		dsnQuote(c.SocketDir), c.Port, Superuser, dsnQuote(c.password), dsnQuote(db), int(ConnectTimeout/time.Second))
 }
 
 // DisplayDSN is DSN without the password, for output. libpq programs find the
 // password in the lab's pgpass file (PGPASSFILE).
 func (c *Cluster) DisplayDSN(db string) string {
-	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s", c.SocketDir, c.Port, Superuser, db)
+	return fmt.Sprintf("host=%s port=%d user=%s dbname=%s connect_timeout=%d",
+		dsnQuote(c.SocketDir), c.Port, Superuser, dsnQuote(db), int(ConnectTimeout/time.Second))
 }
 
 // writePassFile writes the lab's password file. libpq matches a Unix socket
@@ -306,10 +482,12 @@ func (c *Cluster) DisplayDSN(db string) string {
 func (c *Cluster) writePassFile() error {
 	var b strings.Builder
 	for _, host := range []string{c.SocketDir, "localhost", "127.0.0.1"} {
-		fmt.Fprintf(&b, "%s:%d:*:%s:%s\n", host, c.Port, Superuser, c.password)
+		fmt.Fprintf(&b, "%s:%d:*:%s:%s\n", pgpassEscape(host), c.Port, Superuser, c.password)
 	}
 	return writePrivate(c.PassFile(), b.String())
 }
+
+func pgpassEscape(v string) string { return strings.NewReplacer(`\`, `\\`, `:`, `\:`).Replace(v) }
 
 // PassFile is the lab's libpq password file.
 func (c *Cluster) PassFile() string { return filepath.Join(c.Lab, "pgpass") }
@@ -342,8 +520,8 @@ func (c *Cluster) Start(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := os.MkdirAll(c.SocketDir, 0o755); err == nil {
-		_ = c.user.own(c.SocketDir)
+	if err := c.ensureSocketDir(); err != nil {
+		return err
 	}
 	cmd := c.user.command(ctx, c.Lab, filepath.Join(c.BinDir, "pg_ctl"),
 		"start", "-D", c.DataDir, "-l", c.LogFile, "-w", "-t", "300")
@@ -408,6 +586,9 @@ func (c *Cluster) Kill() error {
 	if err != nil {
 		return fmt.Errorf("bad postmaster.pid: %w", err)
 	}
+	if err := c.ownsProcess(pid); err != nil {
+		return err
+	}
 	children := childrenOf(pid)
 	// The postmaster first, so that it cannot notice its children dying and
 	// reinitialise; then every backend and auxiliary process at once.
@@ -431,34 +612,57 @@ func (c *Cluster) Kill() error {
 	return errors.New("server processes did not die after SIGKILL")
 }
 
-// Destroy stops the server and removes the cluster (data, logs, socket,
-// password). Results and reports kept in the lab are left alone.
+// ownsProcess checks that pid is this cluster's postmaster before it is
+// signalled: a stale postmaster.pid may name any process by now.
+func (c *Cluster) ownsProcess(pid int) error {
+	uid, exe, err := processOf(pid)
+	if err != nil {
+		return fmt.Errorf("server not running: no process %d: %w", pid, err)
+	}
+	want, err := filepath.EvalSymlinks(filepath.Join(c.BinDir, "postgres"))
+	if err != nil {
+		return err
+	}
+	if uid != c.user.UID || exe != want {
+		return fmt.Errorf("refusing to signal process %d: postmaster.pid names a process of uid %d running %s, not the server (%s as uid %d)",
+			pid, uid, exe, want, c.user.UID)
+	}
+	return nil
+}
+
+// Destroy stops the server and removes what pgoltp created for the cluster:
+// the data directory (only with pgoltp's marker), the server log, the state,
+// password and lock files, and the socket and log directories if that leaves
+// them empty. Anything else in the lab (results, reports, a user's files) stays.
 func (c *Cluster) Destroy(ctx context.Context) error {
+	if exists, empty, _ := isEmptyDir(c.DataDir); exists && !empty {
+		if _, err := os.Lstat(markerPath(c.DataDir)); err != nil {
+			return problem.BadInput("remove it yourself if it is no longer needed",
+				"refusing to remove %s: it has no pgoltp marker (%s)", c.DataDir, ownedMarker)
+		}
+	}
 	if err := c.Stop(ctx); err != nil {
 		if kerr := c.Kill(); kerr != nil {
 			return err
 		}
 	}
-	for _, p := range []string{c.DataDir, filepath.Dir(c.LogFile), filepath.Join(c.Lab, "pgpass"), passwordPath(c.Lab), statePath(c.Lab)} {
-		if err := os.RemoveAll(p); err != nil {
+	if err := os.RemoveAll(c.DataDir); err != nil {
+		return err
+	}
+	for _, p := range []string{c.LogFile, c.PassFile(), passwordPath(c.Lab), statePath(c.Lab), statePath(c.Lab) + ".tmp"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 	}
-	_ = os.RemoveAll(c.SocketDir)
-	// Remove the lab itself if nothing else (results, reports) is left in it.
+	// Directories only when empty: a file someone put there is not ours.
+	_ = os.Remove(filepath.Dir(c.LogFile))
+	_ = os.Remove(c.SocketDir)
+	if holdsLock(c.Lab) {
+		// LockLab re-checks the file it locked, so removing it while held is safe.
+		_ = os.Remove(lockPath(c.Lab))
+	}
 	_ = os.Remove(c.Lab)
 	return nil
-}
-
-// socketDirFor keeps the socket path under the kernel's 107-byte limit.
-func socketDirFor(lab string) string {
-	dir := filepath.Join(lab, "run")
-	if len(dir)+len("/.s.PGSQL.65535") < 100 {
-		return dir
-	}
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return filepath.Join(os.TempDir(), "pgoltp-"+hex.EncodeToString(b))
 }
 
 func freePort() (int, error) {
@@ -505,18 +709,6 @@ func childrenOf(pid int) []int {
 		}
 	}
 	return kids
-}
-
-func writePrivate(path, content string) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(content); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 func readTail(path string) string {

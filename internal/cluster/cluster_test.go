@@ -91,7 +91,10 @@ func lifecycle(t *testing.T, major int) {
 		conn.Close(ctx)
 	}
 	// A wrong password is refused: authentication is real.
-	bad := strings.Replace(c.DSN("postgres"), "password="+c.password, "password=wrong", 1)
+	bad := strings.Replace(c.DSN("postgres"), "password="+dsnQuote(c.password), "password=wrong", 1)
+	if bad == c.DSN("postgres") {
+		t.Fatal("the DSN does not hold the password as expected")
+	}
 	if conn, err := pgx.Connect(ctx, bad); err == nil {
 		conn.Close(ctx)
 		t.Error("a wrong password was accepted")

@@ -68,12 +68,13 @@ func (u serverUser) command(ctx context.Context, dir, path string, args ...strin
 	return cmd
 }
 
-// own hands path to the server user (a no-op when the server runs as ourselves).
+// own hands path to the server user (a no-op when the server runs as
+// ourselves). A symlink is not followed: at worst the link itself changes hands.
 func (u serverUser) own(path string) error {
 	if u.self {
 		return nil
 	}
-	return os.Chown(path, int(u.UID), int(u.GID))
+	return os.Lchown(path, int(u.UID), int(u.GID))
 }
 
 // canReach checks that the server user can enter dir: a lab below a private

@@ -1,0 +1,163 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/pgoltp/pgoltp/internal/problem"
+)
+
+// What pgoltp owns in a lab, and only that, it may remove:
+//
+//	data/.pgoltp-owned  marks a data directory pgoltp's initdb filled; a data
+//	                    directory without it is never touched
+//	cluster.json, password, pgpass, pgoltp.lock, log/server.log  its own files
+//	run/ or /tmp/pgoltp-*  the socket directory it created (removed only when empty)
+const ownedMarker = ".pgoltp-owned"
+
+func markerPath(dataDir string) string { return filepath.Join(dataDir, ownedMarker) }
+
+// ensureLab creates the lab directory if it is missing and, as root, refuses
+// one another user may write to: such a user could plant symlinks or files
+// that root would then write through or remove. created says whether this
+// call made the directory.
+func ensureLab(lab string) (created bool, err error) {
+	if err := checkLabPath(lab); err != nil {
+		return false, err
+	}
+	if _, err := os.Lstat(lab); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(lab, 0o755); err != nil {
+			return false, problem.Wrap(err, "choose another --lab", "cannot create the lab directory %s", lab)
+		}
+		created = true
+	}
+	fi, err := os.Stat(lab)
+	if err != nil {
+		return created, problem.Wrap(err, "choose another --lab", "cannot use the lab directory %s", lab)
+	}
+	if !fi.IsDir() {
+		return created, problem.BadInput("choose a directory for --lab", "the lab %s is not a directory", lab)
+	}
+	if os.Geteuid() != 0 {
+		return created, nil
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if ok && st.Uid != 0 {
+		return created, problem.BadInput(fmt.Sprintf("use a lab directory owned by root (chown root %s) or another --lab", lab),
+			"refusing the lab %s: it belongs to uid %d, and pgoltp runs as root", lab, st.Uid)
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return created, problem.BadInput(fmt.Sprintf("chmod go-w %s, or use another --lab", lab),
+			"refusing the lab %s: other users may write to it (mode %04o), and pgoltp runs as root", lab, fi.Mode().Perm())
+	}
+	return created, nil
+}
+
+// checkLabPath refuses characters that pg_ctl cannot pass through the shell
+// command it builds (it quotes paths with double quotes only). Spaces and
+// single quotes are fine.
+func checkLabPath(lab string) error {
+	if i := strings.IndexAny(lab, "\"$`\\\n\r\t"); i >= 0 {
+		return problem.BadInput("use a --lab path without \", $, `, \\ or control characters",
+			"the lab path %q contains %q, which pg_ctl cannot quote", lab, lab[i])
+	}
+	return nil
+}
+
+// openNoFollow opens path without following a symlink in its last element.
+func openNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, perm)
+}
+
+// writePrivate writes a file of pgoltp's own, readable by its owner only,
+// never through a symlink.
+func writePrivate(path, content string) error {
+	f, err := openNoFollow(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// openInData opens a file in the data directory, which belongs to the server
+// user: as root, a symlink or a hard link planted there must not make pgoltp
+// write to another file.
+func (u serverUser) openInData(path string, flag int) (*os.File, error) {
+	// Truncate only once the file is known to be the right one.
+	f, err := openNoFollow(path, flag&^os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	if !fi.Mode().IsRegular() || st == nil || st.Nlink != 1 || (st.Uid != u.UID && st.Uid != uint32(os.Geteuid())) {
+		f.Close()
+		return nil, fmt.Errorf("refusing to write %s: not a plain file of the server user", path)
+	}
+	if !u.self {
+		if err := f.Chown(int(u.UID), int(u.GID)); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	if flag&os.O_TRUNC != 0 {
+		if err := f.Truncate(0); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// isEmptyDir reports whether dir exists and holds nothing.
+func isEmptyDir(dir string) (exists, empty bool, err error) {
+	f, err := os.Open(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, true, nil
+	}
+	if err != nil {
+		return false, false, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	if len(names) == 0 {
+		return true, true, nil
+	}
+	return true, false, err
+}
+
+// processOf reads the real uid and the executable of a process from /proc.
+func processOf(pid int) (uid uint32, exe string, err error) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0, "", err
+	}
+	found := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "Uid:" {
+			n, err := strconv.ParseUint(f[1], 10, 32)
+			if err != nil {
+				return 0, "", err
+			}
+			uid, found = uint32(n), true
+		}
+	}
+	if !found {
+		return 0, "", fmt.Errorf("no Uid in /proc/%d/status", pid)
+	}
+	exe, err = os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "exe"))
+	return uid, exe, err
+}
