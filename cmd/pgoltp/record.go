@@ -106,7 +106,10 @@ func fillTPCC(run *store.Run, res *tpcc.RunResult) {
 		audits = append(audits, verdict{a.Status, fmt.Sprintf("%s %s = %.3f (bounds %.3f..%.3f)", a.Clause, a.Name, a.Observed, a.Low, a.High)})
 	}
 	if len(audits) > 0 {
-		run.Notes = append(run.Notes, summarize("input audits (clause 9.2)", audits))
+		run.Notes = append(run.Notes, summarize("input audits (TPC-C 5.11 clauses)", audits))
+	}
+	for _, n := range res.NonCompliant {
+		run.Notes = append(run.Notes, "NON-COMPLIANT with TPC-C 5.11: "+n)
 	}
 	for _, o := range res.Outages {
 		run.Notes = append(run.Notes, fmt.Sprintf("connection %d lost at %s for %s (%d reconnect attempts): %s",
