@@ -42,11 +42,36 @@ func TestTpccRunRecordsAndChecks(t *testing.T) {
 		t.Errorf("stored run lacks the check or tpmC: exit %d %s", r.code, r.stderr)
 	}
 
-	// Bad input fails before anything runs or is stored.
+	// Bad input fails before anything runs or is stored, also when it only
+	// shows against the load (11 spec-mode terminals on one warehouse).
 	r = runPgoltp(t, time.Minute, "--dsn", dsn, "--lab", lab, "tpcc", "run", "--check", "sometimes")
 	assertOneLineProblem(t, r, "--check")
+	r = runPgoltp(t, time.Minute, "--dsn", dsn, "--lab", lab, "tpcc", "run", "--mode", "spec", "--terminals", "11")
+	assertOneLineProblem(t, r, "--terminals 11", "2.8.1.1", "--allow-noncompliant")
+	r = runPgoltp(t, time.Minute, "--dsn", dsn, "--lab", lab, "tpcc", "run", "--warehouses", "2")
+	assertOneLineProblem(t, r, "--warehouses 2")
 	r = runPgoltp(t, time.Minute, "--lab", lab, "runs", "--format", "json")
 	if n := strings.Count(r.stdout, `"id"`); n != 1 {
 		t.Errorf("want exactly one stored run, got %d:\n%s", n, r.stdout)
+	}
+
+	// A mix below the minimums of clause 5.2.3 runs in no-wait mode, marked
+	// non-compliant in the JSON and in the stored run the report shows.
+	r = runPgoltp(t, 5*time.Minute, "--dsn", dsn, "--lab", lab, "--json", "tpcc", "run", "--weights", "50,40,4,3,3",
+		"--duration", "2s", "--progress", "0", "--check", "none")
+	var nc struct {
+		RunID        string   `json:"run_id"`
+		MixCompliant bool     `json:"mix_compliant"`
+		NonCompliant []string `json:"non_compliant"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &nc); err != nil || r.code != 0 {
+		t.Fatalf("low-mix run: exit %d, %v: %s", r.code, err, r.stderr)
+	}
+	if nc.MixCompliant || len(nc.NonCompliant) != 1 || !strings.Contains(nc.NonCompliant[0], "5.2.3") {
+		t.Errorf("low-mix run JSON: mix_compliant %v, non_compliant %q", nc.MixCompliant, nc.NonCompliant)
+	}
+	r = runPgoltp(t, time.Minute, "--lab", lab, "report", nc.RunID, "--format", "json")
+	if r.code != 0 || !strings.Contains(r.stdout, "NON-COMPLIANT with TPC-C 5.11: mix 50,40,4,3,3") {
+		t.Errorf("stored low-mix run does not say it is non-compliant: exit %d %s", r.code, r.stderr)
 	}
 }
