@@ -40,9 +40,9 @@ fixed home warehouse, sharing --conns connections: by default 10 terminals per
 warehouse in both modes, so every warehouse is driven (--warehouses N drives
 only the first N). --mode spec uses the keying and think times of the standard
 (efficiency against the ceiling for the mix: 12.86 tpmC per warehouse for
-45/43/4/4/4); --mode nowait runs them back to back, as tuning studies do. --path client sends
-prepared statements in pipelined batches; --path server calls PL/pgSQL
-functions that pgoltp installs, one round trip per transaction.
+45/43/4/4/4); --mode nowait runs them back to back, as tuning studies do.
+--path client sends prepared statements in pipelined batches; --path server
+calls PL/pgSQL functions that pgoltp installs, one round trip per transaction.
 
 A live line is printed every --progress seconds on stderr; Ctrl-C stops the run
 cleanly and still prints the summary.`,
