@@ -93,7 +93,7 @@ func (r *RunResult) WriteSummary(w io.Writer) error {
 	}
 	b.WriteString("input audits (TPC-C 5.11 clause that defines the input):\n")
 	for _, a := range r.Audits {
-		fmt.Fprintf(&b, "  %-10s %-30s %8.3f  expect %6.2f  bounds %.2f..%.2f  n=%d  %s", a.Clause, a.Name,
+		fmt.Fprintf(&b, "  %-8s %-36s %8.3f  expect %6.2f  bounds %.2f..%.2f  n=%d  %s", a.Clause, a.Name,
 			a.Observed, a.Expected, a.Low, a.High, a.Samples, a.Status)
 		if a.Note != "" {
 			b.WriteString(" (" + a.Note + ")")
