@@ -38,8 +38,9 @@ func TestTpccRunRecordsAndChecks(t *testing.T) {
 		t.Fatalf("want tpmC, a stored run id and a passed check, got %+v", out)
 	}
 	r = runPgoltp(t, time.Minute, "--lab", lab, "report", out.RunID, "--format", "json")
-	if r.code != 0 || !strings.Contains(r.stdout, "consistency check (quick)") || !strings.Contains(r.stdout, "tpmC") {
-		t.Errorf("stored run lacks the check or tpmC: exit %d %s", r.code, r.stderr)
+	if r.code != 0 || !strings.Contains(r.stdout, "consistency check (quick)") || !strings.Contains(r.stdout, "tpmC") ||
+		!strings.Contains(r.stdout, "response times (clause 5.2.5.3") || !strings.Contains(r.stdout, "input audits (TPC-C 5.11 clauses)") {
+		t.Errorf("stored run lacks the check, tpmC, the response time checks or the audits: exit %d %s", r.code, r.stderr)
 	}
 
 	// Bad input fails before anything runs or is stored, also when it only

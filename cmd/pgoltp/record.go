@@ -108,6 +108,21 @@ func fillTPCC(run *store.Run, res *tpcc.RunResult) {
 	if len(audits) > 0 {
 		run.Notes = append(run.Notes, summarize("input audits (TPC-C 5.11 clauses)", audits))
 	}
+	var times []verdict
+	for _, t := range res.Txns {
+		if t.Count == 0 {
+			continue
+		}
+		status, what := "PASS", fmt.Sprintf("%s p90 %s (mean %s, limit %s)", t.Name,
+			t.Latency.P90.Round(time.Microsecond), t.Latency.Mean.Round(time.Microsecond), t.P90Limit)
+		if !t.P90OK || t.P90BelowMean {
+			status = "FAIL"
+		}
+		times = append(times, verdict{status, what})
+	}
+	if len(times) > 0 {
+		run.Notes = append(run.Notes, summarize("response times (clause 5.2.5.3: p90 within its limit, not below the mean)", times))
+	}
 	for _, n := range res.NonCompliant {
 		run.Notes = append(run.Notes, "NON-COMPLIANT with TPC-C 5.11: "+n)
 	}
