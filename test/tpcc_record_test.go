@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,27 @@ func TestTpccRunRecordsAndChecks(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "consistency check (quick)") || !strings.Contains(r.stdout, "tpmC") ||
 		!strings.Contains(r.stdout, "response times (clause 5.2.5.3") || !strings.Contains(r.stdout, "input audits (TPC-C 5.11 clauses)") {
 		t.Errorf("stored run lacks the check, tpmC, the response time checks or the audits: exit %d %s", r.code, r.stderr)
+	}
+	var stored struct {
+		Headline []struct {
+			Name  string  `json:"name"`
+			Value float64 `json:"value"`
+		} `json:"headline"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &stored); err != nil {
+		t.Fatalf("report --format json: %v", err)
+	}
+	found := false
+	for _, f := range stored.Headline {
+		if f.Name == "tpmC" {
+			found = true
+			if f.Value != math.Floor(out.TpmC) {
+				t.Errorf("stored tpmC %v, want %v truncated (clause 5.4.4)", f.Value, out.TpmC)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no tpmC in the stored headline: %s", r.stdout[:min(len(r.stdout), 500)])
 	}
 
 	// Bad input fails before anything runs or is stored, also when it only
