@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -38,15 +39,62 @@ func TestTpccRunRecordsAndChecks(t *testing.T) {
 		t.Fatalf("want tpmC, a stored run id and a passed check, got %+v", out)
 	}
 	r = runPgoltp(t, time.Minute, "--lab", lab, "report", out.RunID, "--format", "json")
-	if r.code != 0 || !strings.Contains(r.stdout, "consistency check (quick)") || !strings.Contains(r.stdout, "tpmC") {
-		t.Errorf("stored run lacks the check or tpmC: exit %d %s", r.code, r.stderr)
+	if r.code != 0 || !strings.Contains(r.stdout, "consistency check (quick)") || !strings.Contains(r.stdout, "tpmC") ||
+		!strings.Contains(r.stdout, "response times (clause 5.2.5.3") || !strings.Contains(r.stdout, "input audits (TPC-C 5.11 clauses)") {
+		t.Errorf("stored run lacks the check, tpmC, the response time checks or the audits: exit %d %s", r.code, r.stderr)
+	}
+	var stored struct {
+		Headline []struct {
+			Name  string  `json:"name"`
+			Value float64 `json:"value"`
+		} `json:"headline"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &stored); err != nil {
+		t.Fatalf("report --format json: %v", err)
+	}
+	found := false
+	for _, f := range stored.Headline {
+		if f.Name == "tpmC" {
+			found = true
+			if f.Value != math.Floor(out.TpmC) {
+				t.Errorf("stored tpmC %v, want %v truncated (clause 5.4.4)", f.Value, out.TpmC)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no tpmC in the stored headline: %s", r.stdout[:min(len(r.stdout), 500)])
 	}
 
-	// Bad input fails before anything runs or is stored.
+	// Bad input fails before anything runs or is stored, also when it only
+	// shows against the load (11 spec-mode terminals on one warehouse).
 	r = runPgoltp(t, time.Minute, "--dsn", dsn, "--lab", lab, "tpcc", "run", "--check", "sometimes")
 	assertOneLineProblem(t, r, "--check")
+	r = runPgoltp(t, time.Minute, "--dsn", dsn, "--lab", lab, "tpcc", "run", "--mode", "spec", "--terminals", "11")
+	assertOneLineProblem(t, r, "--terminals 11", "2.8.1.1", "--allow-noncompliant")
+	r = runPgoltp(t, time.Minute, "--dsn", dsn, "--lab", lab, "tpcc", "run", "--warehouses", "2")
+	assertOneLineProblem(t, r, "--warehouses 2")
 	r = runPgoltp(t, time.Minute, "--lab", lab, "runs", "--format", "json")
 	if n := strings.Count(r.stdout, `"id"`); n != 1 {
 		t.Errorf("want exactly one stored run, got %d:\n%s", n, r.stdout)
+	}
+
+	// A mix below the minimums of clause 5.2.3 runs in no-wait mode, marked
+	// non-compliant in the JSON and in the stored run the report shows.
+	r = runPgoltp(t, 5*time.Minute, "--dsn", dsn, "--lab", lab, "--json", "tpcc", "run", "--weights", "50,40,4,3,3",
+		"--duration", "2s", "--progress", "0", "--check", "none")
+	var nc struct {
+		RunID        string   `json:"run_id"`
+		MixCompliant bool     `json:"mix_compliant"`
+		NonCompliant []string `json:"non_compliant"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &nc); err != nil || r.code != 0 {
+		t.Fatalf("low-mix run: exit %d, %v: %s", r.code, err, r.stderr)
+	}
+	if nc.MixCompliant || len(nc.NonCompliant) != 1 || !strings.Contains(nc.NonCompliant[0], "5.2.3") {
+		t.Errorf("low-mix run JSON: mix_compliant %v, non_compliant %q", nc.MixCompliant, nc.NonCompliant)
+	}
+	r = runPgoltp(t, time.Minute, "--lab", lab, "report", nc.RunID, "--format", "json")
+	if r.code != 0 || !strings.Contains(r.stdout, "NON-COMPLIANT with TPC-C 5.11: mix 50,40,4,3,3") {
+		t.Errorf("stored low-mix run does not say it is non-compliant: exit %d %s", r.code, r.stderr)
 	}
 }

@@ -26,6 +26,7 @@ func TestTpccRunBadInput(t *testing.T) {
 		{"bad mode", []string{"--mode", "fast"}, []string{"--mode"}},
 		{"negative rate", []string{"--rate", "-1"}, []string{"--rate"}},
 		{"bad duration", []string{"--duration", "soon"}, []string{"soon"}},
+		{"spec mode below the minimum mix", []string{"--mode", "spec", "--weights", "50,40,4,3,3"}, []string{"5.2.3", "--allow-noncompliant"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,7 +52,7 @@ func TestTpccRunEndToEnd(t *testing.T) {
 	for _, path := range []string{"client", "server"} {
 		t.Run(path, func(t *testing.T) {
 			r := runPgoltp(t, 5*time.Minute, "--dsn", dsn, "--json", "tpcc", "run", "--path", path,
-				"--conns", "2", "--txns-per-terminal", "100", "--progress", "0", "--seed", "5")
+				"--terminals", "2", "--conns", "2", "--txns-per-terminal", "100", "--progress", "0", "--seed", "5")
 			if r.code != 0 {
 				t.Fatalf("run: exit %d: %s", r.code, r.stderr)
 			}

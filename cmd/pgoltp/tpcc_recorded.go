@@ -39,7 +39,12 @@ type tpccOutcome struct {
 // is stored even when it was interrupted or failed, with that status; a
 // database that holds no complete load fails before anything is stored.
 func runTPCC(ctx context.Context, dsn string, opts tpcc.RunOptions, check string, record bool, progress io.Writer) (*tpccOutcome, error) {
-	if err := tpccLoaded(ctx, dsn, opts.Schema); err != nil {
+	loaded, err := tpccLoaded(ctx, dsn, opts.Schema)
+	if err != nil {
+		return nil, err
+	}
+	// Options that do not fit the load are refused before anything is stored.
+	if err := opts.Resolve(loaded); err != nil {
 		return nil, err
 	}
 	var rec *recording
@@ -91,25 +96,26 @@ func runTPCC(ctx context.Context, dsn string, opts tpcc.RunOptions, check string
 	return out, storeErr
 }
 
-// tpccLoaded says whether schema at dsn holds a complete TPC-C load.
-func tpccLoaded(ctx context.Context, dsn, schema string) error {
+// tpccLoaded says whether schema at dsn holds a complete TPC-C load, and how
+// many warehouses it holds.
+func tpccLoaded(ctx context.Context, dsn, schema string) (warehouses int, err error) {
 	cfg, err := tpcc.ConnConfig(dsn, schema)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer conn.Close(ctx)
 	meta, err := tpcc.ReadMeta(ctx, conn)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if !meta.Complete {
-		return tpcc.ErrNotComplete
+		return 0, tpcc.ErrNotComplete
 	}
-	return nil
+	return meta.Warehouses, nil
 }
 
 // checkVerdict turns a failed consistency check into exit code 1.

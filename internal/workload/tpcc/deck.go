@@ -51,3 +51,24 @@ func MixMeetsMinimum(weights []int) bool {
 	pct := func(k int) float64 { return 100 * float64(weights[k]) / float64(total) }
 	return pct(kindPayment) >= 43 && pct(kindOrderStatus) >= 4 && pct(kindDelivery) >= 4 && pct(kindStockLevel) >= 4
 }
+
+// MaxTpmCPerWarehouse is the most New-Orders per minute that one warehouse's
+// ten terminals (clause 4.2.2) can complete with the keying and mean think
+// times of clause 5.2.5.7, multiplied by keyingScale, and no response time,
+// for the mix weights. A terminal's mean cycle is Σ share × (keying + think)
+// over the kinds, and the New-Order share of its cycles are New-Orders. With
+// the 45/43/4/4/4 mix this is the standard's 12.86; the 23-card deck's mix
+// (10/23 New-Orders) gives 12.61. Spec-mode efficiency is measured against it.
+func MaxTpmCPerWarehouse(weights []int, keyingScale float64) float64 {
+	total, cycle := 0, 0.0
+	for k, w := range weights {
+		total += w
+		cycle += float64(w) * (kinds[k].keying + kinds[k].think).Seconds()
+	}
+	if total == 0 || cycle == 0 || keyingScale <= 0 {
+		return 0
+	}
+	cycle = cycle / float64(total) * keyingScale
+	noShare := float64(weights[kindNewOrder]) / float64(total)
+	return districtsPerWarehouse * noShare * 60 / cycle
+}

@@ -22,6 +22,7 @@ var ErrNotComplete = errors.New("the TPC-C load in this schema is incomplete")
 // runner is the state of one Run.
 type runner struct {
 	opts     RunOptions
+	loaded   int // warehouses in the database; opts.Warehouses of them are driven
 	pool     *driver.Pool
 	rec      *metrics.Recorder
 	stop     context.Context // terminals start no new transaction once done
@@ -67,7 +68,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	if !meta.Complete {
 		return nil, ErrNotComplete
 	}
-	if err := opts.resolve(meta.Warehouses); err != nil {
+	if err := opts.Resolve(meta.Warehouses); err != nil {
 		return nil, err
 	}
 	if opts.Seed == 0 {
@@ -83,7 +84,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		}
 	}
 
-	r := &runner{opts: opts, work: make(chan *request), dlog: newDeliveryLog(opts.DeliveryLog)}
+	r := &runner{opts: opts, loaded: meta.Warehouses, work: make(chan *request), dlog: newDeliveryLog(opts.DeliveryLog)}
 	r.rec = metrics.NewRecorder(kindNames(), counterNames()...)
 	r.pool, err = driver.NewPool(ctx, driver.PoolOptions{
 		Size:     opts.Conns + opts.DeliveryWorkers,
@@ -98,7 +99,8 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		return nil, fmt.Errorf("opening %d connections: %w", opts.Conns+opts.DeliveryWorkers, err)
 	}
 
-	res := &RunResult{Options: opts, Params: opts.Describe(), CRun: cRun, CLoad: meta.Load, Kinds: kindNames()}
+	res := &RunResult{Options: opts, Params: opts.Describe(), CRun: cRun, CLoad: meta.Load, Kinds: kindNames(),
+		LoadedWarehouses: meta.Warehouses}
 	return r.drive(ctx, master, cRun, res), nil
 }
 
@@ -198,16 +200,25 @@ loop:
 	return res
 }
 
-// newTerminal places terminal i: home warehouses round-robin so terminals
-// spread evenly, and Stock-Level districts 1..10 in turn within a warehouse.
+// newTerminal places terminal i: home warehouse i mod W + 1 and Stock-Level
+// district ⌊i/W⌋ mod 10 + 1, so with the default 10 terminals per warehouse
+// every driven warehouse has ten terminals with districts 1..10 (clauses
+// 4.2.2, 2.8.1.1), and any count spreads evenly. Remote warehouses are drawn
+// from all loaded warehouses.
 func (r *runner) newTerminal(i int, seed uint64, cRun Constants, start time.Time) *terminal {
-	w := r.opts.Warehouses
+	w, sl := terminalHome(i, r.opts.Warehouses)
 	t := &terminal{
-		id: i, w: i%w + 1, slDistrict: (i/w)%districtsPerWarehouse + 1, warehouses: w,
+		id: i, w: w, slDistrict: sl, warehouses: r.loaded,
 		rand: NewRand(seed), c: cRun,
 		sched: driver.NewSchedule(r.opts.Rate, i, r.opts.Terminals, start),
 	}
 	t.deck, _ = driver.NewDeck(r.opts.Weights, func(n int) int { return t.rand.IntRange(0, n-1) })
 	t.req = request{t: t, reply: make(chan struct{}, 1)}
 	return t
+}
+
+// terminalHome returns terminal i's home warehouse and Stock-Level district
+// when warehouses 1..driven are driven.
+func terminalHome(i, driven int) (w, slDistrict int) {
+	return i%driven + 1, (i/driven)%districtsPerWarehouse + 1
 }

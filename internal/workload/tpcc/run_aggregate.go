@@ -117,8 +117,9 @@ func (a *aggregator) finish() {
 		res.TpmTotal = float64(dealtCount(t)) / minutes
 		res.NOPM = float64(t.Count(kindNewOrder)-t.Counter(kindNewOrder, cntRollbacks)) / minutes
 	}
-	if opts.Mode == ModeSpec {
-		res.Efficiency = 100 * res.TpmC / (MaxTpmCPerWarehouse * float64(opts.Warehouses))
+	res.MaxTpmCPerWarehouse = MaxTpmCPerWarehouse(opts.Weights, opts.KeyingScale)
+	if opts.Mode == ModeSpec && res.MaxTpmCPerWarehouse > 0 {
+		res.Efficiency = 100 * res.TpmC / (res.MaxTpmCPerWarehouse * float64(opts.Warehouses))
 	}
 	for k := 0; k < numKinds; k++ {
 		sum := t.Summary(k)
@@ -129,17 +130,19 @@ func (a *aggregator) finish() {
 			P90Limit: kinds[k].p90,
 		}
 		tr.P90OK = sum.Count == 0 || sum.P90 <= tr.P90Limit
+		tr.P90BelowMean = sum.Count > 0 && sum.P90 < sum.Mean
 		res.Txns = append(res.Txns, tr)
 		res.ErrorsTotal += tr.Errors
 		res.Retries += tr.Retries
 	}
 	res.Rollbacks = t.Counter(kindNewOrder, cntRollbacks)
 	res.Deliveries = DeliveryStats{
-		Queued:           a.all.Count(kindDelivery),
-		Completed:        a.all.Count(kindDeliveryDeferred),
-		SkippedDistricts: a.all.Counter(kindDeliveryDeferred, cntSkipped),
-		NotCompleted:     res.DeliveriesNotCompleted,
-		P90Completion:    t.Percentile(kindDeliveryDeferred, 90),
+		Queued:            a.all.Count(kindDelivery),
+		Completed:         a.all.Count(kindDeliveryDeferred),
+		SkippedDistricts:  a.all.Counter(kindDeliveryDeferred, cntSkipped),
+		SkippedDeliveries: a.all.Counter(kindDeliveryDeferred, cntSkippedDeliveries),
+		NotCompleted:      res.DeliveriesNotCompleted,
+		P90Completion:     t.Percentile(kindDeliveryDeferred, 90),
 	}
 	for _, o := range res.Outages {
 		if !o.Restored.IsZero() {
@@ -149,5 +152,36 @@ func (a *aggregator) finish() {
 	if n := dealtCount(a.all); n > 0 {
 		res.DriverCPUPer1k = res.DriverCPU.Seconds() / (float64(n) / 1000)
 	}
-	res.Audits = audit(t, opts)
+	res.Audits = audit(t, res.LoadedWarehouses)
+	res.MixCompliant = MixMeetsMinimum(opts.Weights)
+	res.NonCompliant = nonCompliance(opts, res.Txns)
+}
+
+// nonCompliance lists where a run departs from the rules the driver
+// controls, each with its clause. Response times count in spec mode only: a
+// no-wait run queues by design and is not a TPC-C result anyway.
+func nonCompliance(opts RunOptions, txns []TxnResult) []string {
+	var out []string
+	if !MixMeetsMinimum(opts.Weights) {
+		out = append(out, fmt.Sprintf("mix %s is below the minimums of clause 5.2.3 (Payment ≥ 43%%, Order-Status, Delivery, Stock-Level ≥ 4%% each)",
+			weightsString(opts.Weights)))
+	}
+	if opts.Mode == ModeSpec && opts.Terminals > districtsPerWarehouse*opts.Warehouses {
+		out = append(out, fmt.Sprintf("%d terminals on %d warehouses: more than 10 per warehouse share Stock-Level districts (clause 2.8.1.1)",
+			opts.Terminals, opts.Warehouses))
+	}
+	if opts.Mode != ModeSpec {
+		return out
+	}
+	for _, t := range txns {
+		if !t.P90OK {
+			out = append(out, fmt.Sprintf("%s 90th percentile %s exceeds its limit %s (clause 5.2.5.3)",
+				t.Name, driver.FormatLatency(t.Latency.P90), driver.FormatLatency(t.P90Limit)))
+		}
+		if t.P90BelowMean {
+			out = append(out, fmt.Sprintf("%s 90th percentile %s is below its mean %s (clause 5.2.5.3)",
+				t.Name, driver.FormatLatency(t.Latency.P90), driver.FormatLatency(t.Latency.Mean)))
+		}
+	}
+	return out
 }

@@ -132,6 +132,9 @@ func (r *runner) deliver(c *driver.Conn, req deliveryRequest, out *deliveryOutco
 			out.completed = time.Now()
 			c.Local.Record(kind, out.completed.Sub(req.queued))
 			c.Local.Add(kind, cntSkipped, int64(out.skipped))
+			if out.skipped > 0 {
+				c.Local.Add(kind, cntSkippedDeliveries, 1)
+			}
 			r.dlog.write(req, out)
 			return nil
 		}

@@ -123,7 +123,7 @@ func (r *runner) runOnce(ss *session, t *terminal, kind int) (rolledBack bool, e
 	return false, errors.New("unknown transaction kind")
 }
 
-// countInputs records what the clause 9.2 input audits need.
+// countInputs records what the input audits (audit.go) need.
 func (r *runner) countInputs(c *driver.Conn, t *terminal, kind int, rolledBack bool) {
 	l := c.Local
 	switch kind {

@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -27,12 +28,16 @@ var isolationLevels = map[string]string{
 
 // RunOptions say how to drive a loaded TPC-C database.
 type RunOptions struct {
-	Path       string // PathClient (default) or PathServer
-	Mode       string // ModeNoWait (default) or ModeSpec
-	Warehouses int    // use warehouses 1..N; 0 = all that were loaded
-	// Terminals: 0 = 10 per warehouse in spec mode (clause 4.2.2), --conns in nowait mode.
+	Path string // PathClient (default) or PathServer
+	Mode string // ModeNoWait (default) or ModeSpec
+	// Warehouses: drive warehouses 1..N (their terminals' home warehouses);
+	// 0 = all that were loaded. Remote warehouses are still drawn from all
+	// loaded ones (clauses 2.4.1.5, 2.5.1.2).
+	Warehouses int
+	// Terminals: 0 = 10 per warehouse (clause 4.2.2) in both modes; at least
+	// one per warehouse, so that every driven warehouse has home terminals.
 	Terminals int
-	// Conns: connections executing terminal transactions; 0 = a default.
+	// Conns: connections the terminals share; 0 = a default.
 	Conns int
 	// DeliveryWorkers execute queued Deliveries, each on its own connection
 	// and its own warehouses; 0 = a default.
@@ -49,6 +54,10 @@ type RunOptions struct {
 	KeyingScale float64
 	Seed        uint64 // 0 = a random seed (reported in the result)
 	Schema      string // "" = public
+	// AllowNonCompliant lets spec mode run what the standard does not allow
+	// (a mix below the minimums of clause 5.2.3, more than 10 terminals per
+	// warehouse); the result is marked non-compliant.
+	AllowNonCompliant bool
 
 	Progress    time.Duration // live line every Progress; 0 = none
 	ProgressOut io.Writer     `json:"-"` // where the live line goes (nil: none)
@@ -116,6 +125,10 @@ func (o *RunOptions) Validate() error {
 	} else if len(o.Weights) != numDealt {
 		return fmt.Errorf("--weights has %d numbers, want 5 (NO,P,OS,D,SL)", len(o.Weights))
 	}
+	if o.Mode == ModeSpec && !MixMeetsMinimum(o.Weights) && !o.AllowNonCompliant {
+		return fmt.Errorf("--weights %s is below the minimum mix of clause 5.2.3 (Payment ≥ 43%%, Order-Status, Delivery, Stock-Level ≥ 4%% each); meet it, or pass --allow-noncompliant to run it marked non-compliant",
+			weightsString(o.Weights))
+	}
 	if o.KeyingScale == 0 {
 		o.KeyingScale = 1
 	}
@@ -127,29 +140,43 @@ func (o *RunOptions) Validate() error {
 	return nil
 }
 
-// resolve fills the defaults that depend on the number of warehouses.
-func (o *RunOptions) resolve(loaded int) error {
+// ErrBadOption marks an option that does not fit the loaded database (found
+// only once the number of loaded warehouses is known).
+var ErrBadOption = errors.New("bad run option")
+
+// Resolve fills the defaults that depend on the number of loaded warehouses
+// and refuses what cannot give a sound run; errors wrap ErrBadOption. Run
+// calls it; callers may call it first to refuse before doing other work.
+func (o *RunOptions) Resolve(loaded int) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrBadOption, fmt.Sprintf(format, args...))
+	}
 	if o.Warehouses == 0 {
 		o.Warehouses = loaded
 	}
 	if o.Warehouses > loaded {
-		return fmt.Errorf("--warehouses %d but the database holds %d; load more or use fewer", o.Warehouses, loaded)
+		return bad("--warehouses %d but the database holds %d; load more or use fewer", o.Warehouses, loaded)
+	}
+	if o.Terminals == 0 {
+		o.Terminals = districtsPerWarehouse * o.Warehouses
+	}
+	// Every driven warehouse needs home terminals, or it gets no New-Order,
+	// Order-Status, Delivery or Stock-Level of its own (clause 4.2.2).
+	if o.Terminals < o.Warehouses {
+		return bad("--terminals %d cannot give each of %d warehouses a home terminal; use --warehouses %d to drive only the first %d, or more terminals",
+			o.Terminals, o.Warehouses, o.Terminals, o.Terminals)
+	}
+	// Clause 2.8.1.1: each of a warehouse's ten terminals has its own
+	// Stock-Level district; an eleventh would share one.
+	if o.Mode == ModeSpec && o.Terminals > districtsPerWarehouse*o.Warehouses && !o.AllowNonCompliant {
+		return bad("--terminals %d is more than 10 per warehouse for %d warehouses: terminals would share Stock-Level districts (clause 2.8.1.1); use at most %d, or pass --allow-noncompliant",
+			o.Terminals, o.Warehouses, districtsPerWarehouse*o.Warehouses)
 	}
 	if o.Conns == 0 {
 		if o.Mode == ModeSpec {
-			o.Conns = max(2, min(64, (max(o.Terminals, 10*o.Warehouses)+49)/50))
+			o.Conns = max(2, min(64, (o.Terminals+49)/50))
 		} else {
-			o.Conns = max(1, o.Terminals)
-			if o.Terminals == 0 {
-				o.Conns = 8
-			}
-		}
-	}
-	if o.Terminals == 0 {
-		if o.Mode == ModeSpec {
-			o.Terminals = 10 * o.Warehouses
-		} else {
-			o.Terminals = o.Conns
+			o.Conns = min(8, o.Terminals)
 		}
 	}
 	if o.DeliveryWorkers == 0 {
@@ -165,21 +192,26 @@ func (o *RunOptions) resolve(loaded int) error {
 // Describe lists every parameter that produced a result, one "name value" per
 // entry, in a stable order.
 func (o RunOptions) Describe() [][2]string {
-	weights := make([]string, len(o.Weights))
-	for i, w := range o.Weights {
-		weights[i] = fmt.Sprint(w)
-	}
 	return [][2]string{
 		{"path", o.Path}, {"mode", o.Mode}, {"warehouses", fmt.Sprint(o.Warehouses)},
 		{"terminals", fmt.Sprint(o.Terminals)}, {"conns", fmt.Sprint(o.Conns)},
 		{"delivery_workers", fmt.Sprint(o.DeliveryWorkers)},
 		{"duration", o.Duration.String()}, {"ramp", o.Ramp.String()},
 		{"txns_per_terminal", fmt.Sprint(o.TxnsPerTerminal)}, {"rate_per_min", fmt.Sprint(o.Rate)},
-		{"weights", strings.Join(weights, ",")}, {"max_retries", fmt.Sprint(o.MaxRetries)},
+		{"weights", weightsString(o.Weights)}, {"max_retries", fmt.Sprint(o.MaxRetries)},
 		{"isolation", o.Isolation}, {"keying_scale", fmt.Sprint(o.KeyingScale)},
 		{"seed", fmt.Sprint(o.Seed)}, {"schema", schemaOrDefault(o.Schema)},
 		{"driver_procs", fmt.Sprint(runtime.GOMAXPROCS(0))},
+		{"allow_noncompliant", fmt.Sprint(o.AllowNonCompliant)},
 	}
+}
+
+func weightsString(weights []int) string {
+	s := make([]string, len(weights))
+	for i, w := range weights {
+		s[i] = fmt.Sprint(w)
+	}
+	return strings.Join(s, ",")
 }
 
 func schemaOrDefault(s string) string {

@@ -9,11 +9,6 @@ import (
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
-// MaxTpmCPerWarehouse is the most New-Orders per minute one warehouse's ten
-// terminals can produce with the standard's keying and think times
-// (clause 4.2.2 and 5.2.5.7); efficiency is measured against it.
-const MaxTpmCPerWarehouse = 12.86
-
 // RunResult is everything a run measured, for the summary, --json, the
 // results store and comparisons.
 type RunResult struct {
@@ -31,10 +26,24 @@ type RunResult struct {
 	Interrupted  bool          `json:"interrupted"` // stopped by the caller (Ctrl-C)
 	StopReason   string        `json:"stop_reason"`
 
-	TpmC       float64 `json:"tpmc"`       // New-Orders (rollbacks included, clause 5.4) per minute
+	TpmC       float64 `json:"tpmc"`       // New-Orders per minute, rolled-back ones included (clause 5.4.2)
 	TpmTotal   float64 `json:"tpm_total"`  // all five transactions per minute
-	NOPM       float64 `json:"nopm"`       // New-Orders that committed, per minute
-	Efficiency float64 `json:"efficiency"` // spec mode: % of 12.86 tpmC per warehouse; 0 in nowait mode
+	NOPM       float64 `json:"nopm"`       // New-Orders that committed, per minute (rolled-back ones excluded)
+	Efficiency float64 `json:"efficiency"` // spec mode: % of MaxTpmCPerWarehouse × warehouses; 0 in nowait mode
+
+	// Compliance with the rules the driver controls (issue 11).
+	// LoadedWarehouses is how many the database holds (Options.Warehouses
+	// are driven); remote warehouses are drawn from all of them.
+	LoadedWarehouses int `json:"loaded_warehouses"`
+	// MaxTpmCPerWarehouse is the efficiency ceiling for the mix and keying
+	// scale used (12.86 for 45/43/4/4/4 at the standard's times).
+	MaxTpmCPerWarehouse float64 `json:"max_tpmc_per_warehouse"`
+	// MixCompliant: the mix meets the minimums of clause 5.2.3.
+	MixCompliant bool `json:"mix_compliant"`
+	// NonCompliant lists, one line each with its clause, where the run
+	// departs from the standard: the mix, terminals per warehouse, and in
+	// spec mode the response time checks of clause 5.2.5.3. Empty: none.
+	NonCompliant []string `json:"non_compliant"`
 
 	// DriverCPU is the driver process's user+system CPU from the first
 	// terminal's start to the last one's end (/proc/self/stat), and
@@ -74,15 +83,21 @@ type TxnResult struct {
 	Latency        metrics.LatencySummary `json:"latency"`
 	P90Limit       time.Duration          `json:"p90_limit_ns"` // clause 5.2.5.3
 	P90OK          bool                   `json:"p90_ok"`
+	// P90BelowMean flags a 90th percentile below the mean response time,
+	// which clause 5.2.5.3 does not allow.
+	P90BelowMean bool `json:"p90_below_mean"`
 }
 
 // DeliveryStats describe the deferred Deliveries (clause 2.7.2).
 type DeliveryStats struct {
-	Queued           int64         `json:"queued"`
-	Completed        int64         `json:"completed"`
-	SkippedDistricts int64         `json:"skipped_districts"`
-	NotCompleted     int64         `json:"not_completed"` // still queued when the grace period ended
-	P90Completion    time.Duration `json:"p90_completion_ns"`
+	Queued           int64 `json:"queued"`
+	Completed        int64 `json:"completed"`
+	SkippedDistricts int64 `json:"skipped_districts"`
+	// SkippedDeliveries counts the Deliveries that skipped at least one
+	// district; clause 2.7.4.2 bounds these (audit "2.7.4.2").
+	SkippedDeliveries int64         `json:"skipped_deliveries"`
+	NotCompleted      int64         `json:"not_completed"` // still queued when the grace period ended
+	P90Completion     time.Duration `json:"p90_completion_ns"`
 }
 
 // Txn returns the result of the named kind (zero if unknown).

@@ -50,20 +50,21 @@ func kindNames() []string {
 
 // Per-kind counters recorded next to the latencies.
 const (
-	cntErrors      = iota // failed after retries, or not retryable
-	cntRetries            // serialization failures and deadlocks retried
-	cntRollbacks          // New-Order: rolled back on the unused item (clause 2.4.1.4)
-	cntSkipped            // Delivery: districts without a new order (clause 2.7.4.2)
-	cntLines              // New-Order: order lines requested
-	cntRemoteLines        // New-Order: lines supplied by another warehouse
-	cntRemote             // Payment: customer of another warehouse
-	cntByName             // Payment, Order-Status: customer selected by last name
-	cntLost               // errors that lost the connection (a subset of cntErrors)
+	cntErrors            = iota // failed after retries, or not retryable
+	cntRetries                  // serialization failures and deadlocks retried
+	cntRollbacks                // New-Order: rolled back on the unused item (clause 2.4.1.4)
+	cntSkipped                  // Delivery: districts without a new order (clause 2.7.4.2)
+	cntLines                    // New-Order: order lines requested
+	cntRemoteLines              // New-Order: lines supplied by another warehouse
+	cntRemote                   // Payment: customer of another warehouse
+	cntByName                   // Payment, Order-Status: customer selected by last name
+	cntLost                     // errors that lost the connection (a subset of cntErrors)
+	cntSkippedDeliveries        // Delivery: executions that skipped at least one district (clause 2.7.4.2)
 	numCounters
 )
 
 func counterNames() []string {
-	return []string{"errors", "retries", "rollbacks", "skipped", "lines", "remote_lines", "remote", "by_name", "lost"}
+	return []string{"errors", "retries", "rollbacks", "skipped", "lines", "remote_lines", "remote", "by_name", "lost", "skipped_deliveries"}
 }
 
 // Table sizes of clause 1.2 the inputs are drawn over.
