@@ -59,11 +59,12 @@ const (
 	cntRemote             // Payment: customer of another warehouse
 	cntByName             // Payment, Order-Status: customer selected by last name
 	cntLost               // errors that lost the connection (a subset of cntErrors)
+	cntOSMismatch         // Order-Status: carrier and delivery dates disagree (audit_outputs.go)
 	numCounters
 )
 
 func counterNames() []string {
-	return []string{"errors", "retries", "rollbacks", "skipped", "lines", "remote_lines", "remote", "by_name", "lost"}
+	return []string{"errors", "retries", "rollbacks", "skipped", "lines", "remote_lines", "remote", "by_name", "lost", "os_mismatch"}
 }
 
 // Table sizes of clause 1.2 the inputs are drawn over.
