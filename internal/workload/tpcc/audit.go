@@ -55,7 +55,7 @@ func audit(t *metrics.Snapshot, opts RunOptions) []Audit {
 	if sk.Observed > sk.High {
 		sk.Status = AuditFail
 	}
-	return append(append(audits, sk), outputAudits(t)...)
+	return append(audits, sk)
 }
 
 // share audits a percentage hits/n against [low, high] (percent).

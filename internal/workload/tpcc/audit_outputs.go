@@ -11,14 +11,3 @@ func auditOutput(l *metrics.Local, ss *session, kind int) {
 		l.Add(kind, cntOSMismatch, 1)
 	}
 }
-
-// outputAudits reports the run-time output audits of the measured interval.
-func outputAudits(t *metrics.Snapshot) []Audit {
-	bad := t.Counter(kindOrderStatus, cntOSMismatch)
-	a := Audit{Clause: "2.6.2.2, 3.4", Name: "inconsistent Order-Status outputs", Observed: float64(bad),
-		Samples: t.Count(kindOrderStatus), Status: AuditPass}
-	if bad > 0 {
-		a.Status, a.Note = AuditFail, "o_carrier_id and ol_delivery_d disagree"
-	}
-	return []Audit{a}
-}
