@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,4 +121,31 @@ func TestOrderStatusAudit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunCountsOrderStatusMismatches runs both paths with Deliveries going on
+// and requires every Order-Status output to have been one picture, counted
+// in the result and shown in the summary.
+func TestRunCountsOrderStatusMismatches(t *testing.T) {
+	dsn := loadForRun(t, 1)
+	for _, path := range bothPaths {
+		res, err := Run(context.Background(), dsn, RunOptions{Path: path, Conns: 3, TxnsPerTerminal: 120, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Txn("order_status").Count == 0 || res.Deliveries.Completed == 0 {
+			t.Fatalf("%s: %d Order-Status, %d Deliveries: nothing to audit", path, res.Txn("order_status").Count, res.Deliveries.Completed)
+		}
+		if res.OrderStatusMismatches != 0 {
+			t.Errorf("%s: %d Order-Status outputs not one picture", path, res.OrderStatusMismatches)
+		}
+		var b strings.Builder
+		if err := res.WriteSummary(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "order-status outputs not one picture 0") {
+			t.Errorf("%s: the summary does not show the count:\n%s", path, b.String())
+		}
+	}
+	mustCheck(t, dsn)
 }
