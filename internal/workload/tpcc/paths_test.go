@@ -255,29 +255,42 @@ func TestPathsEquivalent(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The input stream: drawn once, independent of the path.
-	master := NewRand(2026)
-	cRun := NewRunConstants(meta.Load, master)
-	var terms []*terminal
-	for w := 1; w <= 2; w++ {
-		term := &terminal{w: w, slDistrict: w, warehouses: 2, rand: NewRand(master.Uint64()), c: cRun}
-		term.deck, err = driver.NewDeck(DefaultWeights(), func(n int) int { return term.rand.IntRange(0, n-1) })
-		if err != nil {
-			t.Fatal(err)
+	// The input stream: drawn once, independent of the path, and the same
+	// again from the same seed.
+	cRun := NewRunConstants(meta.Load, NewRand(2026))
+	draw := func() []step {
+		master := NewRand(2027)
+		var terms []*terminal
+		for w := 1; w <= 2; w++ {
+			term := &terminal{w: w, slDistrict: w, warehouses: 2, rand: NewRand(master.Uint64()), c: cRun}
+			term.deck, err = driver.NewDeck(DefaultWeights(), func(n int) int { return term.rand.IntRange(0, n-1) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			terms = append(terms, term)
 		}
-		terms = append(terms, term)
+		var steps []step
+		newOrders := 0
+		for i := range 460 {
+			term := terms[i%2]
+			s := keyInStep(term, term.deck.Next())
+			if s.kind == kindNewOrder {
+				if newOrders++; newOrders%12 == 0 {
+					s.no.lines[len(s.no.lines)-1].item = unusedItem // the last line (2.4.1.5.1)
+				}
+			}
+			steps = append(steps, s)
+		}
+		return steps
 	}
-	var steps []step
-	var newOrders, rollbacks, byName, byID, remotePay, remoteLines int
-	for i := range 460 {
-		term := terms[i%2]
-		s := keyInStep(term, term.deck.Next())
+	steps := draw()
+	if again := draw(); !reflect.DeepEqual(steps, again) {
+		t.Fatal("the same seed drew different inputs")
+	}
+	var rollbacks, byName, byID, remotePay, remoteLines int
+	for _, s := range steps {
 		switch s.kind {
 		case kindNewOrder:
-			newOrders++
-			if newOrders%12 == 0 && s.no.lines[len(s.no.lines)-1].item != unusedItem {
-				s.no.lines[len(s.no.lines)-1].item = unusedItem // the last line (2.4.1.5.1)
-			}
 			if s.no.lines[len(s.no.lines)-1].item == unusedItem {
 				rollbacks++
 			}
@@ -292,7 +305,6 @@ func TestPathsEquivalent(t *testing.T) {
 				remotePay++
 			}
 		}
-		steps = append(steps, s)
 	}
 	if rollbacks == 0 || byName == 0 || byID == 0 || remotePay == 0 || remoteLines == 0 {
 		t.Fatalf("the stream misses a case: rollbacks %d, by name %d, by id %d, remote payments %d, remote lines %d",
