@@ -225,9 +225,10 @@ func TestCheckOptions(t *testing.T) {
 // skip condition 11 and the consistent data must pass, on both paths.
 func TestCheckAfterDeliveriesOnly(t *testing.T) {
 	ctx := context.Background()
-	for _, path := range bothPaths {
+	dsns := loadedCopies(t, 1, 2)
+	for i, path := range bothPaths {
 		t.Run(path, func(t *testing.T) {
-			dsn, _ := loadForTest(t, LoadOptions{Warehouses: 1, Seed: 7})
+			dsn := dsns[i]
 			ss := pathSession(t, dsn)
 			for carrier := int32(1); carrier <= 3; carrier++ {
 				var out deliveryOutcome
