@@ -18,7 +18,7 @@ import (
 type Freshness int
 
 const (
-	FreshAuto Freshness = iota // decide from the data: no order placed and no payment made since the load
+	FreshAuto Freshness = iota // decide from the data: no order placed, delivered or paid since the load
 	FreshYes                   // the database is freshly loaded: run them
 	FreshNo                    // a run happened: skip them
 )
@@ -311,12 +311,18 @@ func openSnapshotConns(ctx context.Context, dsn string, n int) ([]*pgx.Conn, err
 	return conns, nil
 }
 
-// looksFresh reports whether no order was placed and no payment made since the
-// load: every district still expects order 3,001 and history has one row per customer.
+// looksFresh reports whether the database is as the load left it (clause
+// 4.3.3.1), so that condition 11 applies: every district still expects order
+// 3,001 (no New-Order) and has its 900 new_order rows (no Delivery), and
+// history has one row per customer (no Payment).
 func looksFresh(ctx context.Context, conn *pgx.Conn, warehouses int) (bool, error) {
 	var untouched bool
 	var history int64
-	err := conn.QueryRow(ctx, `SELECT coalesce(bool_and(d_next_o_id = 3001), false), (SELECT count(*) FROM history) FROM district`).
+	err := conn.QueryRow(ctx, `SELECT coalesce(bool_and(d.d_next_o_id = 3001 AND coalesce(n.new_orders, 0) = 900), false),
+			(SELECT count(*) FROM history)
+		FROM district d
+		LEFT JOIN (SELECT no_w_id, no_d_id, count(*) AS new_orders FROM new_order GROUP BY 1, 2) n
+			ON n.no_w_id = d.d_w_id AND n.no_d_id = d.d_id`).
 		Scan(&untouched, &history)
 	if err != nil {
 		return false, fmt.Errorf("deciding whether the database is freshly loaded: %w", err)

@@ -4,86 +4,142 @@
 -- (shared/TPCC.md, clause 2); the client sorts New-Order lines by (supply
 -- warehouse, item) so stock rows are always locked in the same order.
 
--- New-Order (2.4). Raises SQLSTATE TPC01 when an item is not found, which
--- rolls the whole transaction back (2.4.2.3); the driver counts it as a
--- completed New-Order that rolled back. Set-based: the items are read in one
--- statement, the stock rows updated in one (in the array order, which is the
--- lock order) unless the order names a stock row twice, and the lines
--- inserted in one.
+-- Earlier versions returned a scalar or other columns: drop those, which
+-- CREATE OR REPLACE cannot change (and only those, so that a run using the
+-- current ones is not disturbed).
+DO $$
+DECLARE f regprocedure;
+BEGIN
+	FOR f IN SELECT p.oid FROM pg_proc p
+		WHERE p.pronamespace = current_schema()::regnamespace
+		  AND p.proname IN ('pgoltp_new_order', 'pgoltp_payment', 'pgoltp_order_status')
+		  AND (p.prorettype <> 'record'::regtype OR NOT (p.proargnames[array_length(p.proargnames, 1)] LIKE 'r\_%'))
+	LOOP
+		EXECUTE 'DROP FUNCTION ' || f;
+	END LOOP;
+END $$;
+
+-- New-Order (2.4), the steps of clause 2.4.2.2 in the client path's order:
+-- warehouse, district (read and increment d_next_o_id), customer, the orders
+-- and new_order rows, then the items, the stock rows and the order lines,
+-- each step for all lines at once. An item not found (the unused item of
+-- 2.4.1.4, always the last line) skips only that item's steps: the lines
+-- before it are done, then SQLSTATE TPC01 rolls the whole transaction back
+-- (2.4.2.3) with DETAIL "o_id c_credit c_last", what 2.4.3.4 displays. The
+-- driver counts it as a completed New-Order that rolled back. Returns the
+-- output of 2.4.3.3, one row per line with the order's fields repeated;
+-- money in cents, rates in 1/10,000.
 CREATE OR REPLACE FUNCTION pgoltp_new_order(p_w int, p_d int, p_c int,
-	p_items int[], p_supply int[], p_qty int[]) RETURNS numeric
+	p_items int[], p_supply int[], p_qty int[])
+RETURNS TABLE (r_o_id int, r_c_last text, r_c_credit text, r_c_discount bigint, r_w_tax bigint,
+	r_d_tax bigint, r_o_entry_d timestamp, r_total bigint,
+	r_supply_w int, r_i_id int, r_i_name text, r_qty int, r_s_quantity int, r_brand boolean,
+	r_i_price bigint, r_ol_amount bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
-	v_d_tax numeric; v_o_id int; v_w_tax numeric;
+	v_w_tax numeric; v_d_tax numeric; v_o_id int; v_entry timestamp;
 	v_discount numeric; v_last text; v_credit text;
 	v_n int := cardinality(p_items);
 	v_all_local int := CASE WHEN p_w = ALL (p_supply) THEN 1 ELSE 0 END;
-	v_found int; v_distinct int; v_rows int;
-	v_names text[]; v_data text[];
-	v_total numeric;
+	v_price numeric[]; v_name text[]; v_i_orig boolean[];
+	v_missing int; v_upto int;
+	v_s_qty int[] := '{}'; v_dist text[] := '{}'; v_s_orig boolean[] := '{}';
+	v_q int; v_di text; v_so boolean;
 	i int;
 BEGIN
+	SELECT w_tax INTO v_w_tax FROM warehouse WHERE w_id = p_w;
 	UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w AND d_id = p_d
 		RETURNING d_tax, d_next_o_id - 1 INTO v_d_tax, v_o_id;
-	SELECT w_tax INTO v_w_tax FROM warehouse WHERE w_id = p_w;
 	SELECT c_discount, c_last, c_credit INTO v_discount, v_last, v_credit
 		FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = p_c;
+	v_entry := localtimestamp;
 	INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
-		VALUES (v_o_id, p_d, p_w, p_c, localtimestamp, NULL, v_n, v_all_local);
+		VALUES (v_o_id, p_d, p_w, p_c, v_entry, NULL, v_n, v_all_local);
 	INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, p_d, p_w);
-	-- 2.4.2.2: read each item's price, name and data; a missing one rolls back.
-	SELECT count(*), array_agg(i_name), array_agg(i_data) INTO v_found, v_names, v_data
-		FROM item WHERE i_id = ANY (p_items);
-	SELECT count(DISTINCT x) INTO v_distinct FROM unnest(p_items) AS x;
-	IF v_found < v_distinct THEN
-		RAISE EXCEPTION 'item not found' USING ERRCODE = 'TPC01';
-	END IF;
-	SELECT count(DISTINCT (u.i, u.s)) INTO v_rows FROM unnest(p_items, p_supply) AS u(i, s);
-	IF v_rows = v_n THEN
-		UPDATE stock SET
-			s_quantity = CASE WHEN s_quantity >= v.q + 10 THEN s_quantity - v.q ELSE s_quantity - v.q + 91 END,
-			s_ytd = s_ytd + v.q, s_order_cnt = s_order_cnt + 1,
-			s_remote_cnt = s_remote_cnt + CASE WHEN v.w <> p_w THEN 1 ELSE 0 END
-			FROM unnest(p_supply, p_items, p_qty) AS v(w, i, q)
-			WHERE s_w_id = v.w AND s_i_id = v.i;
+	-- The items, in line order; a null price is an item not found.
+	SELECT array_agg(it.i_price ORDER BY l.n), array_agg(it.i_name ORDER BY l.n),
+			array_agg(strpos(it.i_data, 'ORIGINAL') > 0 ORDER BY l.n)
+		INTO v_price, v_name, v_i_orig
+		FROM unnest(p_items) WITH ORDINALITY AS l(i, n) LEFT JOIN item it ON it.i_id = l.i;
+	v_missing := array_position(v_price, NULL::numeric);
+	v_upto := coalesce(v_missing - 1, v_n);
+	-- The stock rows of the lines up to there, in the array order (the lock
+	-- order); one UPDATE per line when the order names a stock row twice.
+	IF (SELECT count(DISTINCT (u.i, u.s)) FROM unnest(p_items[1:v_upto], p_supply[1:v_upto]) AS u(i, s)) = v_upto THEN
+		WITH u AS (
+			UPDATE stock SET
+				s_quantity = CASE WHEN s_quantity >= v.q + 10 THEN s_quantity - v.q ELSE s_quantity - v.q + 91 END,
+				s_ytd = s_ytd + v.q, s_order_cnt = s_order_cnt + 1,
+				s_remote_cnt = s_remote_cnt + CASE WHEN v.w <> p_w THEN 1 ELSE 0 END
+				FROM unnest(p_supply[1:v_upto], p_items[1:v_upto], p_qty[1:v_upto]) AS v(w, i, q)
+				WHERE s_w_id = v.w AND s_i_id = v.i
+				RETURNING s_w_id, s_i_id, s_quantity,
+				CASE p_d WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03
+				WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06
+				WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09
+				ELSE s_dist_10 END AS dist, strpos(s_data, 'ORIGINAL') > 0 AS orig)
+		SELECT coalesce(array_agg(u.s_quantity ORDER BY l.n), '{}'), coalesce(array_agg(u.dist ORDER BY l.n), '{}'),
+				coalesce(array_agg(u.orig ORDER BY l.n), '{}')
+			INTO v_s_qty, v_dist, v_s_orig
+			FROM unnest(p_supply[1:v_upto], p_items[1:v_upto]) WITH ORDINALITY AS l(w, i, n)
+			JOIN u ON u.s_w_id = l.w AND u.s_i_id = l.i;
 	ELSE
-		FOR i IN 1 .. v_n LOOP
+		FOR i IN 1 .. v_upto LOOP
 			UPDATE stock SET
 				s_quantity = CASE WHEN s_quantity >= p_qty[i] + 10 THEN s_quantity - p_qty[i]
 					ELSE s_quantity - p_qty[i] + 91 END,
 				s_ytd = s_ytd + p_qty[i], s_order_cnt = s_order_cnt + 1,
 				s_remote_cnt = s_remote_cnt + CASE WHEN p_supply[i] <> p_w THEN 1 ELSE 0 END
-				WHERE s_w_id = p_supply[i] AND s_i_id = p_items[i];
+				WHERE s_w_id = p_supply[i] AND s_i_id = p_items[i]
+				RETURNING s_quantity, CASE p_d WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03
+				WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06
+				WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09
+				ELSE s_dist_10 END, strpos(s_data, 'ORIGINAL') > 0
+				INTO v_q, v_di, v_so;
+			v_s_qty := v_s_qty || v_q; v_dist := v_dist || v_di; v_s_orig := v_s_orig || v_so;
 		END LOOP;
 	END IF;
-	-- The lines, with ol_dist_info from the (updated) stock rows.
-	WITH ins AS (
-		INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
+	-- The order lines, ol_amount = qty × i_price, ol_dist_info = s_dist_xx.
+	INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
 			ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-		SELECT v_o_id, p_d, p_w, l.n, l.i, l.s, NULL, l.q, l.q * it.i_price,
-			CASE p_d WHEN 1 THEN st.s_dist_01 WHEN 2 THEN st.s_dist_02 WHEN 3 THEN st.s_dist_03
-				WHEN 4 THEN st.s_dist_04 WHEN 5 THEN st.s_dist_05 WHEN 6 THEN st.s_dist_06
-				WHEN 7 THEN st.s_dist_07 WHEN 8 THEN st.s_dist_08 WHEN 9 THEN st.s_dist_09
-				ELSE st.s_dist_10 END
-		FROM unnest(p_items, p_supply, p_qty) WITH ORDINALITY AS l(i, s, q, n)
-		JOIN item it ON it.i_id = l.i
-		JOIN stock st ON st.s_w_id = l.s AND st.s_i_id = l.i
-		RETURNING ol_amount)
-	SELECT sum(ol_amount) INTO v_total FROM ins;
-	RETURN v_total * (1 - v_discount) * (1 + v_w_tax + v_d_tax);
+		SELECT v_o_id, p_d, p_w, l.n, l.i, l.s, NULL, l.q, l.q * v_price[l.n], v_dist[l.n]
+		FROM unnest(p_items[1:v_upto], p_supply[1:v_upto], p_qty[1:v_upto]) WITH ORDINALITY AS l(i, s, q, n);
+	IF v_missing IS NOT NULL THEN
+		RAISE EXCEPTION 'item not found' USING ERRCODE = 'TPC01',
+			DETAIL = v_o_id || ' ' || v_credit || ' ' || v_last;
+	END IF;
+	RETURN QUERY SELECT v_o_id, v_last, v_credit, (v_discount * 10000)::bigint, (v_w_tax * 10000)::bigint,
+			(v_d_tax * 10000)::bigint, v_entry,
+			(round(t.total * (1 - v_discount) * (1 + v_w_tax + v_d_tax), 2) * 100)::bigint,
+			l.s, l.i, v_name[l.n], l.q, v_s_qty[l.n], v_i_orig[l.n] AND v_s_orig[l.n],
+			(v_price[l.n] * 100)::bigint, (l.q * v_price[l.n] * 100)::bigint
+		FROM unnest(p_items, p_supply, p_qty) WITH ORDINALITY AS l(i, s, q, n),
+			(SELECT sum(u.q * v_price[u.n]) AS total FROM unnest(p_qty) WITH ORDINALITY AS u(q, n)) t
+		ORDER BY l.n;
 END $$;
 
 -- Payment (2.5). p_c_id = 0 selects the customer by p_c_last: position
--- ceil(n/2) of the customers with that name ordered by c_first.
+-- ceil(n/2) of the customers with that name ordered by c_first. Returns the
+-- output of 2.5.3.3: the warehouse's and district's names and addresses and
+-- the customer's fields, with the first 200 characters of c_data for a BC
+-- customer; money in cents, the discount in 1/10,000.
 CREATE OR REPLACE FUNCTION pgoltp_payment(p_w int, p_d int, p_c_w int, p_c_d int,
-	p_c_id int, p_c_last text, p_amount numeric) RETURNS numeric
+	p_c_id int, p_c_last text, p_amount numeric)
+RETURNS TABLE (r_w_name text, r_w_street_1 text, r_w_street_2 text, r_w_city text, r_w_state text, r_w_zip text,
+	r_d_name text, r_d_street_1 text, r_d_street_2 text, r_d_city text, r_d_state text, r_d_zip text,
+	r_c_id int, r_c_first text, r_c_middle text, r_c_last text, r_c_street_1 text, r_c_street_2 text,
+	r_c_city text, r_c_state text, r_c_zip text, r_c_phone text, r_c_since timestamp, r_c_credit text,
+	r_c_credit_lim bigint, r_c_discount bigint, r_c_balance bigint, r_c_data_200 text)
 LANGUAGE plpgsql AS $$
 DECLARE
-	v_w_name text; v_d_name text; v_c int := p_c_id; v_n int;
-	v_balance numeric;
+	v_c int := p_c_id; v_n int;
 BEGIN
-	UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w RETURNING w_name INTO v_w_name;
-	UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d RETURNING d_name INTO v_d_name;
+	UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w
+		RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip
+		INTO r_w_name, r_w_street_1, r_w_street_2, r_w_city, r_w_state, r_w_zip;
+	UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d
+		RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip
+		INTO r_d_name, r_d_street_1, r_d_street_2, r_d_city, r_d_state, r_d_zip;
 	IF v_c = 0 THEN
 		SELECT count(*) INTO v_n FROM customer WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_last = p_c_last;
 		SELECT c_id INTO v_c FROM customer WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_last = p_c_last
@@ -94,42 +150,56 @@ BEGIN
 		c_data = CASE WHEN c_credit = 'BC' THEN left(c_id || ' ' || c_d_id || ' ' || c_w_id || ' ' ||
 			p_d || ' ' || p_w || ' ' || p_amount || ' | ' || c_data, 500) ELSE c_data END
 		WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c
-		RETURNING c_balance INTO v_balance;
+		RETURNING c_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip,
+			c_phone, c_since, c_credit, (c_credit_lim * 100)::bigint, (c_discount * 10000)::bigint,
+			(c_balance * 100)::bigint, CASE WHEN c_credit = 'BC' THEN left(c_data, 200) ELSE '' END
+		INTO r_c_id, r_c_first, r_c_middle, r_c_last, r_c_street_1, r_c_street_2, r_c_city, r_c_state, r_c_zip,
+			r_c_phone, r_c_since, r_c_credit, r_c_credit_lim, r_c_discount, r_c_balance, r_c_data_200;
 	IF NOT FOUND THEN
 		RAISE EXCEPTION 'customer %/%/% not found', p_c_w, p_c_d, v_c;
 	END IF;
 	INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-		VALUES (v_c, p_c_d, p_c_w, p_d, p_w, localtimestamp, p_amount, v_w_name || '    ' || v_d_name);
-	RETURN v_balance;
+		VALUES (v_c, p_c_d, p_c_w, p_d, p_w, localtimestamp, p_amount, r_w_name || '    ' || r_d_name);
+	RETURN NEXT;
 END $$;
 
 -- Order-Status (2.6): the customer, its most recent order and that order's
--- lines, one row per line.
+-- lines, one row per line, in one statement (one snapshot even at read
+-- committed, so the carrier and the delivery dates agree; clause 3.4): the
+-- client path's statement.
 CREATE OR REPLACE FUNCTION pgoltp_order_status(p_w int, p_d int, p_c_id int, p_c_last text)
-RETURNS TABLE (c_id int, c_balance numeric, c_first text, c_middle text, c_last text,
-	o_id int, o_entry_d timestamp, o_carrier_id int,
-	ol_i_id int, ol_supply_w_id int, ol_quantity int, ol_amount numeric, ol_delivery_d timestamp)
-LANGUAGE plpgsql AS $$
-#variable_conflict use_column
-DECLARE
-	v_c int := p_c_id; v_n int;
-	v_balance numeric; v_first text; v_middle text; v_last text;
-	v_o int; v_entry timestamp; v_carrier int;
+RETURNS TABLE (r_c_id int, r_c_first text, r_c_middle text, r_c_last text, r_c_balance bigint,
+	r_o_id int, r_o_entry_d timestamp, r_o_carrier_id int,
+	r_ol_supply_w_id int, r_ol_i_id int, r_ol_quantity int, r_ol_amount bigint, r_ol_delivery_d timestamp)
+LANGUAGE plpgsql STABLE AS $$
 BEGIN
-	IF v_c = 0 THEN
-		SELECT count(*) INTO v_n FROM customer cu
-			WHERE cu.c_w_id = p_w AND cu.c_d_id = p_d AND cu.c_last = p_c_last;
-		SELECT cu.c_id INTO v_c FROM customer cu
-			WHERE cu.c_w_id = p_w AND cu.c_d_id = p_d AND cu.c_last = p_c_last
-			ORDER BY cu.c_first OFFSET (v_n - 1) / 2 LIMIT 1;
+	IF p_c_id <> 0 THEN
+		RETURN QUERY WITH c AS (SELECT c_id, c_balance, c_first, c_middle, c_last FROM customer
+				WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = p_c_id),
+			o AS (SELECT o_id, o_entry_d, o_carrier_id FROM orders
+				WHERE o_w_id = p_w AND o_d_id = p_d AND o_c_id = (SELECT c.c_id FROM c)
+				ORDER BY o_id DESC LIMIT 1)
+		SELECT c.c_id::int, c.c_first::text, c.c_middle::text, c.c_last::text, (c.c_balance * 100)::bigint,
+			o.o_id::int, o.o_entry_d::timestamp, coalesce(o.o_carrier_id, 0)::int,
+			ol.ol_supply_w_id::int, ol.ol_i_id::int, ol.ol_quantity::int, (ol.ol_amount * 100)::bigint, ol.ol_delivery_d::timestamp
+		FROM c CROSS JOIN o
+		JOIN order_line ol ON ol.ol_w_id = p_w AND ol.ol_d_id = p_d AND ol.ol_o_id = o.o_id
+		ORDER BY ol.ol_number;
+	ELSE
+		RETURN QUERY WITH c AS (SELECT c_id, c_balance, c_first, c_middle, c_last FROM customer
+				WHERE c_w_id = p_w AND c_d_id = p_d AND c_last = p_c_last ORDER BY c_first
+				OFFSET (SELECT (count(*) - 1) / 2 FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_last = p_c_last)
+				LIMIT 1),
+			o AS (SELECT o_id, o_entry_d, o_carrier_id FROM orders
+				WHERE o_w_id = p_w AND o_d_id = p_d AND o_c_id = (SELECT c.c_id FROM c)
+				ORDER BY o_id DESC LIMIT 1)
+		SELECT c.c_id::int, c.c_first::text, c.c_middle::text, c.c_last::text, (c.c_balance * 100)::bigint,
+			o.o_id::int, o.o_entry_d::timestamp, coalesce(o.o_carrier_id, 0)::int,
+			ol.ol_supply_w_id::int, ol.ol_i_id::int, ol.ol_quantity::int, (ol.ol_amount * 100)::bigint, ol.ol_delivery_d::timestamp
+		FROM c CROSS JOIN o
+		JOIN order_line ol ON ol.ol_w_id = p_w AND ol.ol_d_id = p_d AND ol.ol_o_id = o.o_id
+		ORDER BY ol.ol_number;
 	END IF;
-	SELECT cu.c_balance, cu.c_first, cu.c_middle, cu.c_last INTO v_balance, v_first, v_middle, v_last
-		FROM customer cu WHERE cu.c_w_id = p_w AND cu.c_d_id = p_d AND cu.c_id = v_c;
-	SELECT o.o_id, o.o_entry_d, o.o_carrier_id INTO v_o, v_entry, v_carrier FROM orders o
-		WHERE o.o_w_id = p_w AND o.o_d_id = p_d AND o.o_c_id = v_c ORDER BY o.o_id DESC LIMIT 1;
-	RETURN QUERY SELECT v_c, v_balance, v_first, v_middle, v_last, v_o, v_entry, v_carrier,
-		ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity, ol.ol_amount::numeric, ol.ol_delivery_d
-		FROM order_line ol WHERE ol.ol_w_id = p_w AND ol.ol_d_id = p_d AND ol.ol_o_id = v_o;
 END $$;
 
 -- Delivery (2.7), deferred: one call delivers the oldest undelivered order

@@ -136,6 +136,7 @@ func (a *aggregator) finish() {
 		res.Retries += tr.Retries
 	}
 	res.Rollbacks = t.Counter(kindNewOrder, cntRollbacks)
+	res.OrderStatusMismatches = a.all.Counter(kindOrderStatus, cntOSMismatch)
 	res.Deliveries = DeliveryStats{
 		Queued:            a.all.Count(kindDelivery),
 		Completed:         a.all.Count(kindDeliveryDeferred),

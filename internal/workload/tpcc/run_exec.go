@@ -16,7 +16,7 @@ type session struct {
 	conn       *pgx.Conn
 	no         newOrderScratch
 	payBatch   pgx.Batch
-	payRes     paymentResult
+	out        txnOutputs // the last transaction's output, per kind
 	delivBatch pgx.Batch
 	slBatch    pgx.Batch
 	slOwnTxn   bool // Stock-Level in its own READ COMMITTED transaction
@@ -69,6 +69,7 @@ func (r *runner) execute(c *driver.Conn, req *request) (lost error) {
 		if err == nil {
 			c.Local.Record(kind, time.Since(req.scheduled))
 			r.countInputs(c, t, kind, rolledBack)
+			auditOutput(c.Local, ss, kind)
 			return nil
 		}
 		if driver.Retryable(err) && attempt < r.opts.MaxRetries {
@@ -107,11 +108,9 @@ func (r *runner) runOnce(ss *session, t *terminal, kind int) (rolledBack bool, e
 		return false, ss.paymentClient(ctx, &t.pay)
 	case kindOrderStatus:
 		if server {
-			_, err = ss.orderStatusServer(ctx, &t.os)
-		} else {
-			_, err = ss.orderStatusClient(ctx, &t.os)
+			return false, ss.orderStatusServer(ctx, &t.os)
 		}
-		return false, err
+		return false, ss.orderStatusClient(ctx, &t.os)
 	case kindStockLevel:
 		if server {
 			_, err = ss.stockLevelServer(ctx, &t.sl)

@@ -63,6 +63,7 @@ func (r *RunResult) WriteSummary(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(&b, "\nerrors %d  retries %d  rollbacks %d  reconnects %d\n", r.ErrorsTotal, r.Retries, r.Rollbacks, r.Reconnects)
+	fmt.Fprintf(&b, "order-status outputs not one picture %d (clause 3.4; must be 0)\n", r.OrderStatusMismatches)
 	for _, e := range r.Errors {
 		fmt.Fprintf(&b, "  %d× %s [%s] %s\n", e.Count, e.Txn, e.SQLState, e.Message)
 	}

@@ -59,6 +59,7 @@ type RunResult struct {
 	ErrorsTotal            int64           `json:"errors"`
 	Retries                int64           `json:"retries"`
 	Rollbacks              int64           `json:"rollbacks"`
+	OrderStatusMismatches  int64           `json:"order_status_mismatches"` // outputs not one picture (clause 3.4), whole run; must be 0
 	Reconnects             int64           `json:"reconnects"`
 	Errors                 []ErrorCount    `json:"error_counts"`
 	Outages                []driver.Outage `json:"outages"`

@@ -3,72 +3,84 @@ package tpcc
 import (
 	"context"
 	"errors"
-	"time"
+	"fmt"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // The server path: one call of a PL/pgSQL function per transaction (one
-// round trip), with the same inputs as the client path.
+// round trip), with the same inputs as the client path and the same outputs.
 const (
-	sqlSrvNewOrder    = `SELECT pgoltp_new_order($1, $2, $3, $4, $5, $6)::float8`
-	sqlSrvPayment     = `SELECT pgoltp_payment($1, $2, $3, $4, $5, $6, $7::numeric)::float8`
-	sqlSrvOrderStatus = `SELECT c_id, c_balance::float8, o_id, ol_i_id, ol_quantity, ol_amount::float8,
-		ol_delivery_d FROM pgoltp_order_status($1, $2, $3, $4)`
-	sqlSrvDelivery   = `SELECT pgoltp_delivery($1, $2)`
-	sqlSrvStockLevel = `SELECT pgoltp_stock_level($1, $2, $3)`
+	sqlSrvNewOrder    = `SELECT * FROM pgoltp_new_order($1, $2, $3, $4, $5, $6)`
+	sqlSrvPayment     = `SELECT * FROM pgoltp_payment($1, $2, $3, $4, $5, $6, $7::numeric)`
+	sqlSrvOrderStatus = `SELECT * FROM pgoltp_order_status($1, $2, $3, $4)`
+	sqlSrvDelivery    = `SELECT pgoltp_delivery($1, $2)`
+	sqlSrvStockLevel  = `SELECT pgoltp_stock_level($1, $2, $3)`
 )
 
+// newOrderServer runs pgoltp_new_order and leaves the output of clause
+// 2.4.3.3 (2.4.3.4 when it rolled back) in ss.out.no.
 func (ss *session) newOrderServer(ctx context.Context, in *newOrderInput) (rolledBack bool, err error) {
 	conn := ss.conn
 	s := &ss.no
+	out := &ss.out.no
+	out.reset(in)
 	s.items, s.supply, s.qty = s.items[:0], s.supply[:0], s.qty[:0]
 	for _, l := range in.lines {
 		s.items = append(s.items, l.item)
 		s.supply = append(s.supply, l.supplyW)
 		s.qty = append(s.qty, l.qty)
 	}
-	var total float64
-	err = conn.QueryRow(ctx, sqlSrvNewOrder, in.w, in.d, in.c, s.items, s.supply, s.qty).Scan(&total)
+	rows, err := conn.Query(ctx, sqlSrvNewOrder, in.w, in.d, in.c, s.items, s.supply, s.qty)
+	if err != nil {
+		return newOrderRolledBack(err, out)
+	}
+	var brand bool
+	for rows.Next() {
+		out.Lines = append(out.Lines, NewOrderLineOutput{})
+		l := &out.Lines[len(out.Lines)-1]
+		if err := rows.Scan(&out.OID, &out.CLast, &out.CCredit, &out.CDiscount, &out.WTax, &out.DTax,
+			&out.EntryD, &out.TotalCents,
+			&l.SupplyW, &l.IID, &l.IName, &l.Qty, &l.SQuantity, &brand, &l.IPriceCents, &l.AmountCents); err != nil {
+			rows.Close()
+			return false, err
+		}
+		l.BrandGeneric = brandGeneric(brand, true)
+	}
+	rows.Close()
+	return newOrderRolledBack(rows.Err(), out)
+}
+
+// newOrderRolledBack tells pgoltp_new_order's rollback on the unused item
+// (clause 2.4.2.3) from an error, and fills the output of 2.4.3.4 from it.
+func newOrderRolledBack(err error, out *NewOrderOutput) (bool, error) {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == errItemNotFound {
+		// DETAIL is "o_id c_credit c_last" (plpgsql.sql).
+		var oID int
+		if _, serr := fmt.Sscan(pgErr.Detail, &oID, &out.CCredit, &out.CLast); serr != nil {
+			return true, fmt.Errorf("new-order rollback detail %q: %w", pgErr.Detail, serr)
+		}
+		out.OID = int32(oID)
+		out.rolledBack()
 		return true, nil
 	}
 	return false, err
 }
 
+// paymentServer runs pgoltp_payment and leaves the output of clause 2.5.3.3
+// in ss.out.pay.
 func (ss *session) paymentServer(ctx context.Context, in *paymentInput) error {
-	conn := ss.conn
-	var balance float64
-	return conn.QueryRow(ctx, sqlSrvPayment, in.w, in.d, in.cw, in.cd, in.c, in.last, in.amount).Scan(&balance)
+	o := &ss.out.pay
+	return ss.conn.QueryRow(ctx, sqlSrvPayment, in.w, in.d, in.cw, in.cd, in.c, in.last, in.amount).Scan(
+		append([]any{&o.WName, &o.WStreet1, &o.WStreet2, &o.WCity, &o.WState, &o.WZip,
+			&o.DName, &o.DStreet1, &o.DStreet2, &o.DCity, &o.DState, &o.DZip}, o.customerFields()...)...)
 }
 
-func (ss *session) orderStatusServer(ctx context.Context, in *orderStatusInput) (int, error) {
-	conn := ss.conn
-	rows, err := conn.Query(ctx, sqlSrvOrderStatus, in.w, in.d, in.c, in.last)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	var (
-		cID, oID, iID, qty int32
-		balance, amount    float64
-		delivered          *time.Time
-		lines              int
-	)
-	for rows.Next() {
-		if err := rows.Scan(&cID, &balance, &oID, &iID, &qty, &amount, &delivered); err != nil {
-			return lines, err
-		}
-		lines++
-	}
-	if err := rows.Err(); err != nil {
-		return lines, err
-	}
-	if lines == 0 {
-		return 0, errors.New("order-status found no order for the customer")
-	}
-	return lines, nil
+// orderStatusServer runs pgoltp_order_status and leaves the output of
+// clause 2.6.3.3 in ss.out.os.
+func (ss *session) orderStatusServer(ctx context.Context, in *orderStatusInput) error {
+	return ss.readOrderStatus(ctx, sqlSrvOrderStatus, in.w, in.d, in.c, in.last)
 }
 
 func (ss *session) deliveryServer(ctx context.Context, req deliveryRequest, out *deliveryOutcome) error {

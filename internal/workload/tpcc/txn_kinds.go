@@ -60,11 +60,12 @@ const (
 	cntByName                   // Payment, Order-Status: customer selected by last name
 	cntLost                     // errors that lost the connection (a subset of cntErrors)
 	cntSkippedDeliveries        // Delivery: executions that skipped at least one district (clause 2.7.4.2)
+	cntOSMismatch               // Order-Status: carrier and delivery dates disagree (audit_outputs.go)
 	numCounters
 )
 
 func counterNames() []string {
-	return []string{"errors", "retries", "rollbacks", "skipped", "lines", "remote_lines", "remote", "by_name", "lost", "skipped_deliveries"}
+	return []string{"errors", "retries", "rollbacks", "skipped", "lines", "remote_lines", "remote", "by_name", "lost", "skipped_deliveries", "os_mismatch"}
 }
 
 // Table sizes of clause 1.2 the inputs are drawn over.

@@ -53,6 +53,14 @@ func (t *terminal) genNewOrder(in *newOrderInput) {
 		in.lines = append(in.lines, l)
 	}
 	slices.SortFunc(in.lines, func(a, b orderLine) int {
+		// 2.4.1.5.1: the unused item is the order's last item; it locks no
+		// stock row, so it stays last whatever its supply warehouse.
+		if (a.item == unusedItem) != (b.item == unusedItem) {
+			if a.item == unusedItem {
+				return 1
+			}
+			return -1
+		}
 		if a.supplyW != b.supplyW {
 			return int(a.supplyW - b.supplyW)
 		}
@@ -61,35 +69,42 @@ func (t *terminal) genNewOrder(in *newOrderInput) {
 }
 
 // New-Order statements of the client path, few so that the server parses,
-// binds and executes little per transaction. Stock rows are read and updated
-// in one statement (2.4.2.2: the s_quantity rule, s_ytd, s_order_cnt,
-// s_remote_cnt); s_dist_xx depends on the district, so there is one variant
-// per district. When an order names the same stock row twice, one UPDATE
-// per line (in lock order) applies the rule line by line instead.
+// binds and executes little per transaction. The steps follow clause 2.4.2.2
+// in order, each done for all lines at once: warehouse, district (read and
+// increment d_next_o_id), customer, the orders and new_order rows; then the
+// items, the stock rows (read and updated in one statement: the s_quantity
+// rule, s_ytd, s_order_cnt, s_remote_cnt) and the order lines. s_dist_xx
+// depends on the district, so there is one stock variant per district. When
+// an order names the same stock row twice, one UPDATE per line (in lock
+// order) applies the rule line by line instead. The server path
+// (plpgsql.sql) takes the same steps in the same order.
 const (
-	sqlNOHead = `WITH d AS (UPDATE district SET d_next_o_id = d_next_o_id + 1
-			WHERE d_w_id = $1 AND d_id = $2 RETURNING d_tax, d_next_o_id - 1 AS o_id)
-		SELECT d.d_tax::float8, d.o_id, c_discount::float8, c_last, c_credit, w_tax::float8
-		FROM d, customer, warehouse
-		WHERE w_id = $1 AND c_w_id = $1 AND c_d_id = $2 AND c_id = $3`
+	sqlNOHead = `WITH w AS (SELECT w_tax FROM warehouse WHERE w_id = $1),
+		d AS (UPDATE district SET d_next_o_id = d_next_o_id + 1
+			WHERE d_w_id = $1 AND d_id = $2 RETURNING d_tax, d_next_o_id - 1 AS o_id),
+		c AS (SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3),
+		o AS (INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
+			SELECT d.o_id, $2::int, $1::int, $3::int, localtimestamp, NULL, $4::int, $5::int FROM d RETURNING o_entry_d),
+		n AS (INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT d.o_id, $2::int, $1::int FROM d)
+		SELECT (w.w_tax * 10000)::int8, (d.d_tax * 10000)::int8, d.o_id,
+			(c.c_discount * 10000)::int8, c.c_last, c.c_credit, o.o_entry_d
+		FROM w, d, c, o`
+	// sqlNOItems reads the items (2.4.2.2); a missing one is the unused
+	// item of 2.4.1.4.
 	sqlNOItems = `SELECT i_id, (i_price * 100)::int, i_name, strpos(i_data, 'ORIGINAL') > 0
 		FROM item WHERE i_id = ANY($1)`
-	// sqlNOInsert inserts the order, its new_order row and its lines (2.4.2.2).
-	sqlNOInsert = `WITH o AS (
-			INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
-			VALUES ($1, $2, $3, $4, localtimestamp, NULL, $5, $6)),
-		n AS (INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES ($1, $2, $3))
-		INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
+	// sqlNOLines inserts the order lines (2.4.2.2).
+	sqlNOLines = `INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
 			ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-		SELECT $1, $2, $3, l.n, l.i, l.s, NULL, l.q, l.a * 0.01, l.di
-		FROM unnest($7::int[], $8::int[], $9::int[], $10::int[], $11::int[], $12::text[]) AS l(n, i, s, q, a, di)`
+		SELECT $1::int, $2::int, $3::int, l.n, l.i, l.s, NULL, l.q, l.a * 0.01, l.di
+		FROM unnest($4::int[], $5::int[], $6::int[], $7::int[], $8::int[], $9::text[]) AS l(n, i, s, q, a, di)`
 	sqlNOStockSet = `s_quantity = CASE WHEN s_quantity >= $3 + 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END,
 			s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4`
 )
 
 // sqlNOStockAll[d] updates all the order's stock rows of district d in one
 // statement, visiting them in the array order (the lock order);
-// sqlNOStockOne[d] updates one row.
+// sqlNOStockOne[d] updates one row. The unused item has no stock row.
 var sqlNOStockAll, sqlNOStockOne = func() (all, one [districtsPerWarehouse + 1]string) {
 	for d := 1; d <= districtsPerWarehouse; d++ {
 		dist := fmt.Sprintf("s_dist_%02d", d)
@@ -108,32 +123,37 @@ var sqlNOStockAll, sqlNOStockOne = func() (all, one [districtsPerWarehouse + 1]s
 // New-Order so the hot path allocates little.
 type newOrderScratch struct {
 	itemIDs                     []int32
-	price                       []int32 // cents, per line; -1 = item not found
-	original                    []bool  // i_data has ORIGINAL, per line
+	original                    []bool // i_data has ORIGINAL, per line
+	found                       []bool // the line's item exists
+	stocked                     []bool // the line's stock row was updated
 	numbers, items, supply, qty []int32
 	amounts, remote             []int32
 	dist                        []string
 	batch1, batch2              pgx.Batch
 }
 
-// newOrderClient runs a New-Order in two round trips: (1) BEGIN, district
-// (read and increment d_next_o_id) with customer and warehouse, the items,
-// and the stock updates in lock order; (2) the inserts and COMMIT, or
-// ROLLBACK when an item was not found (clause 2.4.2.3: the unused item is
-// discovered by reading the items). It reports rolledBack for the clause
-// 2.4.1.4 rollbacks.
+// newOrderClient runs a New-Order in two round trips: (1) BEGIN, the
+// warehouse, district and customer with the orders and new_order inserts,
+// the items, and the stock updates in lock order; (2) the order lines and
+// COMMIT. When an item is not found (the unused item of clause 2.4.1.4,
+// always the last line), every step before it has been done, and round trip
+// (2) inserts the lines before it and rolls back (clause 2.4.2.3). The output
+// of clause 2.4.3.3 is left in ss.out.no.
 func (ss *session) newOrderClient(ctx context.Context, in *newOrderInput) (rolledBack bool, err error) {
 	conn := ss.conn
 	s := &ss.no
+	out := &ss.out.no
+	out.reset(in)
 	n := len(in.lines)
-	s.itemIDs, s.price, s.original = s.itemIDs[:0], s.price[:0], s.original[:0]
+	s.itemIDs, s.original, s.found, s.stocked = s.itemIDs[:0], s.original[:0], s.found[:0], s.stocked[:0]
 	s.items, s.supply, s.qty, s.remote = s.items[:0], s.supply[:0], s.qty[:0], s.remote[:0]
 	s.dist = s.dist[:0]
 	distinct := true
 	for i, l := range in.lines {
 		s.itemIDs = append(s.itemIDs, l.item)
-		s.price = append(s.price, -1)
 		s.original = append(s.original, false)
+		s.found = append(s.found, false)
+		s.stocked = append(s.stocked, false)
 		s.items = append(s.items, l.item)
 		s.supply = append(s.supply, l.supplyW)
 		s.qty = append(s.qty, l.qty)
@@ -143,15 +163,20 @@ func (ss *session) newOrderClient(ctx context.Context, in *newOrderInput) (rolle
 		}
 		s.remote = append(s.remote, r)
 		s.dist = append(s.dist, "")
+		out.Lines = append(out.Lines, NewOrderLineOutput{SupplyW: l.supplyW, IID: l.item, Qty: l.qty})
 		if i > 0 && l.item == in.lines[i-1].item && l.supplyW == in.lines[i-1].supplyW {
 			distinct = false
 		}
+	}
+	allLocal := 0
+	if in.allLocal {
+		allLocal = 1
 	}
 
 	b := &s.batch1
 	b.QueuedQueries = b.QueuedQueries[:0]
 	b.Queue("BEGIN")
-	b.Queue(sqlNOHead, in.w, in.d, in.c)
+	b.Queue(sqlNOHead, in.w, in.d, in.c, int32(n), allLocal)
 	b.Queue(sqlNOItems, s.itemIDs)
 	if distinct {
 		b.Queue(sqlNOStockAll[in.d], s.supply, s.items, s.qty, s.remote)
@@ -161,17 +186,13 @@ func (ss *session) newOrderClient(ctx context.Context, in *newOrderInput) (rolle
 		}
 	}
 	br := conn.SendBatch(ctx, b)
-	var (
-		dTax, cDiscount, wTax float64
-		oID                   int32
-		cLast, cCredit        string
-	)
 	err = func() error {
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
-		if err := br.QueryRow().Scan(&dTax, &oID, &cDiscount, &cLast, &cCredit, &wTax); err != nil {
-			return fmt.Errorf("district/customer/warehouse: %w", err)
+		if err := br.QueryRow().Scan(&out.WTax, &out.DTax, &out.OID, &out.CDiscount, &out.CLast, &out.CCredit,
+			&out.EntryD); err != nil {
+			return fmt.Errorf("warehouse/district/customer/orders: %w", err)
 		}
 		rows, err := br.Query()
 		if err != nil {
@@ -189,7 +210,8 @@ func (ss *session) newOrderClient(ctx context.Context, in *newOrderInput) (rolle
 			}
 			for i, want := range s.itemIDs {
 				if want == id {
-					s.price[i], s.original[i] = cents, orig
+					s.found[i], s.original[i] = true, orig
+					out.Lines[i].IName, out.Lines[i].IPriceCents = name, int64(cents)
 				}
 			}
 		}
@@ -218,10 +240,10 @@ func (ss *session) newOrderClient(ctx context.Context, in *newOrderInput) (rolle
 					return err
 				}
 				for i := next; i < n; i++ {
-					if s.items[i] == item && s.supply[i] == w && s.dist[i] == "" {
-						s.dist[i] = dist
-						// 2.4.2.2: brand-generic is 'B' when both carry ORIGINAL; shown, not stored.
-						_ = s.original[i] && sOrig
+					if s.items[i] == item && s.supply[i] == w && !s.stocked[i] {
+						s.stocked[i], s.dist[i] = true, dist
+						out.Lines[i].SQuantity = qty
+						out.Lines[i].BrandGeneric = brandGeneric(s.original[i], sOrig)
 						break
 					}
 				}
@@ -243,31 +265,58 @@ func (ss *session) newOrderClient(ctx context.Context, in *newOrderInput) (rolle
 		return false, err
 	}
 
-	for _, p := range s.price {
-		if p < 0 {
-			_, err := conn.Exec(ctx, "ROLLBACK")
-			return true, err
+	// The lines up to the first item not found (2.4.2.3: only the unused
+	// item's steps are skipped).
+	upTo := n
+	for i, f := range s.found {
+		if !f {
+			upTo = i
+			break
 		}
 	}
-
 	s.numbers, s.amounts = s.numbers[:0], s.amounts[:0]
-	var total int64
-	for i, l := range in.lines {
-		amount := l.qty * s.price[i] // ol_amount = qty × i_price, in cents
-		total += int64(amount)
+	var sum int64
+	for i := range upTo {
+		l := &out.Lines[i]
+		l.AmountCents = int64(l.Qty) * l.IPriceCents // ol_amount = qty × i_price
+		sum += l.AmountCents
 		s.numbers = append(s.numbers, int32(i+1))
-		s.amounts = append(s.amounts, amount)
-	}
-	// 2.4.2.2: the total shown to the user.
-	_ = float64(total) / 100 * (1 - cDiscount) * (1 + wTax + dTax)
-	allLocal := 0
-	if in.allLocal {
-		allLocal = 1
+		s.amounts = append(s.amounts, int32(l.AmountCents))
 	}
 	b = &s.batch2
 	b.QueuedQueries = b.QueuedQueries[:0]
-	b.Queue(sqlNOInsert, oID, in.d, in.w, in.c, int32(n), allLocal,
-		s.numbers, s.items, s.supply, s.qty, s.amounts, s.dist)
+	if upTo > 0 {
+		b.Queue(sqlNOLines, out.OID, in.d, in.w, s.numbers, s.items[:upTo], s.supply[:upTo], s.qty[:upTo],
+			s.amounts, s.dist[:upTo])
+	}
+	if upTo < n {
+		b.Queue("ROLLBACK")
+		err := conn.SendBatch(ctx, b).Close()
+		out.rolledBack()
+		return true, err
+	}
 	b.Queue("COMMIT")
+	out.TotalCents = orderTotalCents(sum, out.CDiscount, out.WTax, out.DTax)
 	return false, conn.SendBatch(ctx, b).Close()
+}
+
+// brandGeneric is clause 2.4.2.2's brand-generic field.
+func brandGeneric(itemOriginal, stockOriginal bool) byte {
+	if itemOriginal && stockOriginal {
+		return 'B'
+	}
+	return 'G'
+}
+
+// reset starts the output of a New-Order with its inputs.
+func (o *NewOrderOutput) reset(in *newOrderInput) {
+	lines := o.Lines[:0]
+	*o = NewOrderOutput{W: in.w, D: in.d, C: in.c, OlCnt: int32(len(in.lines)), Lines: lines}
+}
+
+// rolledBack keeps what clause 2.4.3.4 displays for a rolled-back order:
+// w_id, d_id, c_id, c_last, c_credit and o_id.
+func (o *NewOrderOutput) rolledBack() {
+	*o = NewOrderOutput{W: o.W, D: o.D, C: o.C, CLast: o.CLast, CCredit: o.CCredit, OID: o.OID,
+		RolledBack: true, Lines: o.Lines[:0]}
 }

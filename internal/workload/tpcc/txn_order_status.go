@@ -3,9 +3,8 @@ package tpcc
 import (
 	"context"
 	"errors"
-	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // orderStatusInput is what the terminal keys in for an Order-Status (clause 2.6.1).
@@ -36,18 +35,21 @@ func (t *terminal) genOrderStatus(in *orderStatusInput) {
 
 // Order-Status reads the customer, its most recent order (largest o_id) and
 // that order's lines (clause 2.6.2.2) in one statement, so one snapshot sees
-// all three even at read committed. Each row is one order line with the
-// customer and order repeated.
+// all three even at read committed: the carrier and the delivery dates are
+// one picture (clause 3.4). Each row is one order line with the customer and
+// order repeated. The server path (pgoltp_order_status) runs the same
+// statement.
 const (
 	sqlOSTail = `),
 	o AS (SELECT o_id, o_entry_d, o_carrier_id FROM orders
 		WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = (SELECT c_id FROM c)
 		ORDER BY o_id DESC LIMIT 1)
-	SELECT c.c_id, c.c_balance::float8, c.c_first, c.c_middle, c.c_last,
-		o.o_id, o.o_entry_d, o.o_carrier_id,
-		ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity, ol.ol_amount::float8, ol.ol_delivery_d
+	SELECT c.c_id, c.c_first, c.c_middle, c.c_last, (c.c_balance * 100)::int8,
+		o.o_id, o.o_entry_d, coalesce(o.o_carrier_id, 0),
+		ol.ol_supply_w_id, ol.ol_i_id, ol.ol_quantity, (ol.ol_amount * 100)::int8, ol.ol_delivery_d
 	FROM c CROSS JOIN o
-	JOIN order_line ol ON ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id = o.o_id`
+	JOIN order_line ol ON ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id = o.o_id
+	ORDER BY ol.ol_number`
 	sqlOSByID = `WITH c AS (SELECT c_id, c_balance, c_first, c_middle, c_last FROM customer
 		WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3::int` + sqlOSTail
 	sqlOSByName = `WITH c AS (SELECT c_id, c_balance, c_first, c_middle, c_last FROM customer
@@ -56,43 +58,44 @@ const (
 		LIMIT 1` + sqlOSTail
 )
 
-// orderStatusClient runs an Order-Status in one round trip and returns the
-// number of order lines read.
-func (ss *session) orderStatusClient(ctx context.Context, in *orderStatusInput) (int, error) {
-	conn := ss.conn
-	var rows pgx.Rows
-	var err error
+// orderStatusClient runs an Order-Status in one round trip; the output of
+// clause 2.6.3.3 is left in ss.out.os.
+func (ss *session) orderStatusClient(ctx context.Context, in *orderStatusInput) error {
 	if in.byName {
-		rows, err = conn.Query(ctx, sqlOSByName, in.w, in.d, in.last)
-	} else {
-		rows, err = conn.Query(ctx, sqlOSByID, in.w, in.d, in.c)
+		return ss.readOrderStatus(ctx, sqlOSByName, in.w, in.d, in.last)
 	}
+	return ss.readOrderStatus(ctx, sqlOSByID, in.w, in.d, in.c)
+}
+
+// readOrderStatus runs an Order-Status statement of either path (the same
+// columns) and fills ss.out.os.
+func (ss *session) readOrderStatus(ctx context.Context, sql string, args ...any) error {
+	out := &ss.out.os
+	out.Lines = out.Lines[:0]
+	rows, err := ss.conn.Query(ctx, sql, args...)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer rows.Close()
-	var (
-		cID, oID, iID, supplyW, qty int32
-		balance, amount             float64
-		first, middle, last         string
-		entry                       time.Time
-		carrier                     *int32
-		delivered                   *time.Time
-		lines                       int
-	)
+	var delivered pgtype.Timestamp
 	for rows.Next() {
-		if err := rows.Scan(&cID, &balance, &first, &middle, &last, &oID, &entry, &carrier,
-			&iID, &supplyW, &qty, &amount, &delivered); err != nil {
-			return lines, err
+		out.Lines = append(out.Lines, OrderStatusLineOutput{})
+		l := &out.Lines[len(out.Lines)-1]
+		if err := rows.Scan(&out.CID, &out.CFirst, &out.CMiddle, &out.CLast, &out.CBalanceCents,
+			&out.OID, &out.EntryD, &out.Carrier,
+			&l.SupplyW, &l.IID, &l.Qty, &l.AmountCents, &delivered); err != nil {
+			return err
 		}
-		lines++
+		if delivered.Valid {
+			l.DeliveryD = delivered.Time
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return lines, err
+		return err
 	}
-	if lines == 0 {
+	if len(out.Lines) == 0 {
 		// Every customer has at least one order from the initial population.
-		return 0, errors.New("order-status found no order for the customer")
+		return errors.New("order-status found no order for the customer")
 	}
-	return lines, nil
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"time"
 )
 
 // paymentInput is what the terminal keys in for a Payment (clause 2.5.1).
@@ -63,7 +62,7 @@ const (
 		RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip`
 	sqlPayCustomerTail = `
 		RETURNING c_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip,
-			c_phone, c_since, c_credit, c_credit_lim::float8, c_discount::float8, c_balance::float8,
+			c_phone, c_since, c_credit, (c_credit_lim * 100)::int8, (c_discount * 10000)::int8, (c_balance * 100)::int8,
 			CASE WHEN c_credit = 'BC' THEN left(c_data, 200) ELSE '' END AS c_data_200
 	), h AS (
 		INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
@@ -86,20 +85,10 @@ const (
 				WHERE c_w_id = $3::int AND c_d_id = $4::int AND c_last = $6::text) LIMIT 1)` + sqlPayCustomerTail
 )
 
-// paymentResult is what the terminal displays (clause 2.5.3.3).
-type paymentResult struct {
-	wName, wStreet1, wStreet2, wCity, wState, wZip string
-	dName, dStreet1, dStreet2, dCity, dState, dZip string
-	cID                                            int32
-	cFirst, cMiddle, cLast, cStreet1, cStreet2     string
-	cCity, cState, cZip, cPhone, cCredit, cData    string
-	cSince                                         time.Time
-	cCreditLim, cDiscount, cBalance                float64
-}
-
 // paymentClient runs a Payment in one round trip: the three statements in
 // one pipelined batch, which PostgreSQL runs as one implicit transaction.
-// Lock order is warehouse, district, customer for every Payment.
+// Lock order is warehouse, district, customer for every Payment. The output
+// of clause 2.5.3.3 is left in ss.out.pay.
 func (ss *session) paymentClient(ctx context.Context, in *paymentInput) error {
 	conn := ss.conn
 	b := &ss.payBatch
@@ -112,15 +101,13 @@ func (ss *session) paymentClient(ctx context.Context, in *paymentInput) error {
 		b.Queue(sqlPayCustomerByID, in.w, in.d, in.cw, in.cd, in.amount, in.c)
 	}
 	br := conn.SendBatch(ctx, b)
-	res := &ss.payRes
-	err := br.QueryRow().Scan(&res.wName, &res.wStreet1, &res.wStreet2, &res.wCity, &res.wState, &res.wZip)
+	res := &ss.out.pay
+	err := br.QueryRow().Scan(&res.WName, &res.WStreet1, &res.WStreet2, &res.WCity, &res.WState, &res.WZip)
 	if err == nil {
-		err = br.QueryRow().Scan(&res.dName, &res.dStreet1, &res.dStreet2, &res.dCity, &res.dState, &res.dZip)
+		err = br.QueryRow().Scan(&res.DName, &res.DStreet1, &res.DStreet2, &res.DCity, &res.DState, &res.DZip)
 	}
 	if err == nil {
-		err = br.QueryRow().Scan(&res.cID, &res.cFirst, &res.cMiddle, &res.cLast, &res.cStreet1, &res.cStreet2,
-			&res.cCity, &res.cState, &res.cZip, &res.cPhone, &res.cSince, &res.cCredit,
-			&res.cCreditLim, &res.cDiscount, &res.cBalance, &res.cData)
+		err = br.QueryRow().Scan(res.customerFields()...)
 		if err != nil {
 			err = fmt.Errorf("payment customer: %w", err)
 		}

@@ -33,11 +33,13 @@ func (ss *session) stockLevelClient(ctx context.Context, in *stockLevelInput) (i
 // run at read committed: when the run uses a stronger isolation level, the
 // statement goes in its own READ COMMITTED transaction (one round trip), so
 // it neither aborts nor makes others abort with serialization failures.
+// The count is also left in ss.out.sl (clause 2.8.3.3).
 func (ss *session) stockLevel(ctx context.Context, sql string, in *stockLevelInput) (int64, error) {
-	var low int64
+	low := &ss.out.sl.LowStock
+	*low = 0
 	if !ss.slOwnTxn {
-		err := ss.conn.QueryRow(ctx, sql, in.w, in.d, in.threshold).Scan(&low)
-		return low, err
+		err := ss.conn.QueryRow(ctx, sql, in.w, in.d, in.threshold).Scan(low)
+		return *low, err
 	}
 	b := &ss.slBatch
 	b.QueuedQueries = b.QueuedQueries[:0]
@@ -47,10 +49,10 @@ func (ss *session) stockLevel(ctx context.Context, sql string, in *stockLevelInp
 	br := ss.conn.SendBatch(ctx, b)
 	_, err := br.Exec()
 	if err == nil {
-		err = br.QueryRow().Scan(&low)
+		err = br.QueryRow().Scan(low)
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
-	return low, err
+	return *low, err
 }
