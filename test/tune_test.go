@@ -42,6 +42,10 @@ func TestExperimentBadPlansExit2(t *testing.T) {
 		{"set without crash", []string{"experiment", "--set", "fsync=off", write("s.yaml", "duration: 2s\n"+step)}, []string{"--set"}},
 		{"bad set", []string{"experiment", "--crash", "--set", "fsync"}, []string{"--set"}},
 		{"short kill", []string{"experiment", "--crash", "--kill-after", "10ms"}, []string{"--kill-after"}},
+		// Network and code settings are refused whatever the flags (issue 10).
+		{"network setting in plan", []string{"experiment", "--allow-unsafe", write("net.yaml", "duration: 2s\nsteps: [{settings: {listen_addresses: '*'}}]\n")}, []string{"listen_addresses", "network"}},
+		{"command in baseline", []string{"experiment", "--allow-unsafe", write("cmd.yaml", "duration: 2s\nbaseline: {settings: {archive_command: 'cp %p /x'}}\n"+step)}, []string{"archive_command", "runs a program"}},
+		{"preload in --set", []string{"experiment", "--crash", "--allow-unsafe", "--set", "shared_preload_libraries=evil"}, []string{"shared_preload_libraries", "--allow-unsafe does not"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
@@ -186,6 +187,9 @@ func experimentTarget(ctx context.Context) (tune.Server, string, error) {
 type externalServer struct{ dsn string }
 
 func (s externalServer) Apply(ctx context.Context, values map[string]string) (bool, error) {
+	if err := settings.CheckApplicable(values); err != nil {
+		return false, problem.BadInput("leave it out of the plan", "%v", err)
+	}
 	conn, err := pgx.Connect(ctx, s.dsn)
 	if err != nil {
 		return false, err
@@ -210,6 +214,9 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 			return problem.BadInput("use --set name=value, e.g. --set synchronous_commit=off", "bad --set %q", kv)
 		}
 		values[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSpace(value)
+	}
+	if err := settings.CheckApplicable(values); err != nil {
+		return problem.BadInput("leave it out of --set", "%v", err)
 	}
 	if f.killAfter < time.Second {
 		return problem.BadInput("use --kill-after 1s or more", "--kill-after %s is too short to acknowledge any commits", f.killAfter)

@@ -62,9 +62,12 @@ func labelOne(s Setting, value string) (Risk, string) {
 }
 
 // Validate checks value for name on major version major (0: newest form)
-// against the catalog: a known setting, not read-only, present on that
+// against the catalog: not refused (Refused), a known setting, not read-only, present on that
 // version, and within PostgreSQL's accepted range. The error is one line.
 func Validate(major int, name, value string) error {
+	if err := checkApplicable(name); err != nil {
+		return err
+	}
 	s, ok := Lookup(name, major)
 	if !ok {
 		if len(variants(name)) > 0 {

@@ -102,7 +102,7 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 			rep.Unsafe = append(rep.Unsafe, fmt.Sprintf("%s=%s %s", p.Name, p.Value, settings.Tag(p.Risk)))
 		}
 	}
-	if _, err := c.Server.Apply(ctx, c.Settings); err != nil {
+	if _, err := apply(ctx, c.Server, c.Settings); err != nil {
 		return nil, fmt.Errorf("applying settings: %w", err)
 	}
 	defer func() {

@@ -204,7 +204,7 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 // the settings back from pg_settings halfway through.
 func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layout Layout, current *Layout, reloadEach bool) (RunRecord, error) {
 	var rec RunRecord
-	restarted, err := e.Server.Apply(ctx, values)
+	restarted, err := apply(ctx, e.Server, values)
 	if err != nil {
 		return rec, fmt.Errorf("applying settings: %w", err)
 	}

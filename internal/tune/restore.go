@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
@@ -46,7 +47,7 @@ func restore(ctx context.Context, server Server, dsn string, before map[string]s
 			return fmt.Errorf("resetting %s: %w", n, err)
 		}
 	}
-	if _, err := server.Apply(ctx, set); err != nil {
+	if _, err := apply(ctx, server, set); err != nil {
 		return err
 	}
 	if _, err := conn.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
@@ -67,4 +68,14 @@ func restore(ctx context.Context, server Server, dsn string, before map[string]s
 	}
 	conn.Close(ctx)
 	return r.Restart(ctx)
+}
+
+// apply applies values through server after refusing any setting pgoltp
+// never sets (settings.Refused): the last gate before ALTER SYSTEM, whatever
+// the caller validated before.
+func apply(ctx context.Context, server Server, values map[string]string) (bool, error) {
+	if err := settings.CheckApplicable(values); err != nil {
+		return false, problem.BadInput("leave it out of the plan or --set", "%v", err)
+	}
+	return server.Apply(ctx, values)
 }
