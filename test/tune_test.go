@@ -219,9 +219,17 @@ steps:
 		t.Errorf("crash audit with synchronous_commit=on: %+v", crash)
 	}
 
-	// Every report is kept in the lab as well.
-	if saved, _ := filepath.Glob(filepath.Join(lab, "experiments", "*.json")); len(saved) < 2 {
-		t.Errorf("reports saved in the lab: %v", saved)
+	// Every report is kept in the lab as well: three written (two experiments,
+	// possibly in the same second, and the audit), three files, none
+	// overwritten, each readable by its owner only.
+	saved, _ := filepath.Glob(filepath.Join(lab, "experiments", "*.json"))
+	if len(saved) != 3 {
+		t.Errorf("want exactly 3 reports saved in the lab, got %v", saved)
+	}
+	for _, f := range saved {
+		if fi, err := os.Stat(f); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v (%v), want 0600", f, fi.Mode().Perm(), err)
+		}
 	}
 
 	r = runPgoltp(t, time.Minute, "doctor", "--lab", lab, "--json")

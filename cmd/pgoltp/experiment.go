@@ -16,6 +16,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/runfile"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/tune"
 )
@@ -125,7 +126,10 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 			_ = writeReport(out, rep)
 		}
 		if ctx.Err() != nil {
-			return problem.Failed("experiment interrupted; the runs finished so far are reported above and the settings restored")
+			if rep != nil && rep.Restored {
+				return problem.Failed("experiment interrupted; the runs finished so far are reported above and the settings restored")
+			}
+			return problem.Failed("experiment interrupted; the runs finished so far are reported above; the original settings could NOT be restored (see the note above)")
 		}
 		return problem.Failed("experiment stopped: %v", err)
 	}
@@ -262,16 +266,15 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	return nil
 }
 
-// saveReport keeps a report as JSON in LAB/experiments and says where; a
+// saveReport keeps a report as JSON in LAB/experiments (0600, a new file per
+// report: two saved in the same second get distinct names) and says where; a
 // failure to save is reported but does not fail the command.
 func saveReport(kind string, rep any) {
 	dir := filepath.Join(global.lab, "experiments")
-	path := filepath.Join(dir, kind+"-"+time.Now().UTC().Format("20060102T150405Z")+".json")
 	b, err := json.MarshalIndent(rep, "", "  ")
+	path := ""
 	if err == nil {
-		if err = os.MkdirAll(dir, 0o755); err == nil {
-			err = os.WriteFile(path, append(b, '\n'), 0o644)
-		}
+		path, err = runfile.WriteUnique(dir, kind+"-"+time.Now().UTC().Format("20060102T150405Z"), ".json", append(b, '\n'))
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "could not save the %s report: %v\n", kind, err)

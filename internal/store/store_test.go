@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"testing"
@@ -188,5 +189,37 @@ func TestResolve(t *testing.T) {
 		if tc.fails != (err != nil) || got != tc.want {
 			t.Errorf("Resolve(%q) = %q, %v; want %q (fails %v)", tc.ref, got, err, tc.want, tc.fails)
 		}
+	}
+}
+
+// TestResultsFileIsPrivate: results.db and SQLite's -wal/-shm files hold run
+// data and server settings; they are created 0600, and an older 0644 file is
+// tightened when opened.
+func TestResultsFileIsPrivate(t *testing.T) {
+	ctx := context.Background()
+	for _, preexisting := range []bool{false, true} {
+		lab := t.TempDir()
+		if preexisting {
+			if err := os.WriteFile(filepath.Join(lab, store.FileName), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s, err := store.Open(ctx, lab, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Begin(ctx, &store.Run{Workload: "pgbench", StartedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		files, _ := filepath.Glob(filepath.Join(lab, store.FileName+"*"))
+		if len(files) < 2 {
+			t.Fatalf("expected results.db and its WAL files, found %v", files)
+		}
+		for _, f := range files {
+			if fi, err := os.Stat(f); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Errorf("preexisting=%v: %s mode %v (%v), want 0600", preexisting, f, fi.Mode().Perm(), err)
+			}
+		}
+		s.Close()
 	}
 }

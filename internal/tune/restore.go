@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,8 +22,41 @@ type Restarter interface {
 // set with ALTER SYSTEM is set again, any other is reset, so that
 // postgresql.conf or the built-in default applies again exactly as before
 // (setting the old value instead would pin computed values such as
-// wal_buffers=-1). It restarts only when one of them needs it.
+// wal_buffers=-1). It restarts only when one of them needs it. It succeeds
+// only when every value read back from pg_settings afterwards is the one from
+// before: "restored" is a fact checked on the server, never assumed.
 func restore(ctx context.Context, server Server, dsn string, before map[string]settings.Live, names []string) error {
+	if err := putBack(ctx, server, dsn, before, names); err != nil {
+		return err
+	}
+	return checkRestored(ctx, dsn, before, names)
+}
+
+// checkRestored reads the named settings back and names every one whose value
+// differs from before.
+func checkRestored(ctx context.Context, dsn string, before map[string]settings.Live, names []string) error {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return fmt.Errorf("reading the settings back: %w", err)
+	}
+	defer conn.Close(context.Background())
+	now, _, err := settings.ReadServer(ctx, conn, names...)
+	if err != nil {
+		return fmt.Errorf("reading the settings back: %w", err)
+	}
+	var differ []string
+	for _, n := range names {
+		if now[n].Setting != before[n].Setting || now[n].PendingRestart && !before[n].PendingRestart {
+			differ = append(differ, fmt.Sprintf("%s=%s (was %s)", n, now[n].Value(), before[n].Value()))
+		}
+	}
+	if len(differ) > 0 {
+		return fmt.Errorf("settings read back differ from before the experiment: %s", strings.Join(differ, ", "))
+	}
+	return nil
+}
+
+func putBack(ctx context.Context, server Server, dsn string, before map[string]settings.Live, names []string) error {
 	set := map[string]string{}
 	var reset []string
 	for _, n := range names {
