@@ -1,6 +1,10 @@
 package collect
 
-import "time"
+import (
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/settings"
+)
 
 // Samples is everything one collection session saw: the time series, the
 // events and profiles derived from it, the before/after snapshots and the
@@ -108,6 +112,16 @@ type Setting struct {
 	PendingRestart bool
 	Risk           string // "" when harmless; else the risk class, e.g. "can-corrupt-on-crash"
 	RiskReason     string
+}
+
+// Redacted returns the setting with every value replaced by
+// settings.Redacted when the setting may hold a secret (primary_conninfo,
+// *_command, ...): such values are never stored or shown.
+func (s Setting) Redacted() Setting {
+	s.Setting = settings.Redact(s.Name, s.Setting)
+	s.BootVal = settings.Redact(s.Name, s.BootVal)
+	s.ResetVal = settings.Redact(s.Name, s.ResetVal)
+	return s
 }
 
 // Changed reports whether the setting differs from PostgreSQL's built-in

@@ -92,7 +92,8 @@ type Pair struct {
 	Why   string `json:"why"`
 }
 
-// Labelled labels every pair of a map, sorted by name.
+// Labelled labels every pair of a map, sorted by name; secret values are
+// redacted (Redact).
 func Labelled(major int, values map[string]string) []Pair {
 	names := make([]string, 0, len(values))
 	for n := range values {
@@ -102,7 +103,7 @@ func Labelled(major int, values map[string]string) []Pair {
 	out := make([]Pair, 0, len(names))
 	for _, n := range names {
 		r, w := LabelFor(major, n, values[n])
-		out = append(out, Pair{Name: n, Value: values[n], Risk: r, Why: w})
+		out = append(out, Pair{Name: n, Value: Redact(n, values[n]), Risk: r, Why: w})
 	}
 	return out
 }

@@ -200,6 +200,7 @@ func (s *Store) writeAll(ctx context.Context, tx *sql.Tx, run *Run) error {
 				t.Inserts, t.Updates, t.HotUpdates, t.Deletes, t.Autovacuums, t.Autoanalyzes, t.FreezeAge, t.BloatBefore, t.BloatAfter})
 		}
 		for _, st := range sm.Settings {
+			st = st.Redacted() // never store a secret, whoever collected the snapshot
 			settings = append(settings, []any{id, st.Name, st.Setting, st.Unit, st.Source, st.BootVal, st.ResetVal, boolInt(st.PendingRestart), st.Risk, st.RiskReason})
 		}
 		seen := map[string]bool{}
