@@ -61,14 +61,16 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 	if c.KillAfter <= 0 {
 		c.KillAfter = 5 * time.Second
 	}
-	conn, err := pgx.Connect(ctx, c.DSN)
+	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	conn, err := pgx.Connect(setupCtx, c.DSN)
 	if err != nil {
 		return nil, problem.Wrap(err, "check the server", "cannot connect for the durability audit")
 	}
-	live, major, err := settings.ReadServer(ctx, conn)
+	live, major, err := settings.ReadServer(setupCtx, conn)
 	var version string
 	if err == nil {
-		err = conn.QueryRow(ctx, "SELECT 'PostgreSQL ' || current_setting('server_version')").Scan(&version)
+		err = conn.QueryRow(setupCtx, "SELECT 'PostgreSQL ' || current_setting('server_version')").Scan(&version)
 	}
 	conn.Close(context.Background())
 	if err != nil {

@@ -324,6 +324,8 @@ func summarize(sr *StepResult, level float64) {
 
 // readServer reads pg_settings and the version string.
 func (e *Experiment) readServer(ctx context.Context) (map[string]settings.Live, int, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
 	conn, err := pgx.Connect(ctx, e.DSN)
 	if err != nil {
 		return nil, 0, "", problem.Wrap(err, "check the server", "cannot connect for the experiment")

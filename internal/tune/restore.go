@@ -12,6 +12,11 @@ import (
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
+// setupTimeout bounds the statements an experiment runs before and between
+// its measured runs (reading pg_settings, the version): a server that stops
+// answering fails the experiment instead of hanging it.
+const setupTimeout = 2 * time.Minute
+
 // Restarter is a server pgoltp may restart (*cluster.Cluster). Experiments
 // with settings that need a restart run only on one.
 type Restarter interface {
