@@ -15,7 +15,11 @@ type Samples struct {
 	End      time.Time
 	Interval time.Duration
 
-	Points     []Point     // the time series, one value per metric (and key) per tick
+	Points     []Point     // the time series, one value per metric (and key) per tick, minus those handed out by Take
+	// Taken counts the points handed out by Session.Take during the run: the
+	// caller stored them as they came (a long run must not keep them all in
+	// memory), so Points holds only the rest and a final write adds just those.
+	Taken      int
 	Events     []Event     // checkpoints and other moments worth a vertical line
 	Waits      []Wait      // wait events sampled from pg_stat_activity
 	Statements []Statement // pg_stat_statements, delta over the session
