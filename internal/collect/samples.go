@@ -15,7 +15,7 @@ type Samples struct {
 	End      time.Time
 	Interval time.Duration
 
-	Points     []Point     // the time series, one value per metric (and key) per tick, minus those handed out by Take
+	Points []Point // the time series, one value per metric (and key) per tick, minus those handed out by Take
 	// Taken counts the points handed out by Session.Take during the run: the
 	// caller stored them as they came (a long run must not keep them all in
 	// memory), so Points holds only the rest and a final write adds just those.
