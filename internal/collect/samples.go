@@ -15,11 +15,7 @@ type Samples struct {
 	End      time.Time
 	Interval time.Duration
 
-	Points []Point // the time series, one value per metric (and key) per tick, minus those handed out by Take
-	// Taken counts the points handed out by Session.Take during the run: the
-	// caller stored them as they came (a long run must not keep them all in
-	// memory), so Points holds only the rest and a final write adds just those.
-	Taken      int
+	Points     []Point     // the time series, one value per metric (and key) per tick, minus those handed out by Take
 	Events     []Event     // checkpoints and other moments worth a vertical line
 	Waits      []Wait      // wait events sampled from pg_stat_activity
 	Statements []Statement // pg_stat_statements, delta over the session
@@ -28,6 +24,11 @@ type Samples struct {
 	Facts      []Fact      // one-time facts: server version, kernel, vm.*, THP, cgroups
 	Cost       Cost        // what collecting cost
 	Warnings   []string    // what could not be collected and why
+
+	// Taken counts the points handed out by Session.Take during the run: the
+	// caller stored them as they came (a long run must not keep them all in
+	// memory), so Points holds only the rest and a final write adds just those.
+	Taken int
 }
 
 // Point is one sampled value. Metric names say their unit ("os.cpu.user_pct",
