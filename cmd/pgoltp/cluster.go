@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
@@ -186,6 +187,8 @@ func printStatus(cmd *cobra.Command, c *cluster.Cluster) error {
 }
 
 func databaseSize(ctx context.Context, c *cluster.Cluster) string {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
 	if err != nil {
 		return ""
