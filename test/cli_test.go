@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +59,32 @@ func TestBadInputIsOneLineExit2(t *testing.T) {
 
 func isRoot() bool { return os.Geteuid() == 0 }
 
+// serverUID returns the real uid of the postmaster of dataDir, read from
+// /proc/<pid>/status (the pid is the first line of postmaster.pid).
+func serverUID(t *testing.T, dataDir string) int {
+	t.Helper()
+	pidFile, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _, _ := strings.Cut(string(pidFile), "\n")
+	status, err := os.ReadFile(filepath.Join("/proc", strings.TrimSpace(pid), "status"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if fields := strings.Fields(line); len(fields) >= 2 && fields[0] == "Uid:" {
+			uid, err := strconv.Atoi(fields[1]) // real, effective, saved, filesystem: the real one
+			if err != nil {
+				t.Fatal(err)
+			}
+			return uid
+		}
+	}
+	t.Fatalf("no Uid line in /proc/%s/status", pid)
+	return -1
+}
+
 // TestClusterCommands runs up, status, down, up, destroy as a user would, as
 // root in CI: the server must run as the unprivileged user.
 func TestClusterCommands(t *testing.T) {
@@ -79,8 +107,15 @@ func TestClusterCommands(t *testing.T) {
 	if !st.Running || st.Port == 0 {
 		t.Errorf("status after up: %+v", st)
 	}
-	if isRoot() && st.RunAs == "root" {
-		t.Error("the server runs as root")
+	if isRoot() {
+		// What the kernel says about the running postmaster, not what pgoltp recorded.
+		uid := serverUID(t, filepath.Join(lab, "data"))
+		if uid == 0 {
+			t.Error("the server runs as root")
+		}
+		if u, err := user.Lookup(st.RunAs); err != nil || u.Uid != strconv.Itoa(uid) {
+			t.Errorf("the server runs as uid %d, the lab says %q (%v)", uid, st.RunAs, err)
+		}
 	}
 	pw, err := os.ReadFile(filepath.Join(lab, "password"))
 	if err != nil {

@@ -123,6 +123,8 @@ func TestRunsReportCompare(t *testing.T) {
 		if !strings.Contains(r.stdout, file) {
 			t.Errorf("report should say where it wrote: %q", r.stdout)
 		}
+		assertPrivate(t, file)
+		assertPrivate(t, filepath.Join(lab, "results.db"))
 		page, err := browser.Load(ctx, chromium, file)
 		if err != nil {
 			t.Fatal(err)
@@ -159,6 +161,7 @@ func TestRunsReportCompare(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
+		assertPrivate(t, out)
 		f, err := os.Open(out)
 		if err != nil {
 			t.Fatal(err)
@@ -255,4 +258,16 @@ func TestRunsReportCompare(t *testing.T) {
 			t.Errorf("runs in an empty lab: exit %d, %q %q", r.code, r.stdout, r.stderr)
 		}
 	})
+}
+
+// assertPrivate checks that a file with run data is readable by its owner only.
+func assertPrivate(t *testing.T, path string) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s: mode %v, want 0600 (it holds run data)", path, fi.Mode().Perm())
+	}
 }

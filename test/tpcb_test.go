@@ -14,16 +14,10 @@ import (
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 )
 
-// pgbenchBinary finds pgbench: on PATH, or next to the managed cluster's
-// server binaries. The compatibility tests need the real one.
-func pgbenchBinary(t *testing.T) string {
-	t.Helper()
-	if p, err := exec.LookPath("pgbench"); err == nil {
-		return p
-	}
-	t.Skip("pgbench not found on PATH: the pgbench compatibility tests need it")
-	return ""
-}
+// pgbenchBinary finds pgbench: next to the test cluster's server binaries,
+// on PATH, or next to an installed server. The compatibility tests need the
+// real one.
+func pgbenchBinary(t *testing.T) string { return pgtest.Pgbench(t) }
 
 // runPgbench runs pgbench against dsn and returns its combined output.
 func runPgbench(t *testing.T, dsn string, args ...string) string {

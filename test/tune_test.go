@@ -43,6 +43,10 @@ func TestExperimentBadPlansExit2(t *testing.T) {
 		{"set without crash", []string{"experiment", "--set", "fsync=off", write("s.yaml", "duration: 2s\n"+step)}, []string{"--set"}},
 		{"bad set", []string{"experiment", "--crash", "--set", "fsync"}, []string{"--set"}},
 		{"short kill", []string{"experiment", "--crash", "--kill-after", "10ms"}, []string{"--kill-after"}},
+		// Network and code settings are refused whatever the flags (issue 10).
+		{"network setting in plan", []string{"experiment", "--allow-unsafe", write("net.yaml", "duration: 2s\nsteps: [{settings: {listen_addresses: '*'}}]\n")}, []string{"listen_addresses", "network"}},
+		{"command in baseline", []string{"experiment", "--allow-unsafe", write("cmd.yaml", "duration: 2s\nbaseline: {settings: {archive_command: 'cp %p /x'}}\n"+step)}, []string{"archive_command", "runs a program"}},
+		{"preload in --set", []string{"experiment", "--crash", "--allow-unsafe", "--set", "shared_preload_libraries=evil"}, []string{"shared_preload_libraries", "--allow-unsafe does not"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -228,14 +232,12 @@ steps:
 	if !regexp.MustCompile(`verdict: (better|worse|no measurable difference) \(unsafe: can lose data on crash\)`).MatchString(r.stdout) {
 		t.Errorf("no labelled verdict:\n%s", r.stdout)
 	}
-	// The report kept in the lab holds the same in JSON.
+	// The report kept in the lab holds the same in JSON. Names are unique
+	// (a second report of the same second gets a -2 suffix), so find the
+	// auto one by its content rather than by its place in the listing.
 	saved, _ := filepath.Glob(filepath.Join(lab, "experiments", "experiment-*.json"))
 	if len(saved) < 2 {
 		t.Fatalf("experiment reports saved in the lab: %v", saved)
-	}
-	b, err := os.ReadFile(saved[len(saved)-1])
-	if err != nil {
-		t.Fatal(err)
 	}
 	var autoRep struct {
 		Repetitions string  `json:"repetitions"`
@@ -257,8 +259,17 @@ steps:
 			Summary   string `json:"summary"`
 		} `json:"steps"`
 	}
-	if err := json.Unmarshal(b, &autoRep); err != nil {
-		t.Fatalf("%s: %v", saved[len(saved)-1], err)
+	for _, f := range saved {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &autoRep); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if autoRep.Repetitions == "auto" {
+			break
+		}
 	}
 	if autoRep.Repetitions != "auto" || autoRep.Level < 0.974 || autoRep.Level > 0.976 || autoRep.Method == "" || autoRep.StopRule == "" || len(autoRep.Steps) != 1 {
 		t.Fatalf("saved auto report: %+v", autoRep)
@@ -303,9 +314,17 @@ steps:
 		t.Errorf("crash audit with synchronous_commit=on: %+v", crash)
 	}
 
-	// Every report is kept in the lab as well.
-	if saved, _ := filepath.Glob(filepath.Join(lab, "experiments", "*.json")); len(saved) < 2 {
-		t.Errorf("reports saved in the lab: %v", saved)
+	// Every report is kept in the lab as well: three written (two experiments,
+	// possibly in the same second, and the audit), three files, none
+	// overwritten, each readable by its owner only.
+	saved, _ = filepath.Glob(filepath.Join(lab, "experiments", "*.json"))
+	if len(saved) != 3 {
+		t.Errorf("want exactly 3 reports saved in the lab, got %v", saved)
+	}
+	for _, f := range saved {
+		if fi, err := os.Stat(f); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v (%v), want 0600", f, fi.Mode().Perm(), err)
+		}
 	}
 
 	r = runPgoltp(t, time.Minute, "doctor", "--lab", lab, "--json")

@@ -186,6 +186,8 @@ func writeAdvice(w io.Writer, a tune.Advice, format string) error {
 // readAdviseServer reads pg_settings, whether the server is on this host and,
 // when asked, samples the WAL rate.
 func readAdviseServer(ctx context.Context, dsn string, measure time.Duration) (map[string]settings.Live, int, float64, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout+measure)
+	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return nil, 0, 0, false, problem.Wrap(err, "check --dsn", "cannot connect")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/report"
+	"github.com/pgoltp/pgoltp/internal/runfile"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 
@@ -94,7 +95,7 @@ func compareRuns(cmd *cobra.Command, refs []string, out, format string) error {
 	if out == "" || out == "-" {
 		return render(cmd.OutOrStdout())
 	}
-	if err := writeFileAtomically(out, render); err != nil {
+	if err := runfile.WriteAtomically(out, render); err != nil {
 		return problem.Wrap(err, "check that the directory of -o is writable", "cannot write %s", out)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "Comparison of %d runs: %s\n", len(runs), out)

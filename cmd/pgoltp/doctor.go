@@ -62,6 +62,9 @@ statistics describe what ran since they were last reset.`,
 			if err != nil {
 				return err
 			}
+			// Bounded: a server that stops answering fails the doctor, it does not hang it.
+			ctx, cancel := context.WithTimeout(ctx, setupTimeout+f.sample)
+			defer cancel()
 			conn, err := pgx.Connect(ctx, dsn)
 			if err != nil {
 				return problem.Wrap(err, "check the server", "cannot connect")

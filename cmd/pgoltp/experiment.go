@@ -16,6 +16,8 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/runfile"
+	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
@@ -129,7 +131,10 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 			_ = writeReport(out, rep)
 		}
 		if ctx.Err() != nil {
-			return problem.Failed("experiment interrupted; the runs finished so far are reported above and the settings restored")
+			if rep != nil && rep.Restored {
+				return problem.Failed("experiment interrupted; the runs finished so far are reported above and the settings restored")
+			}
+			return problem.Failed("experiment interrupted; the runs finished so far are reported above; the original settings could NOT be restored (see the note above)")
 		}
 		return problem.Failed("experiment stopped: %v", err)
 	}
@@ -194,6 +199,9 @@ func experimentTarget(ctx context.Context) (tune.Server, string, error) {
 type externalServer struct{ dsn string }
 
 func (s externalServer) Apply(ctx context.Context, values map[string]string) (bool, error) {
+	if err := settings.CheckApplicable(values); err != nil {
+		return false, problem.BadInput("leave it out of the plan", "%v", err)
+	}
 	conn, err := pgx.Connect(ctx, s.dsn)
 	if err != nil {
 		return false, err
@@ -218,6 +226,9 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 			return problem.BadInput("use --set name=value, e.g. --set synchronous_commit=off", "bad --set %q", kv)
 		}
 		values[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSpace(value)
+	}
+	if err := settings.CheckApplicable(values); err != nil {
+		return problem.BadInput("leave it out of --set", "%v", err)
 	}
 	if f.killAfter < time.Second {
 		return problem.BadInput("use --kill-after 1s or more", "--kill-after %s is too short to acknowledge any commits", f.killAfter)
@@ -266,16 +277,15 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	return nil
 }
 
-// saveReport keeps a report as JSON in LAB/experiments and says where; a
+// saveReport keeps a report as JSON in LAB/experiments (0600, a new file per
+// report: two saved in the same second get distinct names) and says where; a
 // failure to save is reported but does not fail the command.
 func saveReport(kind string, rep any) {
 	dir := filepath.Join(global.lab, "experiments")
-	path := filepath.Join(dir, kind+"-"+time.Now().UTC().Format("20060102T150405Z")+".json")
 	b, err := json.MarshalIndent(rep, "", "  ")
+	path := ""
 	if err == nil {
-		if err = os.MkdirAll(dir, 0o755); err == nil {
-			err = os.WriteFile(path, append(b, '\n'), 0o644)
-		}
+		path, err = runfile.WriteUnique(dir, kind+"-"+time.Now().UTC().Format("20060102T150405Z"), ".json", append(b, '\n'))
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "could not save the %s report: %v\n", kind, err)

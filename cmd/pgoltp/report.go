@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/report"
+	"github.com/pgoltp/pgoltp/internal/runfile"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 
@@ -92,39 +92,9 @@ func writeRunReport(cmd *cobra.Command, ref, out, format string) error {
 		}
 		return w.Flush()
 	}
-	if err := writeFileAtomically(out, func(w io.Writer) error { return render(w, run) }); err != nil {
+	if err := runfile.WriteAtomically(out, func(w io.Writer) error { return render(w, run) }); err != nil {
 		return problem.Wrap(err, "check that the directory of -o is writable", "cannot write %s", out)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "Report of run %s (%s): %s\n", run.ID, run.Status, out)
 	return nil
-}
-
-// writeFileAtomically writes a file through a temporary one, so a reader never
-// sees half a report.
-func writeFileAtomically(path string, fill func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".report-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriter(tmp)
-	if err := fill(w); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,6 +15,10 @@ import (
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
 )
+
+// setupTimeout bounds the setup statements pgoltp runs before a command's
+// real work (checking a database exists, creating it).
+const setupTimeout = 2 * time.Minute
 
 // workDatabase is the database pgoltp loads and runs in on the managed cluster.
 const workDatabase = "pgoltp"
@@ -80,12 +86,39 @@ func checkDSN(ctx context.Context, dsn string) (string, error) {
 	if global.verbose > 0 {
 		fmt.Fprintf(os.Stderr, "pgoltp: PostgreSQL at %s:%d database %s as %s\n", cfg.Host, cfg.Port, cfg.Database, cfg.User)
 	}
-	return dsn, nil
+	return withConnectTimeout(dsn, cfg), nil
+}
+
+// defaultConnectTimeout bounds every connection pgoltp opens to a --dsn server
+// whose DSN (or PGCONNECT_TIMEOUT) does not set one: a server that stops
+// answering (a firewall dropping packets, a dead host) then fails the command
+// instead of hanging it for the kernel's TCP timeout, minutes later.
+const defaultConnectTimeout = "10"
+
+// withConnectTimeout returns dsn with connect_timeout=10 added when cfg (dsn
+// parsed) has none, in the DSN's own form: a query parameter of a URL, or a
+// key=value pair.
+func withConnectTimeout(dsn string, cfg *pgx.ConnConfig) string {
+	if cfg.ConnectTimeout > 0 {
+		return dsn
+	}
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return dsn
+		}
+		q := u.Query()
+		q.Set("connect_timeout", defaultConnectTimeout)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return strings.TrimSpace(dsn) + " connect_timeout=" + defaultConnectTimeout
 }
 
 // ensureDatabase creates db on the managed cluster if it does not exist.
 func ensureDatabase(ctx context.Context, c *cluster.Cluster, db string) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute) // setup statements: bounded
+	// A setup statement: bounded, so a stuck server fails the command.
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
 	if err != nil {

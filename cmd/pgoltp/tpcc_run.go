@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/runfile"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
 
@@ -73,7 +74,7 @@ cleanly and still prints the summary.`,
 				opts.ProgressOut = cmd.ErrOrStderr()
 			}
 			if deliveryLog != "" {
-				f, err := os.Create(deliveryLog)
+				f, err := runfile.Create(deliveryLog)
 				if err != nil {
 					return problem.Wrap(err, "pass a writable --delivery-log path", "cannot create the delivery log")
 				}

@@ -56,7 +56,9 @@ func TestCollectorsAroundPgbench(t *testing.T) {
 			t.Errorf("metric %s never sampled", m)
 		}
 	}
-	if s.Cost.Ticks < 4 {
+	// 5 ticks on an idle machine; a tick that takes longer than the interval
+	// on a busy 2-core one drops the next, so 3 is the bound.
+	if s.Cost.Ticks < 3 {
 		t.Errorf("only %d ticks in a 5 s run at 1 s", s.Cost.Ticks)
 	}
 	t.Logf("cost: %d ticks, tick CPU %v, backend CPU %v (local %v), snapshots %v, %.3f%% of a core",

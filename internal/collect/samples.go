@@ -1,6 +1,10 @@
 package collect
 
-import "time"
+import (
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/settings"
+)
 
 // Samples is everything one collection session saw: the time series, the
 // events and profiles derived from it, the before/after snapshots and the
@@ -11,7 +15,7 @@ type Samples struct {
 	End      time.Time
 	Interval time.Duration
 
-	Points     []Point     // the time series, one value per metric (and key) per tick
+	Points     []Point     // the time series, one value per metric (and key) per tick, minus those handed out by Take
 	Events     []Event     // checkpoints and other moments worth a vertical line
 	Waits      []Wait      // wait events sampled from pg_stat_activity
 	Statements []Statement // pg_stat_statements, delta over the session
@@ -20,6 +24,11 @@ type Samples struct {
 	Facts      []Fact      // one-time facts: server version, kernel, vm.*, THP, cgroups
 	Cost       Cost        // what collecting cost
 	Warnings   []string    // what could not be collected and why
+
+	// Taken counts the points handed out by Session.Take during the run: the
+	// caller stored them as they came (a long run must not keep them all in
+	// memory), so Points holds only the rest and a final write adds just those.
+	Taken int
 }
 
 // Point is one sampled value. Metric names say their unit ("os.cpu.user_pct",
@@ -108,6 +117,16 @@ type Setting struct {
 	PendingRestart bool
 	Risk           string // "" when harmless; else the risk class, e.g. "can-corrupt-on-crash"
 	RiskReason     string
+}
+
+// Redacted returns the setting with every value replaced by
+// settings.Redacted when the setting may hold a secret (primary_conninfo,
+// *_command, ...): such values are never stored or shown.
+func (s Setting) Redacted() Setting {
+	s.Setting = settings.Redact(s.Name, s.Setting)
+	s.BootVal = settings.Redact(s.Name, s.BootVal)
+	s.ResetVal = settings.Redact(s.Name, s.ResetVal)
+	return s
 }
 
 // Changed reports whether the setting differs from PostgreSQL's built-in

@@ -34,8 +34,7 @@ type Session struct {
 	parent context.Context
 
 	mu      sync.Mutex
-	samples Samples
-	taken   int // points already handed out by Take
+	samples Samples // Points holds only what Take has not handed out yet
 
 	os           *osSampler
 	pg           *pgSampler
@@ -245,20 +244,30 @@ func (s *Session) tick(ctx context.Context, now time.Time) error {
 	if s.conn != nil {
 		err = s.pg.sample(ctx, s.conn, now, add, func(e Event) { evs = append(evs, e) })
 	}
+	s.keep(pts, evs)
+	return err
+}
+
+// keep adds one tick's points and events to what the session holds.
+func (s *Session) keep(pts []Point, evs []Event) {
 	s.mu.Lock()
 	s.samples.Points = append(s.samples.Points, pts...)
 	s.samples.Events = append(s.samples.Events, evs...)
 	s.mu.Unlock()
-	return err
 }
 
-// Take returns the points sampled since the previous Take, so a caller can
-// store them while the run goes. Stop still returns every point.
+// Take hands out the points sampled since the previous Take and forgets them,
+// so that a caller storing them as the run goes (report.Recording, every few
+// seconds) keeps the session's memory bounded however long the run lasts.
+// Stop then returns only the points never taken (Samples.Taken counts the
+// others).
 func (s *Session) Take() []Point {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := append([]Point(nil), s.samples.Points[s.taken:]...)
-	s.taken = len(s.samples.Points)
+	out := s.samples.Points
+	// The next flush will need about as much: one allocation per flush.
+	s.samples.Points = make([]Point, 0, len(out))
+	s.samples.Taken += len(out)
 	return out
 }
 

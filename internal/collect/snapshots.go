@@ -31,7 +31,7 @@ func settingsSnapshot(ctx context.Context, conn *pgx.Conn, major int) ([]Setting
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Setting, error) {
 		var s Setting
 		err := r.Scan(&s.Name, &s.Setting, &s.Unit, &s.Source, &s.BootVal, &s.ResetVal, &s.PendingRestart)
-		return s, err
+		return s.Redacted(), err
 	})
 	if err != nil {
 		return nil, err

@@ -15,7 +15,18 @@ type Point struct {
 	Measured bool            `json:"measured"` // inside the measurement interval (after ramp-up)
 }
 
-// Series is the per-interval history of a run.
+// MaxPoints bounds a series in memory. A run of many hours (days of pgbench
+// transactions) would otherwise keep one point per second for its whole
+// length: a week is 604,800 points per series. When a series reaches
+// MaxPoints, neighbouring points are merged pairwise (counts and counters
+// summed, percentiles the larger of the two: an upper bound), halving its
+// resolution; the oldest part of a long run ends coarsest. Runs up to 10 hours
+// keep every second. Totals and headline figures never come from the series
+// (they come from the run's merged histograms), so nothing is lost but
+// resolution.
+const MaxPoints = 36000
+
+// Series is the per-interval history of a run, at most MaxPoints long.
 type Series struct {
 	Kinds        []string  `json:"kinds"`
 	CounterNames []string  `json:"counter_names"`
@@ -45,8 +56,50 @@ func (s *Series) Add(snap *Snapshot, measured bool) Point {
 		}
 		p.Counters[k] = append([]int64(nil), snap.Counters[k]...)
 	}
-	s.Points = append(s.Points, p)
+	s.keep(p)
 	return p
+}
+
+// keep appends p, coarsening the series when it reaches MaxPoints.
+func (s *Series) keep(p Point) {
+	s.Points = append(s.Points, p)
+	if len(s.Points) >= MaxPoints {
+		s.coarsen()
+	}
+}
+
+// coarsen merges neighbouring points pairwise, never across the start of the
+// measurement interval (a merged point is measured or not as a whole).
+func (s *Series) coarsen() {
+	out := s.Points[:0] // in place: out never overtakes the point being read
+	for i := 0; i < len(s.Points); {
+		p := s.Points[i]
+		i++
+		if i < len(s.Points) && s.Points[i].Measured == p.Measured {
+			p = merged(p, s.Points[i])
+			i++
+		}
+		out = append(out, p)
+	}
+	clear(s.Points[len(out):]) // let the merged-away slices be collected
+	s.Points = out
+}
+
+// merged is one point covering a and the point b right after it.
+func merged(a, b Point) Point {
+	n := len(a.Counts)
+	m := Point{Elapsed: b.Elapsed, Length: a.Length + b.Length, Measured: a.Measured,
+		Counts: make([]int64, n), P50: make([]time.Duration, n), P95: make([]time.Duration, n),
+		P99: make([]time.Duration, n), Counters: make([][]int64, n)}
+	for k := range n {
+		m.Counts[k] = a.Counts[k] + b.Counts[k]
+		m.P50[k], m.P95[k], m.P99[k] = max(a.P50[k], b.P50[k]), max(a.P95[k], b.P95[k]), max(a.P99[k], b.P99[k])
+		m.Counters[k] = make([]int64, len(a.Counters[k]))
+		for c := range a.Counters[k] {
+			m.Counters[k][c] = a.Counters[k][c] + b.Counters[k][c]
+		}
+	}
+	return m
 }
 
 // Rate returns kind's completions per minute in point i.

@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/report/pgbench"
 )
 
 // EnvDSN names an existing server to test against instead of a managed cluster.
@@ -191,4 +192,21 @@ func sanitize(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// Pgbench returns the pgbench the compatibility tests run: the one in the test
+// cluster's bin directory, else on PATH, else next to an installed server. It
+// skips the test when there is none.
+func Pgbench(t testing.TB) string {
+	t.Helper()
+	AdminDSN(t)
+	var dirs []string
+	if shared != nil {
+		dirs = append(dirs, shared.BinDir)
+	}
+	p, err := pgbench.Find(dirs...)
+	if err != nil {
+		t.Skip(err.Error() + ": the pgbench compatibility tests need it")
+	}
+	return p
 }

@@ -47,6 +47,9 @@ type Recording struct {
 	stop chan struct{}
 	wg   sync.WaitGroup
 	mu   sync.Mutex // serializes store writes between the flusher and Finish
+	// unstored are points taken from the session whose append failed: tried
+	// again at the next flush, and written by Finish at the latest.
+	unstored []collect.Point
 }
 
 // Begin opens the results store, stores run as running (its Params should be
@@ -95,12 +98,23 @@ func (r *Recording) flush(ctx context.Context, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			r.mu.Lock()
-			// A failed append is not fatal: Finish writes every point again.
-			_ = r.st.AppendPoints(ctx, r.run.ID, r.sess.Take())
-			r.mu.Unlock()
+			r.store(ctx)
 		}
 	}
+}
+
+// store appends the points sampled since the last flush. The session forgets
+// them once taken, so memory stays bounded over a run of days; a failed append
+// is not fatal: the points are kept and tried again, or written by Finish.
+func (r *Recording) store(ctx context.Context) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	pts := append(r.unstored, r.sess.Take()...)
+	if err := r.st.AppendPoints(ctx, r.run.ID, pts); err != nil {
+		r.unstored = pts
+		return
+	}
+	r.unstored = nil
 }
 
 // Finish stops the collectors and stores the whole run with status in one
@@ -112,6 +126,10 @@ func (r *Recording) Finish(ctx context.Context, status store.Status) (string, er
 	r.wg.Wait()
 	if r.sess != nil {
 		samples, err := r.sess.Stop()
+		if samples != nil {
+			// The final write adds only what the flusher has not stored.
+			samples.Points = append(r.unstored, samples.Points...)
+		}
 		r.run.Samples = samples
 		if err != nil {
 			r.run.Notes = append(r.run.Notes, "collector: "+err.Error())

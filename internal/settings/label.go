@@ -62,9 +62,12 @@ func labelOne(s Setting, value string) (Risk, string) {
 }
 
 // Validate checks value for name on major version major (0: newest form)
-// against the catalog: a known setting, not read-only, present on that
+// against the catalog: not refused (Refused), a known setting, not read-only, present on that
 // version, and within PostgreSQL's accepted range. The error is one line.
 func Validate(major int, name, value string) error {
+	if err := checkApplicable(name); err != nil {
+		return err
+	}
 	s, ok := Lookup(name, major)
 	if !ok {
 		if len(variants(name)) > 0 {
@@ -89,7 +92,8 @@ type Pair struct {
 	Why   string `json:"why"`
 }
 
-// Labelled labels every pair of a map, sorted by name.
+// Labelled labels every pair of a map, sorted by name; secret values are
+// redacted (Redact).
 func Labelled(major int, values map[string]string) []Pair {
 	names := make([]string, 0, len(values))
 	for n := range values {
@@ -99,7 +103,7 @@ func Labelled(major int, values map[string]string) []Pair {
 	out := make([]Pair, 0, len(names))
 	for _, n := range names {
 		r, w := LabelFor(major, n, values[n])
-		out = append(out, Pair{Name: n, Value: values[n], Risk: r, Why: w})
+		out = append(out, Pair{Name: n, Value: Redact(n, values[n]), Risk: r, Why: w})
 	}
 	return out
 }

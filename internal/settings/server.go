@@ -81,9 +81,13 @@ func (l Live) FromAutoConf() bool {
 }
 
 // ValidateLive checks value for name against a live server's pg_settings row
-// when there is one, and against the catalog otherwise.
+// when there is one, and against the catalog otherwise. Refused settings
+// (Refused) are errors whatever the value.
 func ValidateLive(live map[string]Live, major int, name, value string) error {
 	name = strings.ToLower(strings.TrimSpace(name))
+	if err := checkApplicable(name); err != nil {
+		return err
+	}
 	l, ok := live[name]
 	if !ok {
 		if live != nil {

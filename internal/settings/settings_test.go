@@ -3,6 +3,7 @@ package settings_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -137,7 +138,14 @@ func TestCatalogMatchesServer(t *testing.T) {
 				t.Errorf("%s: the server accepts %q, the catalog does not", name, e)
 			}
 		}
-		// Validating the server's current value must pass both ways.
+		// Validating the server's current value must pass both ways, except
+		// for settings pgoltp refuses to set whatever the value.
+		if refused, _ := settings.Refused(name); refused {
+			if settings.ValidateLive(live, major, name, l.Value()) == nil {
+				t.Errorf("%s: refused, yet its value validates", name)
+			}
+			continue
+		}
 		if !s.ReadOnly() {
 			if err := settings.ValidateLive(live, major, name, l.Value()); err != nil {
 				t.Errorf("%s: the server's own value fails: %v", name, err)
@@ -161,5 +169,58 @@ func TestCheckTogether(t *testing.T) {
 		if err := settings.CheckTogether(c.values); (err == nil) != c.ok {
 			t.Errorf("CheckTogether(%v) = %v, want ok=%v", c.values, err, c.ok)
 		}
+	}
+}
+
+// TestRefused: settings that open the server to the network, run programs or
+// load code, or move the lab's files are refused by every validation path,
+// whatever the value; ordinary and durability settings are not.
+func TestRefused(t *testing.T) {
+	refused := []string{"listen_addresses", "port", "ssl", "ssl_cert_file", "ssl_passphrase_command", "SSL_ciphers",
+		"archive_command", "restore_command", "archive_cleanup_command", "recovery_end_command", "archive_library",
+		"shared_preload_libraries", "local_preload_libraries", "session_preload_libraries", "dynamic_library_path",
+		"data_directory", "hba_file", "ident_file", "config_file", "external_pid_file",
+		"unix_socket_directories", "unix_socket_group", "unix_socket_permissions", " Some_Future_Command "}
+	for _, name := range refused {
+		if ok, why := settings.Refused(name); !ok || why == "" {
+			t.Errorf("Refused(%q) = %v %q, want refused with a reason", name, ok, why)
+		}
+		if err := settings.Validate(15, name, "x"); err == nil || !strings.Contains(err.Error(), "never sets") {
+			t.Errorf("Validate(%q) = %v, want a refusal", name, err)
+		}
+		live := map[string]settings.Live{strings.ToLower(strings.TrimSpace(name)): {Name: name, Range: settings.Range{Kind: settings.String}, Context: settings.Sighup}}
+		if err := settings.ValidateLive(live, 15, name, "x"); err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("ValidateLive(%q) = %v, want a one-line refusal", name, err)
+		}
+		if err := settings.CheckApplicable(map[string]string{"work_mem": "64MB", name: "x"}); err == nil {
+			t.Errorf("CheckApplicable with %q passed", name)
+		}
+	}
+	for _, name := range []string{"shared_buffers", "fsync", "synchronous_commit", "archive_mode", "wal_level", "work_mem", "portal_something", "sslx"} {
+		if ok, why := settings.Refused(name); ok {
+			t.Errorf("Refused(%q) = true (%s), want allowed", name, why)
+		}
+	}
+	if err := settings.CheckApplicable(map[string]string{"fsync": "off", "work_mem": "64MB"}); err != nil {
+		t.Errorf("CheckApplicable of ordinary settings: %v", err)
+	}
+}
+
+func TestSecretRedacted(t *testing.T) {
+	for _, name := range []string{"primary_conninfo", "archive_command", "ssl_passphrase_command", "restore_command", "my.password", "ext.secret_token"} {
+		if settings.Redact(name, "host=x password=hunter2") != settings.Redacted {
+			t.Errorf("%s not redacted", name)
+		}
+	}
+	for _, name := range []string{"work_mem", "archive_mode", "listen_addresses"} {
+		if settings.Redact(name, "v") != "v" {
+			t.Errorf("%s redacted", name)
+		}
+	}
+	if settings.Redact("archive_command", "") != "" {
+		t.Error("an empty secret setting says nothing and is shown as empty")
+	}
+	if p := settings.Labelled(15, map[string]string{"primary_conninfo": "password=hunter2"}); p[0].Value != settings.Redacted {
+		t.Errorf("Labelled shows %q", p[0].Value)
 	}
 }

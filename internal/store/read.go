@@ -228,7 +228,9 @@ func (s *Store) Load(ctx context.Context, id string) (*Run, error) {
 				return err
 			}
 			st.PendingRestart = pending != 0
-			sm.Settings = append(sm.Settings, st)
+			// Runs stored before secrets were redacted at write are redacted here,
+			// so no report or export shows one.
+			sm.Settings = append(sm.Settings, st.Redacted())
 			hasSamples = true
 			return nil
 		})

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for --results-dsn
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite" for results.db
@@ -40,6 +41,9 @@ func Open(ctx context.Context, labDir, resultsDSN string) (*Store, error) {
 			return nil, fmt.Errorf("results store: %w", err)
 		}
 		path := filepath.Join(labDir, FileName)
+		if err := createPrivate(path); err != nil {
+			return nil, fmt.Errorf("results store: %w", err)
+		}
 		// WAL lets `pgoltp runs` read while a run writes; busy_timeout makes a
 		// second writer wait instead of failing.
 		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
@@ -113,4 +117,17 @@ func (s *Store) bind(q string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// createPrivate makes sure the results file exists with mode 0600 before
+// SQLite opens it: SQLite creates its -wal and -shm files with the mode of the
+// main file, so the whole store stays readable by its owner only (it holds
+// server settings and run data). An existing file is tightened too.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Chmod(0o600)
 }

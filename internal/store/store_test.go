@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/report/pgbench"
 	"github.com/pgoltp/pgoltp/internal/store"
@@ -187,6 +189,115 @@ func TestResolve(t *testing.T) {
 		got, err := s.Resolve(ctx, tc.ref)
 		if tc.fails != (err != nil) || got != tc.want {
 			t.Errorf("Resolve(%q) = %q, %v; want %q (fails %v)", tc.ref, got, err, tc.want, tc.fails)
+		}
+	}
+}
+
+// TestResultsFileIsPrivate: results.db and SQLite's -wal/-shm files hold run
+// data and server settings; they are created 0600, and an older 0644 file is
+// tightened when opened.
+func TestResultsFileIsPrivate(t *testing.T) {
+	ctx := context.Background()
+	for _, preexisting := range []bool{false, true} {
+		lab := t.TempDir()
+		if preexisting {
+			if err := os.WriteFile(filepath.Join(lab, store.FileName), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s, err := store.Open(ctx, lab, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Begin(ctx, &store.Run{Workload: "pgbench", StartedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		files, _ := filepath.Glob(filepath.Join(lab, store.FileName+"*"))
+		if len(files) < 2 {
+			t.Fatalf("expected results.db and its WAL files, found %v", files)
+		}
+		for _, f := range files {
+			if fi, err := os.Stat(f); err != nil || fi.Mode().Perm() != 0o600 {
+				t.Errorf("preexisting=%v: %s mode %v (%v), want 0600", preexisting, f, fi.Mode().Perm(), err)
+			}
+		}
+		s.Close()
+	}
+}
+
+// TestFinalWriteAddsOnlyWhatIsLeft: points appended during a run (every 10
+// ticks, as report.Recording does) stay; Finish adds only the points left
+// over, so its size does not depend on the run's length, and nothing is
+// stored twice or lost. Two runs on a fake clock: a minute and an hour of
+// 1 s ticks, each ending with 3 ticks not yet appended.
+func TestFinalWriteAddsOnlyWhatIsLeft(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, t.TempDir(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const perTick, flushTicks, leftTicks = 10, 10, 3
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tick := func(i int) []collect.Point {
+		at := start.Add(time.Duration(i) * time.Second) // the fake clock
+		out := make([]collect.Point, perTick)
+		for k := range out {
+			out[k] = collect.Point{At: at, Metric: "pg.fake", Key: strconv.Itoa(k), Value: float64(i)}
+		}
+		return out
+	}
+	var finalWrites []int
+	for _, ticks := range []int{60, 3600} {
+		r := &store.Run{Workload: "tpcb", StartedAt: start}
+		id, err := s.Begin(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		taken := 0
+		var batch []collect.Point
+		for i := 1; i <= ticks; i++ {
+			batch = append(batch, tick(i)...)
+			if i%flushTicks == 0 {
+				if err := s.AppendPoints(ctx, id, batch); err != nil {
+					t.Fatal(err)
+				}
+				taken += len(batch)
+				batch = nil
+			}
+		}
+		for i := ticks + 1; i <= ticks+leftTicks; i++ {
+			batch = append(batch, tick(i)...)
+		}
+		before, err := s.Load(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Samples = &collect.Samples{Start: start, Interval: time.Second, Points: batch, Taken: taken}
+		r.Status = store.Complete
+		if err := s.Finish(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Load(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		finalWrites = append(finalWrites, len(got.Samples.Points)-len(before.Samples.Points))
+		if want := (ticks + leftTicks) * perTick; len(got.Samples.Points) != want {
+			t.Errorf("%d ticks: %d points stored, want %d (none lost, none twice)", ticks, len(got.Samples.Points), want)
+		}
+		seen := map[string]bool{}
+		for _, p := range got.Samples.Points {
+			k := p.At.String() + p.Key
+			if seen[k] {
+				t.Fatalf("%d ticks: point %s stored twice", ticks, k)
+			}
+			seen[k] = true
+		}
+	}
+	for i, n := range finalWrites {
+		if n != leftTicks*perTick {
+			t.Errorf("run %d: the final write added %d points, want only the %d left over", i, n, leftTicks*perTick)
 		}
 	}
 }

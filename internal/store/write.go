@@ -53,8 +53,9 @@ func (s *Store) Begin(ctx context.Context, run *Run) (string, error) {
 }
 
 // AppendPoints stores sampled points of a running run in one transaction, so a
-// crash keeps what was sampled so far. Finish rewrites all points, so calling
-// this is optional.
+// crash keeps what was sampled so far and a long run need not hold them in
+// memory. Finish keeps the appended points when run.Samples.Taken says points
+// were handed out during the run, and adds only run.Samples.Points.
 func (s *Store) AppendPoints(ctx context.Context, id string, points []collect.Point) error {
 	if len(points) == 0 {
 		return nil
@@ -69,6 +70,10 @@ func (s *Store) AppendPoints(ctx context.Context, id string, points []collect.Po
 // Finish stores everything of run and its final status in one transaction:
 // either the whole run is there afterwards, or it stays as it was (running,
 // hence shown as incomplete). Finish may be called again to rewrite a run.
+// Sampled points already appended during the run (run.Samples.Taken > 0) are
+// kept, and only run.Samples.Points (what is left) is added: the final write
+// of a week-long run is as small as that of a minute-long one. Otherwise the
+// points are rewritten from run.Samples.Points.
 func (s *Store) Finish(ctx context.Context, run *Run) error {
 	if run.ID == "" {
 		return fmt.Errorf("finishing a run that was never begun")
@@ -80,7 +85,11 @@ func (s *Store) Finish(ctx context.Context, run *Run) error {
 		run.EndedAt = time.Now()
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		streamed := run.Samples != nil && run.Samples.Taken > 0
 		for _, t := range runTables {
+			if t == "pgoltp_samples" && streamed {
+				continue
+			}
 			if _, err := tx.ExecContext(ctx, s.bind(`DELETE FROM `+t+` WHERE run_id = ?`), run.ID); err != nil {
 				return err
 			}
@@ -200,6 +209,7 @@ func (s *Store) writeAll(ctx context.Context, tx *sql.Tx, run *Run) error {
 				t.Inserts, t.Updates, t.HotUpdates, t.Deletes, t.Autovacuums, t.Autoanalyzes, t.FreezeAge, t.BloatBefore, t.BloatAfter})
 		}
 		for _, st := range sm.Settings {
+			st = st.Redacted() // never store a secret, whoever collected the snapshot
 			settings = append(settings, []any{id, st.Name, st.Setting, st.Unit, st.Source, st.BootVal, st.ResetVal, boolInt(st.PendingRestart), st.Risk, st.RiskReason})
 		}
 		seen := map[string]bool{}

@@ -61,14 +61,16 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 	if c.KillAfter <= 0 {
 		c.KillAfter = 5 * time.Second
 	}
-	conn, err := pgx.Connect(ctx, c.DSN)
+	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	conn, err := pgx.Connect(setupCtx, c.DSN)
 	if err != nil {
 		return nil, problem.Wrap(err, "check the server", "cannot connect for the durability audit")
 	}
-	live, major, err := settings.ReadServer(ctx, conn)
+	live, major, err := settings.ReadServer(setupCtx, conn)
 	var version string
 	if err == nil {
-		err = conn.QueryRow(ctx, "SELECT 'PostgreSQL ' || current_setting('server_version')").Scan(&version)
+		err = conn.QueryRow(setupCtx, "SELECT 'PostgreSQL ' || current_setting('server_version')").Scan(&version)
 	}
 	conn.Close(context.Background())
 	if err != nil {
@@ -102,7 +104,7 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 			rep.Unsafe = append(rep.Unsafe, fmt.Sprintf("%s=%s %s", p.Name, p.Value, settings.Tag(p.Risk)))
 		}
 	}
-	if _, err := c.Server.Apply(ctx, c.Settings); err != nil {
+	if _, err := apply(ctx, c.Server, c.Settings); err != nil {
 		return nil, fmt.Errorf("applying settings: %w", err)
 	}
 	defer func() {

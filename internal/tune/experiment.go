@@ -259,7 +259,7 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 // the settings back from pg_settings halfway through.
 func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layout Layout, current *Layout, reloadEach bool) (RunRecord, error) {
 	var rec RunRecord
-	restarted, err := e.Server.Apply(ctx, values)
+	restarted, err := apply(ctx, e.Server, values)
 	if err != nil {
 		return rec, fmt.Errorf("applying settings: %w", err)
 	}
@@ -416,6 +416,8 @@ func levelText(level float64) string {
 
 // readServer reads pg_settings and the version string.
 func (e *Experiment) readServer(ctx context.Context) (map[string]settings.Live, int, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
 	conn, err := pgx.Connect(ctx, e.DSN)
 	if err != nil {
 		return nil, 0, "", problem.Wrap(err, "check the server", "cannot connect for the experiment")

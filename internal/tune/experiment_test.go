@@ -40,6 +40,9 @@ func TestParsePlanRejects(t *testing.T) {
 		{"list value", "duration: 5s\nsteps: [{settings: {work_mem: [1, 2]}}]\n", "single value"},
 		{"duplicate step", "duration: 5s\nsteps: [{name: a, settings: {work_mem: 8MB}}, {name: a, settings: {work_mem: 9MB}}]\n", "two steps"},
 		{"not yaml", "duration: [5s\n", "not a valid plan"},
+		{"network setting", "duration: 5s\nsteps: [{settings: {listen_addresses: '*'}}]\n", "never sets listen_addresses"},
+		{"command in baseline", "duration: 5s\nbaseline: {settings: {restore_command: 'cp x y'}}\nsteps: [{settings: {work_mem: 8MB}}]\n", "never sets restore_command"},
+		{"code", "duration: 5s\nsteps: [{settings: {session_preload_libraries: auto_explain}}]\n", "loads code"},
 	}
 	for _, c := range cases {
 		_, err := tune.ParsePlan(strings.NewReader(c.plan))
@@ -244,6 +247,16 @@ func (r refuseApply) Apply(context.Context, map[string]string) (bool, error) {
 	return false, nil
 }
 
+func (r refuseApply) Kill() error {
+	r.t.Error("Kill called for settings that should have been rejected")
+	return nil
+}
+
+func (r refuseApply) Start(context.Context) error {
+	r.t.Error("Start called for settings that should have been rejected")
+	return nil
+}
+
 // TestCrashSynchronousCommitOnLosesNothing kills the server mid-run with
 // synchronous_commit=on and proves every acknowledged commit survived.
 func TestCrashSynchronousCommitOnLosesNothing(t *testing.T) {
@@ -289,6 +302,23 @@ func TestCrashSynchronousCommitOffIsLabelled(t *testing.T) {
 	}
 	if r := readSettings(t, dsn, "synchronous_commit"); r["synchronous_commit"] != "on" {
 		t.Errorf("synchronous_commit left at %s", r["synchronous_commit"])
+	}
+}
+
+// TestRefusedSettingsNeverApplied: a plan built without ParsePlan, and the
+// crash audit's --set, still refuse network and code settings before anything
+// is applied, even with AllowUnsafe.
+func TestRefusedSettingsNeverApplied(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	plan := &tune.Plan{Duration: 2 * time.Second, Repetitions: tune.Repetitions{Pairs: 2}, Confidence: 0.95, Workload: tune.PlanWorkload{Kind: "ledger", Scale: 1, Clients: 2},
+		Steps: []tune.Step{{Name: "net", Settings: map[string]tune.Scalar{"ssl": "on"}}}}
+	e := &tune.Experiment{Plan: plan, Workload: tune.Ledger{}, Server: refuseApply{t}, DSN: dsn, AllowUnsafe: true}
+	if _, err := e.Run(context.Background()); problem.ExitCode(err) != problem.ExitBadInput || !strings.Contains(err.Error(), "never sets ssl") {
+		t.Errorf("experiment with ssl=on: %v", err)
+	}
+	a := &tune.CrashAudit{Server: refuseApply{t}, DSN: dsn, Settings: map[string]string{"archive_command": "cp %p /tmp/x"}, AllowUnsafe: true}
+	if _, err := a.Run(context.Background()); problem.ExitCode(err) != problem.ExitBadInput || !strings.Contains(err.Error(), "archive_command") {
+		t.Errorf("crash audit with archive_command: %v", err)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/pgoltp/pgoltp/internal/stats"
+	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
 // Plan is an experiment: a baseline and steps, each a set of settings (and
@@ -291,6 +292,12 @@ func (p *Plan) Check() error {
 		if len(s.Settings) == 0 && len(s.Layout) == 0 {
 			return fmt.Errorf("step %q changes nothing: give it settings or a layout", s.Name)
 		}
+		if err := settings.CheckApplicable(s.Values()); err != nil {
+			return fmt.Errorf("step %q: %v", s.Name, err)
+		}
+	}
+	if err := settings.CheckApplicable(p.Baseline.Values()); err != nil {
+		return fmt.Errorf("the baseline: %v", err)
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ import (
 // Options of one pgbench run: TPC-B-like and select-only scripts, 9:1, so the
 // run has two transaction types.
 type Options struct {
-	Bin       string // pgbench binary; "" looks in PATH
+	Bin       string // pgbench binary; "" finds one (Find: PATH, then installed servers)
 	Scale     int
 	Clients   int
 	Seconds   int
@@ -46,7 +46,11 @@ var types = []string{"tpcb-like", "select-only"}
 // run, not yet stored.
 func Run(ctx context.Context, dsn string, o Options) (*store.Run, error) {
 	if o.Bin == "" {
-		o.Bin = "pgbench"
+		bin, err := Find()
+		if err != nil {
+			return nil, err
+		}
+		o.Bin = bin
 	}
 	if o.Scale <= 0 {
 		o.Scale = 1

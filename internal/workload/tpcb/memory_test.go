@@ -42,7 +42,9 @@ func TestRunKeepsNothingPerTransaction(t *testing.T) {
 	if perTxnBytes > 1 {
 		t.Errorf("%.2f bytes kept per transaction: memory would grow with a long run", perTxnBytes)
 	}
-	if perTxnMallocs > 0.5 {
+	// Under -race sync.Pool drops items at random: the allocation count is
+	// only checked without it (the bytes kept above are checked either way).
+	if perTxnMallocs > 0.5 && !raceDetector {
 		t.Errorf("%.2f allocations per transaction on the hot path", perTxnMallocs)
 	}
 }

@@ -109,8 +109,9 @@ func TestRunRateLatencyFromSchedule(t *testing.T) {
 				t.Errorf("no skipped transactions at an impossible rate with a 20 ms limit")
 			}
 			// Late ones are skipped when scheduled; what remains is the wake-up
-			// delay of a busy machine, far below the second of lag above.
-			if res.Lag.Max > 100*time.Millisecond {
+			// delay of a busy machine (hundreds of ms on a loaded 2-core CI
+			// box), still well below the second of lag above.
+			if res.Lag.Max > 300*time.Millisecond {
 				t.Errorf("a transaction started %s late despite the 20 ms limit", res.Lag.Max)
 			}
 			if !res.Check.OK {

@@ -87,10 +87,11 @@ func TestRunDurationSeriesAndProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Elapsed < 2500*time.Millisecond || res.Elapsed > 4*time.Second {
+	// The upper bounds leave a busy 2-core machine room to stop late.
+	if res.Elapsed < 2500*time.Millisecond || res.Elapsed > 6*time.Second {
 		t.Errorf("elapsed %s for a 2.5 s run", res.Elapsed)
 	}
-	if n := len(res.Series.Points); n < 2 || n > 4 {
+	if n := len(res.Series.Points); n < 2 || n > 6 {
 		t.Errorf("%d series points, want about 3", n)
 	}
 	var sum int64
