@@ -182,7 +182,10 @@ func (c *client) transaction(ctx context.Context, b *book) error {
 			b.committed(time.Now())
 			return nil
 		}
-		if !driver.Retryable(err) || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			return ctx.Err() // the run was cancelled, whatever the statement says
+		}
+		if !driver.Retryable(err) {
 			return err
 		}
 		if err := c.rollback(ctx); err != nil {
