@@ -209,7 +209,7 @@ func blockDevice(path string) (name, queue string, err error) {
 	if err := unix.Stat(path, &st); err != nil {
 		return "", "", err
 	}
-	dev := fmt.Sprintf("%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))
+	dev := fmt.Sprintf("%d:%d", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev))) // Dev is int32 on macOS
 	sys, err := filepath.EvalSymlinks(filepath.Join("/sys/dev/block", dev))
 	if err != nil {
 		return "", "", fmt.Errorf("no block device %s (e.g. overlay or tmpfs)", dev)
