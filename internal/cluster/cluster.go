@@ -592,17 +592,17 @@ func (c *Cluster) Kill() error {
 	children := childrenOf(pid)
 	// The postmaster first, so that it cannot notice its children dying and
 	// reinitialise; then every backend and auxiliary process at once.
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := kill(pid, syscall.SIGKILL); err != nil {
 		return err
 	}
 	for _, ch := range children {
-		_ = syscall.Kill(ch, syscall.SIGKILL)
+		_ = kill(ch, syscall.SIGKILL)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		alive := syscall.Kill(pid, 0) == nil
+		alive := kill(pid, 0) == nil
 		for _, ch := range children {
-			alive = alive || syscall.Kill(ch, 0) == nil
+			alive = alive || kill(ch, 0) == nil
 		}
 		if !alive {
 			return nil

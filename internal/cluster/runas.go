@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"os/user"
 	"strconv"
-	"syscall"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
 )
@@ -63,7 +62,7 @@ func (u serverUser) command(ctx context.Context, dir, path string, args ...strin
 	// PGPORT and friends from the caller's shell, and LC_ALL keeps messages parseable.
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C", "LANG=C", "HOME=" + dir}
 	if !u.self {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: u.UID, Gid: u.GID}}
+		cmd.SysProcAttr = runAsAttr(u.UID, u.GID)
 	}
 	return cmd
 }

@@ -28,9 +28,7 @@ func osFacts(disks map[string]bool) []Fact {
 		if mi, err := fs.Meminfo(); err == nil && mi.MemTotal != nil {
 			add("memory", fmt.Sprintf("%.1f GiB", float64(*mi.MemTotal)/(1<<20)))
 		}
-		if ci, err := fs.CPUInfo(); err == nil && len(ci) > 0 {
-			add("cpu_model", ci[0].ModelName)
-		}
+		add("cpu_model", cpuModel(fs))
 	}
 	for _, k := range []string{"dirty_ratio", "dirty_background_ratio", "dirty_bytes", "dirty_background_bytes",
 		"dirty_expire_centisecs", "dirty_writeback_centisecs", "swappiness", "overcommit_memory", "nr_hugepages", "zone_reclaim_mode"} {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/procfs"
-	"golang.org/x/sys/unix"
 )
 
 // Options say what to collect and how often.
@@ -329,16 +328,6 @@ func (s *Session) warn(format string, args ...any) {
 	s.mu.Lock()
 	s.samples.Warnings = append(s.samples.Warnings, fmt.Sprintf(format, args...))
 	s.mu.Unlock()
-}
-
-// threadCPU is the CPU time of the calling OS thread (the goroutine must be
-// locked to it for this to mean anything).
-func threadCPU() time.Duration {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
-		return 0
-	}
-	return time.Duration(ts.Nano())
 }
 
 // processCPU is the user+system CPU time of a process on this machine.

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -325,7 +324,7 @@ func effectiveStatus(st Status, owner string) Status {
 	if err != nil || pid <= 0 {
 		return Incomplete
 	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+	if !processAlive(pid) {
 		return Incomplete
 	}
 	return st

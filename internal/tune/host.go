@@ -8,8 +8,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // Storage classes the advisor distinguishes.
@@ -200,28 +198,6 @@ func cgroupCPULimit() (float64, string, bool) {
 		}
 	}
 	return best, where, where != ""
-}
-
-// blockDevice finds the disk holding path: its name (the whole disk, not the
-// partition) and its queue directory in /sys.
-func blockDevice(path string) (name, queue string, err error) {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
-		return "", "", err
-	}
-	dev := fmt.Sprintf("%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))
-	sys, err := filepath.EvalSymlinks(filepath.Join("/sys/dev/block", dev))
-	if err != nil {
-		return "", "", fmt.Errorf("no block device %s (e.g. overlay or tmpfs)", dev)
-	}
-	name = filepath.Base(sys)
-	queue = filepath.Join(sys, "queue")
-	if _, err := os.Stat(filepath.Join(sys, "partition")); err == nil {
-		// A partition's queue/ lives in its parent disk.
-		name = filepath.Base(filepath.Dir(sys))
-		queue = filepath.Join(filepath.Dir(sys), "queue")
-	}
-	return name, queue, nil
 }
 
 // storageClass classifies the disk under path: nvme by name, hdd when the

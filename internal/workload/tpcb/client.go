@@ -26,14 +26,12 @@ const (
 // and over. It owns its random source, parameter buffers and metrics.Local,
 // so the hot path shares nothing with other clients.
 type client struct {
-	conn     *pgconn.PgConn
-	proto    Protocol
-	def      *scriptDef
-	scale    int64
-	rng      *rand.Rand
-	local    *metrics.Local
-	maxTries int
-	limit    time.Duration // latency limit, 0 = none
+	conn  *pgconn.PgConn
+	proto Protocol
+	def   *scriptDef
+	scale int64
+	rng   *rand.Rand
+	local *metrics.Local
 
 	vals   [numVars]int64
 	text   [numVars][]byte // vals as text parameters
@@ -74,8 +72,8 @@ func kindNames(def *scriptDef) []string {
 func kindLag(def *scriptDef) int { return len(def.stmts) + 1 }
 
 // newClient prepares a connected client for the script.
-func newClient(ctx context.Context, conn *pgconn.PgConn, proto Protocol, def *scriptDef, scale int64, seed uint64, local *metrics.Local, maxTries int, limit time.Duration) (*client, error) {
-	c := &client{conn: conn, proto: proto, def: def, scale: scale, local: local, maxTries: maxTries, limit: limit,
+func newClient(ctx context.Context, conn *pgconn.PgConn, proto Protocol, def *scriptDef, scale int64, seed uint64, local *metrics.Local) (*client, error) {
+	c := &client{conn: conn, proto: proto, def: def, scale: scale, local: local,
 		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 	for v := range c.text {
 		c.text[v] = make([]byte, 0, 24)
@@ -151,66 +149,65 @@ func (c *client) exec(ctx context.Context, i int) error {
 	return err
 }
 
+// loop runs this client's transactions, as book schedules them, until its
+// count is done, the deadline passes or ctx ends.
+func (c *client) loop(ctx context.Context, b *book) error {
+	for {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		due, ok := b.next(time.Now())
+		if !ok {
+			return nil
+		}
+		if b.sched != nil && !driver.SleepUntil(ctx, due) {
+			return ctx.Err()
+		}
+		b.begin(due, time.Now())
+		if err := c.transaction(ctx, b); err != nil {
+			return err
+		}
+	}
+}
+
+// transaction draws the variables and runs the script, retrying
+// serialization failures and deadlocks with the same values as b decides
+// (--max-tries). A non-retryable error is returned: it ends the client, as
+// in pgbench.
+func (c *client) transaction(ctx context.Context, b *book) error {
+	c.draw()
+	for {
+		err := c.once(ctx, b)
+		if err == nil {
+			b.committed(time.Now())
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err() // the run was cancelled, whatever the statement says
+		}
+		if !driver.Retryable(err) {
+			return err
+		}
+		if err := c.rollback(ctx); err != nil {
+			return err
+		}
+		if !b.retry(time.Now(), c.failAt) {
+			return nil
+		}
+	}
+}
+
 // once runs the script one time; on error it says at which statement.
-func (c *client) once(ctx context.Context) error {
+func (c *client) once(ctx context.Context, b *book) error {
 	for i := range c.def.stmts {
 		t0 := time.Now()
 		if err := c.exec(ctx, i); err != nil {
 			c.failAt = i
 			return err
 		}
-		c.local.Record(kindStmt(i), time.Since(t0))
+		b.statement(i, time.Since(t0))
 	}
 	return nil
-}
-
-// outcome of one scheduled transaction.
-type outcome int
-
-const (
-	committed outcome = iota
-	failed            // serialization failure or deadlock, out of tries
-)
-
-// transaction draws the variables and runs the script, retrying
-// serialization failures and deadlocks with the same values like pgbench's
-// --max-tries. start is when the transaction was due (with --rate, its
-// scheduled time): its latency counts from there. A non-retryable error is
-// returned: it ends the client, as in pgbench.
-func (c *client) transaction(ctx context.Context, start time.Time) (outcome, error) {
-	c.draw()
-	for try := 1; ; try++ {
-		err := c.once(ctx)
-		if err == nil {
-			lat := time.Since(start)
-			c.local.Record(kindTxn, lat)
-			if c.limit > 0 && lat > c.limit {
-				c.local.Add(kindTxn, cntLate, 1)
-			}
-			if try > 1 {
-				c.local.Add(kindTxn, cntRetried, 1)
-			}
-			return committed, nil
-		}
-		if !driver.Retryable(err) || ctx.Err() != nil {
-			return failed, err
-		}
-		if err := c.rollback(ctx); err != nil {
-			return failed, err
-		}
-		// pgbench stops retrying once the latency limit is exceeded.
-		overLimit := c.limit > 0 && time.Since(start) > c.limit
-		if (c.maxTries > 0 && try >= c.maxTries) || overLimit {
-			c.local.Add(kindTxn, cntFailures, 1)
-			c.local.Add(kindStmt(c.failAt), cntFailures, 1)
-			if try > 1 {
-				c.local.Add(kindTxn, cntRetried, 1)
-			}
-			return failed, nil
-		}
-		c.local.Add(kindTxn, cntRetries, 1)
-		c.local.Add(kindStmt(c.failAt), cntRetries, 1)
-	}
 }
 
 // rollback ends the failed transaction block (harmless when the failure

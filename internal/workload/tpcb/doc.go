@@ -6,11 +6,14 @@
 // pgbench-shaped summary (summary.go) and the balance/history consistency
 // check (check.go).
 //
-// Clients run like pgbench's: each job (-j) is an event loop over its
-// clients' sockets, writing the protocol messages of the scripts by hand
-// (eventloop.go, wire.go, rawsys.go), which costs the same CPU per
-// transaction as pgbench. Over TLS, or on request, each client is a
-// goroutine going through pgconn instead (client.go).
+// Clients run like pgbench's: on Linux each job (-j) is an event loop over
+// its clients' sockets, sending the scripts' protocol messages encoded by
+// pgproto3 into reused buffers (eventloop_linux.go, wire.go,
+// rawsys_linux.go), which costs the same CPU per transaction as pgbench.
+// Over TLS, on request, or on other systems, each client is a goroutine
+// going through pgconn instead (client.go). Both engines schedule and count
+// through the same bookkeeping (bookkeeping.go), so retries, failures,
+// skips, late transactions and lag mean the same in either.
 //
 // A database initialised by `pgbench -i -s N` runs under Run, and one loaded
 // by Load runs under pgbench. The package knows nothing about the CLI, the

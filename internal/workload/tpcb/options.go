@@ -15,7 +15,7 @@ type RunOptions struct {
 	Protocol     Protocol      `json:"protocol"`      // -M: simple (default), extended, prepared
 	Rate         float64       `json:"rate"`          // -R: target transactions per second over all clients; 0 = as fast as possible
 	LatencyLimit time.Duration `json:"latency_limit"` // --latency-limit: count late ones; with Rate, skip those already late
-	MaxTries     int           `json:"max_tries"`     // --max-tries: 1 = no retries (default), 0 = unlimited
+	MaxTries     int           `json:"max_tries"`     // --max-tries: 1 = no retries (0 means the default, 1); negative = unlimited
 	Transactions int           `json:"transactions"`  // -t: per client (default 10 when no Duration)
 	Duration     time.Duration `json:"duration"`      // -T
 	Progress     time.Duration `json:"progress"`      // -P: print progress this often; 0 = never

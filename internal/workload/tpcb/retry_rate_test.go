@@ -8,13 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// engines are the two ways clients can run: pgbench-style event loops and
-// one goroutine per client through pgconn.
-var engines = []struct {
-	name       string
-	goroutines bool
-}{{"event loop", false}, {"goroutine per client", true}}
-
 // At scale 1 every transaction updates the one branch row; at REPEATABLE
 // READ concurrent updates of it fail with serialization failures (40001),
 // which must be retried with the same values until they commit.

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/metrics"
@@ -38,6 +38,11 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	}
 	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
 		cfg.RuntimeParams["application_name"] = "pgoltp tpcb"
+	}
+	// Cancelling ctx (Ctrl-C) cancels the statements in flight on the
+	// server too, rather than leaving them to run on a closed connection.
+	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: time.Second}
 	}
 
 	admin, err := pgx.Connect(ctx, dsn)
@@ -110,7 +115,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		errs = make([]error, len(clients))
 		var wg sync.WaitGroup
 		for i, c := range clients {
-			wg.Go(func() { errs[i] = c.loop(ctx, opts, start, deadline, i) })
+			wg.Go(func() { errs[i] = c.loop(ctx, newBook(c.local, &def, opts, i, start, deadline)) })
 		}
 		wg.Wait()
 	}
@@ -187,7 +192,7 @@ func connectClients(ctx context.Context, cfg *pgconn.Config, opts RunOptions, de
 				return
 			}
 			seed := opts.Seed + uint64(i)*0x9e3779b97f4a7c15
-			clients[i], errs[i] = newClient(ctx, conn, opts.Protocol, def, scale, seed, local, opts.MaxTries, opts.LatencyLimit)
+			clients[i], errs[i] = newClient(ctx, conn, opts.Protocol, def, scale, seed, local)
 			if errs[i] != nil {
 				_ = conn.Close(context.Background())
 			}
@@ -203,53 +208,6 @@ func connectClients(ctx context.Context, cfg *pgconn.Config, opts RunOptions, de
 		return nil, 0, err
 	}
 	return clients, time.Since(t0), nil
-}
-
-// loop runs this client's transactions until its count is done, the
-// deadline passes or ctx ends. With a rate, each transaction waits for its
-// scheduled start; with a latency limit too, those already later than the
-// limit when their turn comes are skipped, as pgbench does.
-func (c *client) loop(ctx context.Context, opts RunOptions, start, deadline time.Time, i int) error {
-	var sched *poissonSchedule
-	if opts.Rate > 0 {
-		sched = newPoissonSchedule(opts.Rate, opts.Clients, start, rand.New(rand.NewPCG(opts.Seed, uint64(i))))
-	}
-	lagKind := kindLag(c.def)
-	limited := opts.Transactions > 0
-	for n := 0; !limited || n < opts.Transactions; n++ {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		now := time.Now()
-		if !deadline.IsZero() && !now.Before(deadline) {
-			return nil
-		}
-		txStart := now
-		if sched != nil {
-			due := sched.take()
-			if opts.LatencyLimit > 0 {
-				for now.Sub(due) > opts.LatencyLimit {
-					c.local.Add(kindTxn, cntSkipped, 1)
-					if n++; limited && n >= opts.Transactions {
-						return nil
-					}
-					due = sched.take()
-				}
-			}
-			if !deadline.IsZero() && !due.Before(deadline) {
-				return nil
-			}
-			if !driver.SleepUntil(ctx, due) {
-				return ctx.Err()
-			}
-			c.local.Record(lagKind, time.Since(due))
-			txStart = due
-		}
-		if _, err := c.transaction(ctx, txStart); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Scale returns the scale of the pgbench tables at dsn, or ErrNotLoaded. The

@@ -40,6 +40,3 @@ func (s *poissonSchedule) take() time.Time {
 	s.next = s.next.Add(s.gap())
 	return t
 }
-
-// peek returns the next scheduled start without taking it.
-func (s *poissonSchedule) peek() time.Time { return s.next }

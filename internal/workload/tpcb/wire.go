@@ -3,87 +3,81 @@ package tpcb
 import (
 	"encoding/binary"
 	"strconv"
+	"unsafe"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 )
 
-// The few frontend messages the event loop sends, encoded by hand into a
-// reused buffer (PostgreSQL docs, "Message Formats"). Parameters are sent in
-// text format with unspecified types, as libpq (and so pgbench) does.
-
-func beginMsg(b []byte, typ byte) ([]byte, int) {
-	b = append(b, typ, 0, 0, 0, 0)
-	return b, len(b) - 4
+// frontendMessages are the few frontend messages the event loop sends, kept
+// per client and encoded by pgproto3 into a reused buffer, so that sending
+// a statement allocates nothing. Parameters are sent in text format with
+// unspecified types, as libpq (and so pgbench) does.
+type frontendMessages struct {
+	query    pgproto3.Query
+	parse    pgproto3.Parse
+	bind     pgproto3.Bind
+	describe pgproto3.Describe
+	execute  pgproto3.Execute
+	sync     pgproto3.Sync
 }
 
-func endMsg(b []byte, at int) []byte {
-	binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at))
-	return b
+// appendQuery appends a simple-protocol Query of sql. sql is only read
+// while encoding, so it is viewed as a string without a copy.
+func (m *frontendMessages) appendQuery(b, sql []byte) ([]byte, error) {
+	m.query.String = unsafe.String(unsafe.SliceData(sql), len(sql))
+	b, err := m.query.Encode(b)
+	m.query.String = ""
+	return b, err
 }
 
-// appendQuery is a simple-protocol Query.
-func appendQuery(b []byte, sql []byte) []byte {
-	b, at := beginMsg(b, 'Q')
-	b = append(b, sql...)
-	b = append(b, 0)
-	return endMsg(b, at)
-}
-
-// appendParse parses sql into the unnamed statement.
-func appendParse(b []byte, sql string) []byte {
-	b, at := beginMsg(b, 'P')
-	b = append(b, 0) // unnamed statement
-	b = append(b, sql...)
-	b = append(b, 0, 0, 0) // no parameter types
-	return endMsg(b, at)
-}
-
-// appendBind binds text parameters to stmt (name, "" = unnamed) in the unnamed portal.
-func appendBind(b []byte, stmt string, params [][]byte) []byte {
-	b, at := beginMsg(b, 'B')
-	b = append(b, 0) // unnamed portal
-	b = append(b, stmt...)
-	b = append(b, 0, 0, 0) // all parameters text
-	b = binary.BigEndian.AppendUint16(b, uint16(len(params)))
-	for _, p := range params {
-		b = binary.BigEndian.AppendUint32(b, uint32(len(p)))
-		b = append(b, p...)
+// appendExtended appends what libpq's PQsendQueryParams (parse != "", into
+// the unnamed statement) or PQsendQueryPrepared (parse == "", statement
+// stmt) send: [Parse,] Bind of the text params to the unnamed portal,
+// Describe it, Execute, Sync.
+func (m *frontendMessages) appendExtended(b []byte, parse, stmt string, params [][]byte) ([]byte, error) {
+	var err error
+	if parse != "" {
+		m.parse.Name, m.parse.Query = "", parse
+		if b, err = m.parse.Encode(b); err != nil {
+			return b, err
+		}
 	}
-	b = append(b, 0, 0) // all results text
-	return endMsg(b, at)
-}
-
-// appendDescribeExecuteSync describes and runs the unnamed portal, then syncs:
-// what libpq's PQsendQueryPrepared/PQsendQueryParams send after Bind.
-func appendDescribeExecuteSync(b []byte) []byte {
-	b, at := beginMsg(b, 'D')
-	b = append(b, 'P', 0)
-	b = endMsg(b, at)
-	b, at = beginMsg(b, 'E')
-	b = append(b, 0, 0, 0, 0, 0) // unnamed portal, no row limit
-	b = endMsg(b, at)
-	return append(b, 'S', 0, 0, 0, 4)
-}
-
-// errorFields extracts SQLSTATE and message from an ErrorResponse body.
-func errorFields(body []byte) (code, msg string) {
-	for len(body) > 0 && body[0] != 0 {
-		typ := body[0]
-		body = body[1:]
-		end := 0
-		for end < len(body) && body[end] != 0 {
-			end++
-		}
-		switch typ {
-		case 'C':
-			code = string(body[:end])
-		case 'M':
-			msg = string(body[:end])
-		}
-		if end < len(body) {
-			end++
-		}
-		body = body[end:]
+	m.bind.PreparedStatement, m.bind.Parameters = stmt, params
+	if b, err = m.bind.Encode(b); err != nil {
+		return b, err
 	}
-	return code, msg
+	m.describe.ObjectType, m.describe.Name = 'P', ""
+	if b, err = m.describe.Encode(b); err != nil {
+		return b, err
+	}
+	if b, err = m.execute.Encode(b); err != nil {
+		return b, err
+	}
+	return m.sync.Encode(b)
+}
+
+// nextMessage splits the first complete backend message off buf: its type,
+// its body and the rest. ok is false when buf holds no complete message.
+func nextMessage(buf []byte) (typ byte, body, rest []byte, ok bool) {
+	if len(buf) < 5 {
+		return 0, nil, buf, false
+	}
+	size := int(binary.BigEndian.Uint32(buf[1:5]))
+	if size < 4 || len(buf) < 1+size {
+		return 0, nil, buf, false
+	}
+	return buf[0], buf[5 : 1+size], buf[1+size:], true
+}
+
+// decodeError turns an ErrorResponse body into the error pgconn would
+// return for it.
+func decodeError(body []byte) *pgconn.PgError {
+	var msg pgproto3.ErrorResponse
+	if err := msg.Decode(body); err != nil {
+		return &pgconn.PgError{Severity: "ERROR", Message: "malformed ErrorResponse from the server: " + err.Error()}
+	}
+	return pgconn.ErrorResponseToPgError(&msg)
 }
 
 // preparedName is the name of statement i of a client's script.

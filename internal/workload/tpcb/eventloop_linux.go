@@ -1,0 +1,504 @@
+//go:build linux
+
+package tpcb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+	"golang.org/x/sys/unix"
+
+	"github.com/pgoltp/pgoltp/internal/driver"
+)
+
+// The event loop is how pgbench itself runs clients: each job (pgbench's
+// thread, -j) owns several connections and waits for all of them in one
+// ppoll(2), sending each client's next statement as soon as the previous
+// answer is in. Connections are opened and prepared by pgconn, then hijacked
+// down to their sockets; the handful of protocol messages of the built-in
+// scripts are encoded by pgproto3 into reused buffers and the answers split
+// into messages in place (wire.go). Counting is the book's (bookkeeping.go),
+// as in the goroutine engine. Linux only (ppoll, raw syscalls); elsewhere
+// every client is a goroutine (eventloop_other.go).
+//
+// Why not a goroutine per connection: on loopback every round trip then
+// costs a park, a netpoll and thread wake-ups in the Go scheduler, about
+// twice pgbench's CPU per transaction (bench/RESULTS.md). The loop costs
+// what pgbench costs: one send, one receive and a share of one poll per
+// statement. Connections that cannot be hijacked to a plain socket (TLS)
+// use the goroutine-per-client path (client.go) instead.
+
+// Client states in the loop.
+const (
+	stIdle     = iota // between transactions
+	stWaiting         // --rate: waiting for its scheduled start
+	stRunning         // a statement is in flight
+	stRollback        // ROLLBACK after a serialization failure is in flight
+	stFinished
+)
+
+// loopClient is one connection driven by a job's loop.
+type loopClient struct {
+	id     int
+	fd     int
+	def    *scriptDef
+	proto  Protocol
+	scale  int64
+	rng    *rand.Rand
+	book   *book
+	cancel canceller
+
+	vals    [numVars]int64
+	text    [numVars][]byte
+	params  []byte // scratch
+	out, in []byte
+	msgs    frontendMessages
+	args    [][]byte
+	sqls    []string
+	names   []string
+	state   int
+	stmt    int
+	stmtAt  time.Time
+	due     time.Time
+	pgErr   *pgconn.PgError // ErrorResponse of the statement in flight
+	err     error
+}
+
+// canceller sends a CancelRequest for a hijacked connection's backend, as
+// pgconn's CancelRequest does for its own.
+type canceller struct {
+	network, address string
+	dial             pgconn.DialFunc
+	pid              uint32
+	secretKey        []byte
+}
+
+// send asks the server to cancel what the backend is running. It is best
+// effort: the run is ending either way.
+func (k *canceller) send(ctx context.Context) error {
+	ctx, stop := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer stop()
+	conn, err := k.dial(ctx, k.network, k.address)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	deadline, _ := ctx.Deadline()
+	_ = conn.SetDeadline(deadline)
+	buf, err := (&pgproto3.CancelRequest{ProcessID: k.pid, SecretKey: k.secretKey}).Encode(nil)
+	if err != nil {
+		return err
+	}
+	if _, err := conn.Write(buf); err != nil {
+		return err
+	}
+	_, _ = conn.Read(buf[:1]) // the server closes when it has taken the request
+	return nil
+}
+
+// hijackSocket takes the socket of an idle pgconn connection for the loop,
+// as a close-on-exec duplicate that the Go runtime does not poll, with what
+// it takes to cancel the backend's queries. It returns -1 (and leaves conn
+// usable) when the connection is not a plain TCP or Unix socket.
+func hijackSocket(ctx context.Context, conn *pgconn.PgConn) (int, canceller, error) {
+	var k canceller
+	if err := conn.SyncConn(ctx); err != nil {
+		return -1, k, err
+	}
+	sc, ok := conn.Conn().(syscall.Conn)
+	if !ok {
+		return -1, k, nil
+	}
+	switch conn.Conn().(type) {
+	case *net.TCPConn, *net.UnixConn:
+	default:
+		return -1, k, nil
+	}
+	raw, err := sc.SyscallConn()
+	if err != nil {
+		return -1, k, nil
+	}
+	fd := -1
+	var dupErr error
+	if err := raw.Control(func(f uintptr) { fd, dupErr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0) }); err != nil || dupErr != nil {
+		return -1, k, nil
+	}
+	hc, err := conn.Hijack()
+	if err != nil {
+		unix.Close(fd)
+		return -1, k, err
+	}
+	// As pgconn.CancelRequest: the peer's address, except for Unix sockets,
+	// whose peer name is the server's relative bind path.
+	addr := hc.Conn.RemoteAddr()
+	k = canceller{network: addr.Network(), address: addr.String(), dial: hc.Config.DialFunc, pid: hc.PID, secretKey: hc.SecretKey}
+	if k.network == "unix" {
+		k.network, k.address = pgconn.NetworkAddress(hc.Config.Host, hc.Config.Port)
+	}
+	_ = hc.Conn.Close() // the dup keeps the socket
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return -1, k, err
+	}
+	return fd, k, nil
+}
+
+func newLoopClient(id, fd int, c *client, b *book, k canceller) *loopClient {
+	lc := &loopClient{id: id, fd: fd, def: c.def, proto: c.proto, scale: c.scale, rng: c.rng, book: b, cancel: k,
+		sqls: c.sqls, out: make([]byte, 0, 512), in: make([]byte, 0, 8192)}
+	for v := range lc.text {
+		lc.text[v] = make([]byte, 0, 24)
+	}
+	for i := range c.def.stmts {
+		lc.names = append(lc.names, preparedName(i))
+	}
+	return lc
+}
+
+// job is one pgbench thread: a loop over its clients.
+type job struct {
+	clients []*loopClient
+	pfds    []unix.PollFd
+	// rawPoll: ppoll without telling the scheduler, only when there is a P
+	// to spare for every job and one more (see rawsys_linux.go).
+	rawPoll bool
+}
+
+// run drives the job's clients until all are finished. When ctx ends, the
+// statements in flight are cancelled on the server.
+func (j *job) run(ctx context.Context) {
+	now := time.Now()
+	for _, c := range j.clients {
+		c.next(ctx, now)
+	}
+	j.pfds = make([]unix.PollFd, len(j.clients))
+	var ts unix.Timespec
+	for {
+		active := false
+		wake := now.Add(50 * time.Millisecond) // to notice ctx
+		for i, c := range j.clients {
+			j.pfds[i] = unix.PollFd{Fd: -1}
+			switch c.state {
+			case stRunning, stRollback:
+				j.pfds[i] = unix.PollFd{Fd: int32(c.fd), Events: unix.POLLIN}
+				active = true
+			case stWaiting:
+				active = true
+				if c.due.Before(wake) {
+					wake = c.due
+				}
+			}
+		}
+		if !active {
+			return
+		}
+		if ctx.Err() != nil {
+			j.cancel(ctx)
+			return
+		}
+		if d := j.clients[0].book.deadline; !d.IsZero() && d.Before(wake) {
+			wake = d
+		}
+		ts = unix.NsecToTimespec(max(0, int64(time.Until(wake))))
+		var err error
+		if j.rawPoll {
+			if errno := rawPpoll(j.pfds, &ts); errno != 0 {
+				err = errno
+			}
+		} else {
+			_, err = unix.Ppoll(j.pfds, &ts, nil)
+		}
+		if err != nil && err != unix.EINTR {
+			for _, c := range j.clients {
+				c.finish(fmt.Errorf("ppoll: %w", err))
+			}
+			return
+		}
+		for i, c := range j.clients {
+			if j.pfds[i].Fd >= 0 && j.pfds[i].Revents != 0 {
+				c.readable(ctx)
+			}
+		}
+		now = time.Now()
+		for _, c := range j.clients {
+			if c.state == stWaiting && !c.due.After(now) {
+				c.begin(ctx, c.due, now)
+			}
+		}
+	}
+}
+
+// cancel ends every client, asking the server to cancel the statements of
+// those with one in flight (pgbench does the same on SIGINT).
+func (j *job) cancel(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, c := range j.clients {
+		if c.state == stRunning || c.state == stRollback {
+			wg.Go(func() { _ = c.cancel.send(ctx) })
+		}
+		c.finish(ctx.Err())
+	}
+	wg.Wait()
+}
+
+// next moves an idle client on, as its book schedules: finished, waiting
+// for its scheduled start, or into its next transaction.
+func (c *loopClient) next(ctx context.Context, now time.Time) {
+	due, ok := c.book.next(now)
+	switch {
+	case !ok:
+		c.finish(nil)
+	case due.After(now):
+		c.state, c.due = stWaiting, due
+	default:
+		c.begin(ctx, due, now)
+	}
+}
+
+// begin starts, at now, the transaction due at due.
+func (c *loopClient) begin(ctx context.Context, due, now time.Time) {
+	c.book.begin(due, now)
+	drawVars(c.rng, c.scale, &c.vals, &c.text)
+	c.send(ctx, 0, now)
+}
+
+// send writes statement i.
+func (c *loopClient) send(ctx context.Context, i int, now time.Time) {
+	c.stmt, c.state, c.stmtAt, c.pgErr = i, stRunning, now, nil
+	s := &c.def.stmts[i]
+	var err error
+	switch c.proto {
+	case ProtocolSimple:
+		c.params = s.appendSimple(c.params[:0], &c.vals)
+		c.out, err = c.msgs.appendQuery(c.out[:0], c.params)
+	default:
+		c.args = c.args[:0]
+		for _, v := range s.vars {
+			c.args = append(c.args, c.text[v])
+		}
+		if c.proto == ProtocolExtended {
+			c.out, err = c.msgs.appendExtended(c.out[:0], c.sqls[i], "", c.args)
+		} else {
+			c.out, err = c.msgs.appendExtended(c.out[:0], "", c.names[i], c.args)
+		}
+	}
+	if err != nil {
+		c.finish(fmt.Errorf("encoding %s: %w", s.name, err))
+		return
+	}
+	c.write(ctx, c.out)
+}
+
+var rollbackSQL = []byte("ROLLBACK")
+
+// sendRollback ends a failed transaction block.
+func (c *loopClient) sendRollback(ctx context.Context) {
+	c.state, c.pgErr = stRollback, nil
+	var err error
+	if c.out, err = c.msgs.appendQuery(c.out[:0], rollbackSQL); err != nil {
+		c.finish(fmt.Errorf("encoding ROLLBACK: %w", err))
+		return
+	}
+	c.write(ctx, c.out)
+}
+
+// write sends b whole; the socket buffer is empty when a client writes
+// (it waits for each answer), so EAGAIN is rare and waits in poll, for as
+// long as ctx lasts.
+func (c *loopClient) write(ctx context.Context, b []byte) {
+	for len(b) > 0 {
+		n, err := rawWrite(c.fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		if err == unix.EAGAIN {
+			if ctx.Err() != nil {
+				c.finish(ctx.Err())
+				return
+			}
+			pfd := []unix.PollFd{{Fd: int32(c.fd), Events: unix.POLLOUT}}
+			_, _ = unix.Poll(pfd, 50)
+			continue
+		}
+		if err != 0 {
+			c.finish(fmt.Errorf("writing to the server: %w", err))
+			return
+		}
+		b = b[n:]
+	}
+}
+
+// readable reads what the server sent and handles each complete message.
+// When the server has closed the connection, the error it sent before
+// closing (a FATAL such as an administrator's termination) is what the
+// client reports.
+func (c *loopClient) readable(ctx context.Context) {
+	var lost error
+	for {
+		if cap(c.in)-len(c.in) < 4096 {
+			grown := make([]byte, len(c.in), 2*cap(c.in)+4096)
+			copy(grown, c.in)
+			c.in = grown
+		}
+		free := cap(c.in) - len(c.in)
+		n, errno := rawRead(c.fd, c.in[len(c.in):cap(c.in)])
+		if errno == unix.EINTR {
+			continue
+		}
+		if errno == unix.EAGAIN {
+			break
+		}
+		if errno != 0 || n == 0 {
+			lost = io.EOF
+			if errno != 0 {
+				lost = errno
+			}
+			break
+		}
+		c.in = c.in[:len(c.in)+n]
+		if n < free {
+			break // short read: nothing more buffered
+		}
+	}
+	buf := c.in
+	for c.state != stFinished {
+		typ, body, rest, ok := nextMessage(buf)
+		if !ok {
+			break
+		}
+		buf = rest
+		switch typ {
+		case 'E':
+			c.pgErr = decodeError(body)
+		case 'Z':
+			c.answered(ctx)
+		}
+	}
+	c.in = c.in[:copy(c.in, buf)]
+	if lost != nil && c.state != stFinished {
+		if c.pgErr != nil {
+			c.finish(fmt.Errorf("the server closed the connection: %w", c.pgErr))
+			return
+		}
+		c.finish(fmt.Errorf("connection to the server lost: %w", lost))
+	}
+}
+
+// answered handles the end (ReadyForQuery) of a statement or rollback.
+func (c *loopClient) answered(ctx context.Context) {
+	now := time.Now()
+	if c.state == stRollback {
+		c.afterRollback(ctx, now)
+		return
+	}
+	if c.pgErr == nil {
+		c.book.statement(c.stmt, now.Sub(c.stmtAt))
+		if c.stmt+1 < len(c.def.stmts) {
+			c.send(ctx, c.stmt+1, now)
+			return
+		}
+		c.book.committed(now)
+		c.state = stIdle
+		c.next(ctx, now)
+		return
+	}
+	if !driver.Retryable(c.pgErr) {
+		c.finish(c.pgErr)
+		return
+	}
+	if len(c.def.stmts) > 1 {
+		c.sendRollback(ctx)
+		return
+	}
+	c.afterRollback(ctx, now)
+}
+
+// afterRollback retries the failed transaction with the same values, or
+// counts it failed, as the book decides.
+func (c *loopClient) afterRollback(ctx context.Context, now time.Time) {
+	if c.book.retry(now, c.stmt) {
+		c.send(ctx, 0, now)
+		return
+	}
+	c.state = stIdle
+	c.next(ctx, now)
+}
+
+// finish ends the client; err is why, nil when its work is done.
+func (c *loopClient) finish(err error) {
+	if c.state == stFinished {
+		return
+	}
+	c.state, c.err = stFinished, err
+}
+
+var terminateMsg, _ = (&pgproto3.Terminate{}).Encode(nil)
+
+// close says goodbye (Terminate) and closes the socket.
+func (c *loopClient) close() {
+	if c.fd < 0 {
+		return
+	}
+	_, _ = unix.Write(c.fd, terminateMsg)
+	_ = unix.Close(c.fd)
+	c.fd = -1
+}
+
+// runLoops hijacks every client's socket and drives them in opts.Jobs
+// loops. It reports false, having touched nothing, when a connection is not
+// a plain socket (TLS): the caller then uses the goroutine path.
+func runLoops(ctx context.Context, clients []*client, opts RunOptions, start, deadline time.Time) ([]error, bool, error) {
+	for _, c := range clients {
+		switch c.conn.Conn().(type) {
+		case *net.TCPConn, *net.UnixConn:
+		default:
+			return nil, false, nil
+		}
+	}
+	loops := make([]*loopClient, len(clients))
+	for i, c := range clients {
+		fd, k, err := hijackSocket(ctx, c.conn)
+		if err != nil || fd < 0 {
+			for _, l := range loops[:i] {
+				l.close()
+			}
+			if err == nil {
+				err = errors.New("connection is not a plain socket")
+			}
+			return nil, true, fmt.Errorf("taking over connection %d: %w", i, err)
+		}
+		loops[i] = newLoopClient(i, fd, c, newBook(c.local, c.def, opts, i, start, deadline), k)
+	}
+	defer func() {
+		for _, l := range loops {
+			l.close()
+		}
+	}()
+	jobs := make([]*job, opts.Jobs)
+	for i := range jobs {
+		jobs[i] = &job{rawPoll: runtime.GOMAXPROCS(0) > opts.Jobs}
+	}
+	for i, l := range loops {
+		jobs[i%len(jobs)].clients = append(jobs[i%len(jobs)].clients, l)
+	}
+	var wg sync.WaitGroup
+	for _, jb := range jobs {
+		wg.Go(func() { jb.run(ctx) })
+	}
+	wg.Wait()
+	errs := make([]error, len(loops))
+	for i, l := range loops {
+		errs[i] = l.err
+	}
+	return errs, true, nil
+}
