@@ -10,10 +10,11 @@ import (
 
 // Translation is one setting as given and as applied on one major.
 type Translation struct {
-	Major       int    `json:"major"`
-	Given       string `json:"given"` // name=value as the user wrote it
-	Name, Value string // what is applied on Major ("" when left out)
-	Note        string `json:"note,omitempty"` // why it differs, or why it is left out
+	Major int    `json:"major"`
+	Given string `json:"given"`          // name=value as the user wrote it
+	Name  string `json:"name"`           // what is applied on Major ("" when left out)
+	Value string `json:"value"`          // its value there
+	Note  string `json:"note,omitempty"` // why it differs, or why it is left out
 }
 
 // walSegmentMB is the default WAL segment size, the unit of wal_keep_segments.
