@@ -83,6 +83,12 @@ func checkExtensionsAndMatrix(t *testing.T, c *cluster.Cluster, major int) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
+	// scram-sha-256 is not the default password_encryption before 14: the
+	// superuser's password must have been hashed with it all the same.
+	var hash string
+	if err := conn.QueryRow(ctx, "SELECT rolpassword FROM pg_authid WHERE rolname = 'postgres'").Scan(&hash); err != nil || !strings.HasPrefix(hash, "SCRAM-SHA-256$") {
+		t.Errorf("PostgreSQL %d: the superuser password is not a SCRAM-SHA-256 verifier (%v)", major, err)
+	}
 	for _, ext := range []string{"pg_stat_statements", "pgstattuple", "pg_prewarm"} {
 		if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+ext); err != nil {
 			t.Errorf("PostgreSQL %d: extension %s is missing: %v", major, ext, err)
@@ -121,7 +127,7 @@ func TestCompareVersions(t *testing.T) {
 	}
 	majors := strconv.Itoa(installed.Major) + "," + strconv.Itoa(other)
 	r := runPgoltp(t, 8*time.Minute, "--lab", lab, "--json", "compare-versions", "--pg", majors, "--workload", "tpcb",
-		"--scale", "1", "--clients", "2", "--duration", "3s", "--repetitions", "1", "--set", "wal_keep_size=64MB")
+		"--scale", "1", "--clients", "2", "--duration", "3s", "--repetitions", "1", "--set", "wal_keep_size=64MB", "-o", lab+"/versions.html")
 	t.Cleanup(func() {
 		for _, m := range []int{installed.Major, other} {
 			runPgoltp(t, time.Minute, "cluster", "destroy", "--lab", lab+"/pg"+strconv.Itoa(m))
@@ -188,9 +194,16 @@ func TestCompareVersions(t *testing.T) {
 		t.Errorf("wal_keep_size=64MB on PostgreSQL 10 became %q, want wal_keep_segments=4", translated[10])
 	}
 	r = runPgoltp(t, time.Minute, "--lab", lab, "runs", "--json")
+	html, err := os.ReadFile(lab + "/versions.html")
+	if err != nil {
+		t.Error(err)
+	}
 	for _, id := range ids {
 		if !strings.Contains(r.stdout, id) {
 			t.Errorf("run %s is not in the results store", id)
+		}
+		if !strings.Contains(string(html), id) {
+			t.Errorf("run %s is not in the HTML comparison", id)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/report"
 	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/study"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
@@ -31,6 +32,7 @@ type versionStudy struct {
 	duration    time.Duration
 	repetitions int
 	sets        []string
+	html        string // also write an HTML comparison of every run here
 	perMajor    map[int][]study.Translation
 }
 
@@ -74,6 +76,7 @@ tuples, autovacuum runs, checkpoints, and the top statements side by side.`,
 	f.StringVar(&duration, "duration", "30s", "length of each run")
 	f.IntVar(&v.repetitions, "repetitions", 1, "runs per major, interleaved across majors")
 	f.StringArrayVar(&v.sets, "set", nil, "a server setting name=value applied on every major (repeatable)")
+	f.StringVarP(&v.html, "output", "o", "", "also write the stored runs side by side as an HTML page (pgoltp compare's view) to this file")
 	rootCmd.AddCommand(cmd)
 }
 
@@ -173,6 +176,12 @@ func (v *versionStudy) run(ctx context.Context) error {
 	}
 	sort.SliceStable(translations, func(i, j int) bool { return translations[i].Given < translations[j].Given })
 	c := study.Compare(v.workload, translations, runs)
+	if v.html != "" {
+		if err := writeRunsHTML(ctx, runs, v.html); err != nil {
+			return err
+		}
+		say("HTML comparison of the %d runs: %s", len(runs), v.html)
+	}
 	if global.json {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -313,6 +322,28 @@ func (v *versionStudy) runOnce(ctx context.Context, t versionTarget, rep int) (s
 	}
 	r.Effect = after.Sub(before)
 	return r, nil
+}
+
+// writeRunsHTML writes the stored runs side by side (the first is the baseline).
+func writeRunsHTML(ctx context.Context, runs []study.Run, out string) error {
+	s, err := openResults(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	stored := make([]*store.Run, 0, len(runs))
+	for _, r := range runs {
+		sr, err := loadRun(ctx, s, r.RunID)
+		if err != nil {
+			return err
+		}
+		stored = append(stored, sr)
+	}
+	c := report.Compare(stored)
+	if err := writeFileAtomically(out, c.HTML); err != nil {
+		return problem.Wrap(err, "check that the directory of -o is writable", "cannot write %s", out)
+	}
+	return nil
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
