@@ -207,3 +207,28 @@ func TestCompareVersions(t *testing.T) {
 		}
 	}
 }
+
+// Bad input to compare-versions is one line and exit 2, before any cluster is made.
+func TestCompareVersionsBadInput(t *testing.T) {
+	cases := []struct {
+		args    []string
+		mention string
+	}{
+		{[]string{"--pg", "15"}, "at least two majors"},
+		{[]string{"--pg", "9,15"}, "10 to 18"},
+		{[]string{"--pg", "10,x"}, "--pg"},
+		{[]string{"--pg", "10,15", "--workload", "ycsb"}, "--workload"},
+		{[]string{"--pg", "10,15", "--duration", "soon"}, "--duration"},
+		{[]string{"--pg", "10,15", "--set", "shared_buffers"}, "name=value"},
+		{[]string{"--pg", "10,15", "--set", "fsync=off"}, "unsafe"},
+		{[]string{"--pg", "10,15", "--set", "max_wal_size=lots"}, "max_wal_size"},
+	}
+	for _, c := range cases {
+		lab := labDir(t)
+		r := runPgoltp(t, time.Minute, append([]string{"--lab", lab, "compare-versions"}, c.args...)...)
+		assertOneLineProblem(t, r, c.mention)
+		if _, err := os.Stat(lab); err == nil {
+			t.Errorf("%v: the lab was created", c.args)
+		}
+	}
+}

@@ -27,6 +27,7 @@ func TestTranslate(t *testing.T) {
 		{11, "vacuum_cost_delay", "2.4", "vacuum_cost_delay", "2", true},
 		{12, "vacuum_cost_delay", "2.4", "vacuum_cost_delay", "2.4", false},
 		{17, "shared_buffers", "256MB", "shared_buffers", "256MB", false},
+		{16, "enable_seqscan", "off", "enable_seqscan", "off", true}, // not in the catalog: the server checks it
 	}
 	for _, c := range cases {
 		got, err := Translate(c.major, c.name, c.value)
@@ -38,7 +39,7 @@ func TestTranslate(t *testing.T) {
 			t.Errorf("%d %s=%s: got %s=%s (%q), want %s=%s noted=%v", c.major, c.name, c.value, got.Name, got.Value, got.Note, c.wantName, c.wantValue, c.noted)
 		}
 	}
-	for _, bad := range [][2]string{{"no_such_setting", "1"}, {"shared_buffers", "lots"}, {"wal_keep_size", "x"}} {
+	for _, bad := range [][2]string{{"shared_buffers", "lots"}, {"wal_keep_size", "x"}, {"fsync", "off"}, {"synchronous_commit", "off"}} {
 		if _, err := Translate(15, bad[0], bad[1]); err == nil {
 			t.Errorf("%s=%s accepted", bad[0], bad[1])
 		}

@@ -23,8 +23,9 @@ const walSegmentMB = 16
 // Translate returns the setting name=value in the form major knows: a name
 // renamed between majors is translated (wal_keep_size, 13+, is
 // wal_keep_segments before), a whole-millisecond setting takes a rounded value,
-// and a setting the major does not have is left out with a note. The error is
-// for a value no major would take.
+// a setting the major does not have is left out with a note, and one outside
+// pgoltp's catalog is passed on for the server to check. The error is for a
+// value the major would refuse, or an unsafe one (it could lose or corrupt data).
 func Translate(major int, name, value string) (Translation, error) {
 	t := Translation{Major: major, Given: name + "=" + value, Name: name, Value: value}
 	switch {
@@ -47,7 +48,9 @@ func Translate(major int, name, value string) (Translation, error) {
 	cat, ok := settings.Lookup(t.Name, major)
 	if !ok {
 		if _, anywhere := settings.Lookup(t.Name, 0); !anywhere {
-			return t, fmt.Errorf("%s is not a setting pgoltp knows", name)
+			// Not in pgoltp's catalog: the server checks it when it is applied.
+			t.Note = "not in pgoltp's catalog: applied as given, checked by the server"
+			return t, nil
 		}
 		t.Name, t.Value, t.Note = "", "", fmt.Sprintf("left out: PostgreSQL %d does not have %s", major, name)
 		return t, nil
@@ -60,6 +63,9 @@ func Translate(major int, name, value string) (Translation, error) {
 	}
 	if err := settings.Validate(major, t.Name, t.Value); err != nil {
 		return t, err
+	}
+	if risk, why := settings.LabelFor(major, t.Name, t.Value); risk.Unsafe() {
+		return t, fmt.Errorf("%s=%s is unsafe (%s): %s; compare-versions does not apply unsafe settings", t.Name, t.Value, risk, why)
 	}
 	return t, nil
 }
