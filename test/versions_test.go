@@ -249,3 +249,29 @@ func TestCompareVersionsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// An experiment plan with versions: runs the study of compare-versions.
+func TestExperimentVersionsPlan(t *testing.T) {
+	lab := labDir(t)
+	if err := os.MkdirAll(lab, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plan := lab + "/versions.yaml"
+	if err := os.WriteFile(plan, []byte("workload: {kind: tpcb, scale: 1, clients: 2}\nduration: 2s\nrepetitions: 1\nversions: [10, 15]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, m := range []string{"10", "15"} {
+			runPgoltp(t, time.Minute, "cluster", "destroy", "--lab", lab+"/pg"+m)
+		}
+	})
+	r := runPgoltp(t, 8*time.Minute, "--lab", lab, "experiment", plan)
+	if r.code != 0 {
+		t.Fatalf("experiment versions plan: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"PG 10.", "PG 15.", "WAL per transaction", "top statements"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}

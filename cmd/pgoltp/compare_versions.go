@@ -18,6 +18,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/report"
 	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/study"
+	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
@@ -133,6 +134,29 @@ func (v *versionStudy) parse(pg, duration string) error {
 		}
 	}
 	return nil
+}
+
+// runVersionPlan runs an experiment plan with versions: [..] as the
+// compare-versions command would: the baseline's settings on every major.
+func runVersionPlan(ctx context.Context, p *tune.Plan) error {
+	if global.dsn != "" {
+		return problem.BadInput("drop --dsn: a versions plan runs each major in a managed cluster of its own",
+			"a versions plan cannot use an external server")
+	}
+	v := versionStudy{workload: p.Workload.Kind, scale: p.Workload.Scale, warehouses: p.Workload.Scale,
+		clients: p.Workload.Clients, repetitions: p.Repetitions.Pairs}
+	majors := make([]string, len(p.Versions))
+	for i, m := range p.Versions {
+		majors[i] = strconv.Itoa(m)
+	}
+	for name, value := range p.Baseline.Settings {
+		v.sets = append(v.sets, name+"="+string(value))
+	}
+	sort.Strings(v.sets)
+	if err := v.parse(strings.Join(majors, ","), p.Duration.String()); err != nil {
+		return err
+	}
+	return v.run(ctx)
 }
 
 // versionTarget is one major's cluster, ready to run on.
