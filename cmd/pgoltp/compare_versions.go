@@ -16,6 +16,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/report"
+	"github.com/pgoltp/pgoltp/internal/runfile"
 	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/study"
 	"github.com/pgoltp/pgoltp/internal/tune"
@@ -364,7 +365,7 @@ func writeRunsHTML(ctx context.Context, runs []study.Run, out string) error {
 		stored = append(stored, sr)
 	}
 	c := report.Compare(stored)
-	if err := writeFileAtomically(out, c.HTML); err != nil {
+	if err := runfile.WriteAtomically(out, c.HTML); err != nil {
 		return problem.Wrap(err, "check that the directory of -o is writable", "cannot write %s", out)
 	}
 	return nil
