@@ -1,14 +1,8 @@
 package collect
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
-
-	"github.com/pgoltp/pgoltp/internal/pgtest"
 )
 
 // The matrix itself: on every major from 10 to 18 exactly one source of each
@@ -65,42 +59,4 @@ func TestVersionMatrix(t *testing.T) {
 	if sql := statementsSQL(12); !strings.Contains(sql, "total_time") || strings.Contains(sql, "wal_bytes") {
 		t.Errorf("pg_stat_statements before 13 has total_time and no wal_bytes: %s", sql)
 	}
-}
-
-// Every query of the matrix for the test server's major runs there (run the
-// package with PGOLTP_TEST_PG=10 or 18 to check another major), and the
-// extensions the collectors and experiments use can be created.
-func TestMatrixQueriesRunOnServer(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var num int
-	if err := conn.QueryRow(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&num); err != nil {
-		t.Fatal(err)
-	}
-	major := num / 10000
-	for _, ext := range []string{"pg_stat_statements", "pgstattuple", "pg_prewarm"} {
-		if err := ensureExtension(ctx, conn, ext); err != nil {
-			t.Errorf("PostgreSQL %d: extension %s: %v", major, ext, err)
-		}
-	}
-	entries := QueriesFor(major)
-	for _, e := range entries {
-		rows, err := conn.Query(ctx, e.SQL, e.Args...)
-		if err == nil {
-			for rows.Next() {
-			}
-			rows.Close()
-			err = rows.Err()
-		}
-		if err != nil {
-			t.Errorf("PostgreSQL %d: %s: %v", major, e.Name, err)
-		}
-	}
-	t.Logf("PostgreSQL %d: %d statistics queries ran", major, len(entries))
 }
