@@ -18,6 +18,9 @@ type Limits struct {
 	CPUs           float64 // CPUs PostgreSQL may use
 	HugePagesTotal int64   // reserved huge pages (0: huge_pages=on would not start)
 	MaxConnections int     // the server's max_connections: each may use work_mem
+	// NoRestart leaves out the settings that need a restart: pgoltp may not
+	// restart a server it does not manage.
+	NoRestart bool
 }
 
 // dim is one setting as a search dimension, in a unit people read (MB, ms)
@@ -103,6 +106,9 @@ func NewSpace(major int, live map[string]settings.Live, limits Limits, allowUnsa
 			continue
 		}
 		l, haveLive := live[d.name]
+		if s, _ := settings.Lookup(d.name, major); limits.NoRestart && (s.NeedsRestart() || haveLive && l.Context == settings.Postmaster) {
+			continue
+		}
 		if d.choices != nil {
 			if d.name == "huge_pages" && limits.HugePagesTotal > 0 {
 				d.choices = append(d.choices, "on")
