@@ -80,6 +80,8 @@ func candidates(l Limits) []dim {
 		{name: "autovacuum_max_workers", integer: true, lo: 1, hi: workers},
 		{name: "huge_pages", choices: []string{"try", "off"}},
 		{name: "jit", choices: []string{"on", "off"}},
+		// Costs durability when off: searched only with --allow-unsafe.
+		{name: "synchronous_commit", choices: []string{"on", "off"}},
 	}
 }
 
