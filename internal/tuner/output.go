@@ -105,6 +105,8 @@ func (r *Result) WriteText(w io.Writer) error {
 			switch {
 			case !c.Measured:
 				p("  %-34s not measured (kept)", c.Name)
+			case !c.Removal.Valid:
+				p("  %-34s kept: removing it had no interval (runs too short)", c.Name)
 			case c.Kept:
 				p("  %-34s kept: removing it %s", c.Name, effectText(c.Removal))
 			default:

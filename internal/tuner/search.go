@@ -283,6 +283,12 @@ func (t *Tuner) Run(ctx context.Context) (*Result, error) {
 		return res, errors.New("every candidate failed when re-run")
 	}
 	res.Best, res.VsStart, res.Confirmed = space.Settings(cands[bestIdx]), bestEffect, true
+	if bestEffect.Percent <= 0 {
+		// Lucky in the search, no better when re-run: keep the start.
+		res.Notes = append(res.Notes, "no candidate beat the start when re-run: keep the starting configuration")
+		res.Kept = map[string]string{}
+		return res, nil
+	}
 	if len(t.Advise) > 0 && len(warm) > 0 {
 		adv := space.Settings(warm[0])
 		if e, err := s.paired(adv, res.Best, RoleAdvise, "best vs advise", 2); err == nil {
@@ -418,7 +424,9 @@ func (s *session) ablate(best map[string]string) ([]Contribution, error) {
 		next := runOf(s.Objective, m2)
 		e := stats.Paired([]stats.Run{prev, next}, []stats.Run{v}, level)
 		out[i].Removal, out[i].Measured = e, true
-		out[i].Kept = e.Worse() // removing it measurably hurts
+		// Dropped only when its removal was measured and did not
+		// measurably hurt; without an interval it stays.
+		out[i].Kept = !e.Valid || e.Worse()
 		s.logf("  without %-32s %s", out[i].Name, effectText(e))
 		prev = next
 	}
