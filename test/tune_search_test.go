@@ -99,7 +99,7 @@ func TestTuneSearch(t *testing.T) {
 	}
 
 	// --resume continues the stored search up to the new budget.
-	r = runPgoltp(t, 15*time.Minute, append(args, "--resume", res.ID, "--budget", "4")...)
+	r = runPgoltp(t, 15*time.Minute, append(args, "--resume="+res.ID, "--budget", "4")...)
 	if r.code != 0 {
 		t.Fatalf("tune --resume: exit %d\n%s", r.code, r.stderr)
 	}

@@ -97,7 +97,7 @@ does not restart a server it does not manage.`,
 	fl.BoolVar(&f.allowUnsafe, "allow-unsafe", false, "also search settings that can lose or corrupt data on a crash (labelled in every output)")
 	fl.BoolVar(&f.apply, "apply", false, "keep the result on the server instead of restoring the original settings")
 	fl.StringVar(&f.format, "format", "", "also print the result as conf (postgresql.conf lines) or sql (ALTER SYSTEM)")
-	fl.StringVar(&f.resume, "resume", "", "continue a stored search (its id, or 'latest')")
+	fl.StringVar(&f.resume, "resume", "", "continue a stored search: --resume (the latest) or --resume=ID")
 	fl.Lookup("resume").NoOptDefVal = "latest"
 	fl.Int64Var(&f.seed, "seed", 1, "random seed of the search")
 	fl.IntVar(&f.confirm, "confirm", 3, "top candidates re-run against the baseline before one is declared best")
