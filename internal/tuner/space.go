@@ -112,6 +112,9 @@ func NewSpace(major int, live map[string]settings.Live, limits Limits, allowUnsa
 			continue
 		}
 		if d.choices != nil {
+			if d.name == "wal_compression" && major < 15 {
+				d.choices = []string{"off", "on"} // a boolean before 15
+			}
 			if d.name == "huge_pages" && limits.HugePagesTotal > 0 {
 				d.choices = append(d.choices, "on")
 			}
@@ -134,8 +137,8 @@ func NewSpace(major int, live map[string]settings.Live, limits Limits, allowUnsa
 					keep = append(keep, cur) // the start point must be in the space
 				}
 			}
-			if len(keep) == 0 {
-				continue
+			if len(keep) < 2 {
+				continue // nothing to choose (synchronous_commit without --allow-unsafe)
 			}
 			d.choices = keep
 			s.dims = append(s.dims, d)
