@@ -87,7 +87,13 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		p("  baseline drift: first %.1f, last %.1f, range %.1f .. %.1f (%d runs)", r.Baselines[0], r.Baselines[len(r.Baselines)-1], lo, hi, len(r.Baselines))
 	}
-	if r.Confirmed {
+	if r.Confirmed && r.VsStart.Percent <= 0 {
+		p("no configuration beat the start when re-run; the best candidate:")
+		p("  gain over the start:      %s", effectText(r.VsStart))
+		if r.VsAdvise.Pairs > 0 {
+			p("  gain over advise's:       %s", effectText(r.VsAdvise))
+		}
+	} else if r.Confirmed {
 		p("best configuration, confirmed by re-runs against the start:")
 		p("  gain over the start:      %s", effectText(r.VsStart))
 		if r.VsAdvise.Pairs > 0 {

@@ -283,12 +283,6 @@ func (t *Tuner) Run(ctx context.Context) (*Result, error) {
 		return res, errors.New("every candidate failed when re-run")
 	}
 	res.Best, res.VsStart, res.Confirmed = space.Settings(cands[bestIdx]), bestEffect, true
-	if bestEffect.Percent <= 0 {
-		// Lucky in the search, no better when re-run: keep the start.
-		res.Notes = append(res.Notes, "no candidate beat the start when re-run: keep the starting configuration")
-		res.Kept = map[string]string{}
-		return res, nil
-	}
 	if len(t.Advise) > 0 && len(warm) > 0 {
 		adv := space.Settings(warm[0])
 		if e, err := s.paired(adv, res.Best, RoleAdvise, "best vs advise", 2); err == nil {
@@ -297,6 +291,12 @@ func (t *Tuner) Run(ctx context.Context) (*Result, error) {
 		} else {
 			res.Notes = append(res.Notes, "advise's configuration could not be compared: "+oneLine(err.Error()))
 		}
+	}
+	if bestEffect.Percent <= 0 {
+		// Lucky in the search, no better when re-run: keep the start.
+		res.Notes = append(res.Notes, "no candidate beat the start when re-run: keep the starting configuration")
+		res.Kept = map[string]string{}
+		return res, nil
 	}
 	res.Ablation, err = s.ablate(res.Best)
 	if err != nil {
