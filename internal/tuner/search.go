@@ -350,6 +350,7 @@ func (s *session) measure(values map[string]string, info RunInfo) (Measurement, 
 		}
 	}
 	if err == nil {
+		info.Started = time.Now() // the stored run is the measured part
 		m, err = s.Workload.Run(s.ctx, s.TrialTime)
 	}
 	id := ""
