@@ -458,11 +458,12 @@ func (s *session) change(name string, best map[string]string) float64 {
 	return math.Abs(a-b) / (hi - lo)
 }
 
-// candidatesFrom is the top k points that never failed, the start excluded.
+// candidatesFrom is the top k points that never failed and beat the start
+// in the search.
 func candidatesFrom(opt *search.Optimizer, start search.Point, k int) []search.Point {
 	var out []search.Point
 	for _, r := range opt.TopK(k + 1) {
-		if samePoint(r.Point, start) {
+		if samePoint(r.Point, start) || r.Mean <= 1 { // 1: the start against its own baseline
 			continue
 		}
 		out = append(out, r.Point)

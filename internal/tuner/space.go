@@ -335,6 +335,9 @@ func (s *Space) BudgetMB() float64 { return 0.9 * float64(s.limits.RAM) / (1 << 
 // lower bounds exceed the budget.
 func (s *Space) Fit(p search.Point) (search.Point, error) {
 	p = append(search.Point(nil), p...)
+	if lo, hi := s.index("min_wal_size"), s.index("max_wal_size"); lo >= 0 && hi >= 0 && p[lo] > p[hi] {
+		p[lo] = math.Max(s.Dims()[lo].Low, p[hi]) // min_wal_size above max_wal_size means nothing
+	}
 	budget := s.BudgetMB()
 	for _, name := range []string{"work_mem", "maintenance_work_mem", "shared_buffers"} {
 		over := s.memoryMB(s.Settings(p)) - budget
