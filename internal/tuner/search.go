@@ -250,15 +250,21 @@ func (t *Tuner) Run(ctx context.Context) (*Result, error) {
 	res.Tried = space.Names()
 	res.Importance = importance(space, s.state.Trials)
 
-	cands := candidatesFrom(opt, start, t.Confirm)
+	// Interrupted, nothing is re-run: only a trial that beat the start may
+	// be shown as the best so far. Otherwise the re-runs decide.
+	res.Interrupted = res.Interrupted || ctx.Err() != nil
+	cands := candidatesFrom(opt, start, t.Confirm, res.Interrupted)
 	if len(cands) == 0 {
-		res.Notes = append(res.Notes, "no trial beat or matched the start: nothing to recommend")
+		why := "every trial failed"
+		if res.Interrupted {
+			why = "no trial beat the start so far"
+		}
+		res.Notes = append(res.Notes, why+": nothing to recommend")
 		res.Best = s.startSet
 		return res, nil
 	}
 	res.Best = space.Settings(cands[0])
-	if res.Interrupted || ctx.Err() != nil {
-		res.Interrupted = true
+	if res.Interrupted {
 		res.Notes = append(res.Notes, "interrupted: the best so far is shown, not confirmed by re-runs")
 		res.Kept = changed(res.Best, s.startSet)
 		res.Unsafe = Unsafe(major, res.Kept)
@@ -458,12 +464,12 @@ func (s *session) change(name string, best map[string]string) float64 {
 	return math.Abs(a-b) / (hi - lo)
 }
 
-// candidatesFrom is the top k points that never failed and beat the start
-// in the search.
-func candidatesFrom(opt *search.Optimizer, start search.Point, k int) []search.Point {
+// candidatesFrom is the top k points that never failed other than the
+// start; with mustBeat only those that beat the start in the search.
+func candidatesFrom(opt *search.Optimizer, start search.Point, k int, mustBeat bool) []search.Point {
 	var out []search.Point
 	for _, r := range opt.TopK(k + 1) {
-		if samePoint(r.Point, start) || r.Mean <= 1 { // 1: the start against its own baseline
+		if samePoint(r.Point, start) || mustBeat && r.Mean <= 1 { // 1: the start against its own baseline
 			continue
 		}
 		out = append(out, r.Point)
