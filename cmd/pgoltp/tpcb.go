@@ -192,6 +192,7 @@ one row per committed transaction.`,
 	f.IntVar(&maxTries, "max-tries", 1, "tries per transaction on serialization failures and deadlocks (0 = unlimited)")
 	f.IntVarP(&o.Transactions, "transactions", "t", 0, "transactions per client (default 10 without --duration)")
 	f.StringVarP(&duration, "duration", "T", "", "run this long: seconds (60) or a duration (90m, 24h)")
+	f.Int64Var(&o.StopAtTxns, "stop-at-txns", 0, "stop after this many transactions over all clients (committed or failed; instead of -t; with -T, whichever comes first)")
 	f.IntVarP(&progress, "progress", "P", 0, "print progress every N seconds to stderr")
 	f.StringVar(&o.Isolation, "isolation", "", "default_transaction_isolation of the clients: read-committed, repeatable-read or serializable")
 	f.BoolVarP(&o.NoVacuum, "no-vacuum", "n", false, "do not vacuum pgbench_tellers and pgbench_branches before the run")

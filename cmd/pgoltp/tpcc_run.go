@@ -155,6 +155,7 @@ cleanly and still prints the summary.`,
 	f.DurationVar(&opts.Duration, "duration", 0, "measured time after ramp-up (0 = 1m in nowait mode, or until --txns-per-terminal / Ctrl-C)")
 	f.DurationVar(&opts.Ramp, "ramp", 0, "warm-up before measuring")
 	f.IntVar(&opts.TxnsPerTerminal, "txns-per-terminal", 0, "stop each terminal after this many transactions (0 = no limit)")
+	f.Int64Var(&opts.StopAtTxns, "stop-at-txns", 0, "stop after this many transactions of all five kinds over all terminals, ramp-up included (with --duration, whichever comes first)")
 	f.Float64Var(&opts.Rate, "rate", 0, "limit to this many transactions per minute over all terminals (0 = unlimited)")
 	f.StringVar(&weights, "weights", "", "mix as card counts NO,P,OS,D,SL (default: the 23-card deck 10,10,1,1,1); below the minimums of clause 5.2.3 the run is marked non-compliant")
 	f.BoolVar(&opts.AllowNonCompliant, "allow-noncompliant", false, "let spec mode run a mix below clause 5.2.3's minimums or more than 10 terminals per warehouse (marked non-compliant)")

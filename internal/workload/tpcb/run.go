@@ -16,7 +16,8 @@ import (
 )
 
 // Run drives the script with opts.Clients connections until each has run
-// opts.Transactions or opts.Duration has passed, like pgbench's run, then
+// opts.Transactions or opts.Duration has passed, like pgbench's run (or, with
+// opts.StopAtTxns, until that many were run over all clients), then
 // (unless opts.NoCheck) checks that balances and history moved together and
 // that no committed transaction is missing.
 //
@@ -29,6 +30,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		return nil, err
 	}
 	def, _ := opts.Script.def()
+	opts.budget = driver.NewBudget(opts.StopAtTxns)
 	cfg, err := pgconn.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("invalid DSN: %w", err)
