@@ -19,6 +19,7 @@ type document struct {
 	Latency   []LatencyRow
 	Main      []*timeChart // throughput, latency, errors
 	Sections  []section    // collector charts
+	LongRun   *LongRun     // per-hour drift panels; nil for runs under LongRunPanelsFrom
 	Markers   []marker
 	Spans     []span // outside the measured interval
 	X0, X1    float64
@@ -48,7 +49,14 @@ func newDocument(r *store.Run, now time.Time) *document {
 	d := &document{Run: r, Generated: now, Latency: latencyRows(r), Facts: map[string][]collect.Fact{}}
 	d.Main = throughputCharts(r)
 	d.Sections = collectorCharts(r.Samples, r.StartedAt)
+	if g := growthCharts(r.StartedAt, r.Samples); len(g) > 0 {
+		d.Sections = append(d.Sections, section{Title: "Growth", Charts: g})
+	}
+	d.LongRun = longRunView(r)
 	all := append([]*timeChart(nil), d.Main...)
+	if d.LongRun != nil {
+		all = append(all, d.LongRun.charts...)
+	}
 	for _, s := range d.Sections {
 		all = append(all, s.Charts...)
 	}
