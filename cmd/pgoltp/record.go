@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/spf13/pflag"
 
 	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/metrics"
+	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/report"
 	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
@@ -28,12 +30,41 @@ type recording struct {
 	run *store.Run
 }
 
+// recordCollect are the collector options of the run commands' recordings
+// (--bloat-every); the zero value is the collectors' defaults.
+var recordCollect collect.Options
+
+// DefaultBloatEvery is --bloat-every for planned runs of an hour or more:
+// pgstattuple_approx every 15 minutes (under the collectors' time budget)
+// gives a week 672 readings per table.
+const DefaultBloatEvery = 15 * time.Minute
+
+// addBloatEveryFlag declares --bloat-every on a run command.
+func addBloatEveryFlag(f *pflag.FlagSet, dst *time.Duration) {
+	f.DurationVar(dst, "bloat-every", 0, "estimate bloat with pgstattuple_approx this often during a recorded run (default 15m for runs planned to last 1h or more, else never; 0 = never)")
+}
+
+// resolveBloatEvery is --bloat-every's value: as given when set, else the
+// default for a run planned to last planned (0: unknown length).
+func resolveBloatEvery(set bool, value, planned time.Duration) (time.Duration, error) {
+	if value < 0 {
+		return 0, problem.BadInput("pass --bloat-every 15m, or 0 for never", "--bloat-every %s is negative", value)
+	}
+	if set {
+		return value, nil
+	}
+	if planned >= time.Hour {
+		return DefaultBloatEvery, nil
+	}
+	return 0, nil
+}
+
 // startRecording stores the run as running and starts the collectors on dsn.
 // A run is recorded unless --no-record; a store that cannot be opened stops the
 // command before any work starts, so no run is half-written.
 func startRecording(ctx context.Context, workload, title, dsn string, params []store.KV) (*recording, error) {
 	run := &store.Run{Workload: workload, Title: title, StartedAt: time.Now(), Params: params}
-	rec, err := report.Begin(ctx, global.lab, resultsStore.dsn, dsn, run, collect.Options{})
+	rec, err := report.Begin(ctx, global.lab, resultsStore.dsn, dsn, run, recordCollect)
 	if err != nil {
 		return nil, fmt.Errorf("opening the results store: %w", err)
 	}

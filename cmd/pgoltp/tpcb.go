@@ -86,6 +86,7 @@ func newTPCBRunCmd() *cobra.Command {
 		progress                 int
 		maxTries                 int
 		snapshotEach, seriesEach time.Duration
+		bloatEvery               time.Duration
 		record                   bool
 	)
 	cmd := &cobra.Command{
@@ -132,6 +133,9 @@ one row per committed transaction.`,
 			o.SnapshotEach, o.SeriesEach = snapshotEach, seriesEach
 			if err := o.Validate(); err != nil {
 				return bad(err)
+			}
+			if recordCollect.BloatEvery, err = resolveBloatEvery(cmd.Flags().Changed("bloat-every"), bloatEvery, o.Duration); err != nil {
+				return err
 			}
 			// -j is pgbench's thread count: here the event loops, each on its
 			// own thread, plus one for the rest of the process (progress,
@@ -201,6 +205,7 @@ one row per committed transaction.`,
 	f.Uint64Var(&o.Seed, "random-seed", 0, "random seed (0 = from the clock)")
 	f.DurationVar(&snapshotEach, "snapshot-interval", time.Minute, "keep a histogram snapshot of every window this long")
 	f.DurationVar(&seriesEach, "series-interval", time.Second, "length of one point of the throughput/latency series")
+	addBloatEveryFlag(f, &bloatEvery)
 	f.BoolVar(&record, "record", true, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
 	return cmd
 }

@@ -32,6 +32,7 @@ func tpccRunCommand() *cobra.Command {
 		record      bool
 		cpuProfile  string
 		procs       int
+		bloatEvery  time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -65,6 +66,10 @@ cleanly and still prints the summary.`,
 			opts.Progress = time.Duration(progressSec) * time.Second
 			if err := opts.Validate(); err != nil {
 				return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", err.Error())
+			}
+			var err error
+			if recordCollect.BloatEvery, err = resolveBloatEvery(cmd.Flags().Changed("bloat-every"), bloatEvery, opts.Ramp+opts.Duration); err != nil {
+				return err
 			}
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
@@ -162,6 +167,7 @@ cleanly and still prints the summary.`,
 	f.IntVar(&opts.MaxRetries, "max-retries", 10, "retries of serialization failures and deadlocks (-1 = none)")
 	f.StringVar(&opts.Isolation, "isolation", "read-committed", "read-committed, repeatable-read or serializable (Stock-Level may run at read committed)")
 	f.Float64Var(&opts.KeyingScale, "keying-scale", 1, "multiply keying and think times in spec mode (1 = the standard)")
+	addBloatEveryFlag(f, &bloatEvery)
 	f.IntVar(&progressSec, "progress", 5, "print a live line every N seconds on stderr (0 = off)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "random seed (0 = random; printed with the result)")
 	f.StringVar(&opts.Schema, "schema", tpcc.DefaultSchema, "schema that holds the TPC-C tables")
