@@ -157,6 +157,8 @@ func chartData(charts []*timeChart, x0, x1 float64) template.JS {
 		Color string    `json:"c"`
 		X     []float64 `json:"x"`
 		Y     []float64 `json:"y"`
+		Lo    []float64 `json:"lo,omitempty"` // a thinned line's bucket minimum
+		Hi    []float64 `json:"hi,omitempty"` // and maximum
 	}
 	type jc struct {
 		Title string `json:"t"`
@@ -171,12 +173,18 @@ func chartData(charts []*timeChart, x0, x1 float64) template.JS {
 	for _, c := range charts {
 		j := jc{Title: c.Title, Unit: c.Unit}
 		for _, l := range c.Lines {
-			xs, ys := downsample(l.X, l.Y, maxPointsPerLine)
-			rx, ry := make([]float64, len(xs)), make([]float64, len(ys))
-			for i := range xs {
-				rx[i], ry[i] = round(xs[i], 2), sig(ys[i], 4)
+			bk := bucketize(l.X, l.Y, maxPointsPerLine)
+			out := jl{Name: l.Name, Color: l.Color, X: make([]float64, len(bk.X)), Y: make([]float64, len(bk.X))}
+			if bk.Thinned {
+				out.Lo, out.Hi = make([]float64, len(bk.X)), make([]float64, len(bk.X))
 			}
-			j.Lines = append(j.Lines, jl{Name: l.Name, Color: l.Color, X: rx, Y: ry})
+			for i := range bk.X {
+				out.X[i], out.Y[i] = round(bk.X[i], 2), sig(bk.Mean[i], 4)
+				if bk.Thinned {
+					out.Lo[i], out.Hi[i] = sig(bk.Min[i], 4), sig(bk.Max[i], 4)
+				}
+			}
+			j.Lines = append(j.Lines, out)
 		}
 		out.Charts[c.ID] = j
 	}
