@@ -181,6 +181,7 @@ func fillTPCB(run *store.Run, res *tpcb.RunResult) {
 		{Name: "protocol", Value: string(o.Protocol)},
 		{Name: "duration", Value: o.Duration.String()},
 		{Name: "transactions per client", Value: strconv.Itoa(o.Transactions)},
+		{Name: "stop at transactions", Value: strconv.FormatInt(o.StopAtTxns, 10)},
 		{Name: "rate (tps)", Value: strconv.FormatFloat(o.Rate, 'f', -1, 64)},
 		{Name: "latency limit", Value: o.LatencyLimit.String()},
 		{Name: "max tries", Value: strconv.Itoa(o.MaxTries)},
@@ -207,6 +208,13 @@ func fillTPCB(run *store.Run, res *tpcb.RunResult) {
 			checks = append(checks, verdict{status, c.Name + ": " + c.Detail})
 		}
 		run.Notes = append(run.Notes, summarize("consistency check", checks))
+	}
+	for _, o := range res.Outages {
+		run.Notes = append(run.Notes, fmt.Sprintf("client %d lost its connection at %s for %s (%d reconnect attempts): %s",
+			o.Conn, o.Lost.Format(time.TimeOnly), o.Duration().Round(time.Millisecond), o.Attempts, o.Error))
+	}
+	if res.InDoubt > 0 {
+		run.Notes = append(run.Notes, fmt.Sprintf("%d transactions in doubt: in flight when their connection was lost", res.InDoubt))
 	}
 	run.EndedAt = res.Start.Add(res.Elapsed)
 }

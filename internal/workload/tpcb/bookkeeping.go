@@ -97,6 +97,10 @@ func (b *book) committed(now time.Time) {
 	b.done++
 }
 
+// lost counts the transaction in flight when the connection was lost as
+// ended (its outcome is in doubt), so that -t and --stop-at-txns count it.
+func (b *book) lost() { b.done++ }
+
 // retry is called, at now, once a try has failed at statement at with a
 // serialization failure or deadlock and been rolled back. It reports
 // whether to run the transaction again with the same values (--max-tries);

@@ -83,6 +83,18 @@ func (r *RunResult) WriteSummary(w io.Writer) {
 	for _, e := range r.Errors {
 		p("%s", e)
 	}
+	if len(r.Outages) > 0 {
+		var longest time.Duration
+		restored := 0
+		for _, o := range r.Outages {
+			if !o.Restored.IsZero() {
+				restored++
+				longest = max(longest, o.Restored.Sub(o.Lost))
+			}
+		}
+		p("connection outages: %d (%d restored, longest %.1f s), %d transactions in doubt",
+			len(r.Outages), restored, longest.Seconds(), r.InDoubt)
+	}
 	if r.Check != nil {
 		if r.Check.OK {
 			p("check: ok (%s)", checkLine(r.Check))
