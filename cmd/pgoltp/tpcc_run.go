@@ -157,7 +157,7 @@ cleanly and still prints the summary.`,
 	f.IntVar(&opts.Terminals, "terminals", 0, "emulated terminals, at least one per driven warehouse (0 = 10 per warehouse)")
 	f.IntVar(&opts.Conns, "conns", 0, "connections the terminals share (0 = 8 in nowait mode, 1 per 50 terminals in spec mode)")
 	f.IntVar(&opts.DeliveryWorkers, "delivery-workers", 0, "workers executing queued Deliveries, one connection each (0 = conns/8, at least 1)")
-	f.DurationVar(&opts.Duration, "duration", 0, "measured time after ramp-up (0 = 1m in nowait mode, or until --txns-per-terminal / Ctrl-C)")
+	f.DurationVar(&opts.Duration, "duration", 0, "measured time after ramp-up (0 = 1m in nowait mode, or until --txns-per-terminal / --stop-at-txns / Ctrl-C)")
 	f.DurationVar(&opts.Ramp, "ramp", 0, "warm-up before measuring")
 	f.IntVar(&opts.TxnsPerTerminal, "txns-per-terminal", 0, "stop each terminal after this many transactions (0 = no limit)")
 	f.Int64Var(&opts.StopAtTxns, "stop-at-txns", 0, "stop after this many transactions of all five kinds over all terminals, ramp-up included (with --duration, whichever comes first)")

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -97,6 +98,18 @@ func TestLongRunPanelsOfAWeek(t *testing.T) {
 	}
 	if lr.LongestXact != 59*60 || !near(lr.LongestXactAt, (100*60+59)*60+30, 1e-9) {
 		t.Errorf("longest transaction %v s at %v s", lr.LongestXact, lr.LongestXactAt)
+	}
+
+	var j bytes.Buffer
+	if err := JSON(&j, weekRun(hours)); err != nil {
+		t.Fatal(err)
+	}
+	var exported struct {
+		LongRun *LongRun `json:"long_run"`
+	}
+	if err := json.Unmarshal(j.Bytes(), &exported); err != nil || exported.LongRun == nil || len(exported.LongRun.Hours) != hours ||
+		exported.LongRun.Throughput != lr.Throughput {
+		t.Errorf("the JSON export lacks the long-run view (%v): %+v", err, exported.LongRun)
 	}
 
 	var b bytes.Buffer
