@@ -32,14 +32,13 @@ type reconnector struct {
 	outages []driver.Outage
 	inDoubt int64
 
-	wg      sync.WaitGroup // clients handed over by the event loops
-	handed  []bool         // by client: handed over, its error is in errs
-	errs    []error
-	timeNow func() time.Time
+	wg     sync.WaitGroup // clients handed over by the event loops
+	handed []bool         // by client: handed over, its error is in errs
+	errs   []error
 }
 
 func newReconnector(ctx context.Context, cfg *pgconn.Config, clients int, deadline time.Time) *reconnector {
-	return &reconnector{ctx: ctx, cfg: cfg, deadline: deadline, handed: make([]bool, clients), errs: make([]error, clients), timeNow: time.Now}
+	return &reconnector{ctx: ctx, cfg: cfg, deadline: deadline, handed: make([]bool, clients), errs: make([]error, clients)}
 }
 
 // handOver takes client i, which an event loop just finished with a lost
@@ -59,11 +58,11 @@ func (r *reconnector) handOver(i int, c *client, b *book, lost error) {
 func (r *reconnector) resume(i int, c *client, b *book, err error) error {
 	for r.ctx.Err() == nil && (connectionLost(err) || (err != nil && c.conn.IsClosed())) {
 		b.lost()
-		o := driver.Outage{Conn: i, Lost: r.timeNow(), Error: oneLine(err.Error())}
+		o := driver.Outage{Conn: i, Lost: time.Now(), Error: oneLine(err.Error())}
 		restored, attempts, rerr := r.reconnect(c)
 		o.Attempts = attempts
 		if restored {
-			o.Restored = r.timeNow()
+			o.Restored = time.Now()
 		}
 		r.mu.Lock()
 		r.outages = append(r.outages, o)
@@ -83,10 +82,10 @@ func (r *reconnector) resume(i int, c *client, b *book, err error) error {
 // reconnect tries to connect client c again with a growing pause, until it
 // works, the run ends (ctx or -T) or reconnectFor has passed.
 func (r *reconnector) reconnect(c *client) (ok bool, attempts int, err error) {
-	giveUp := r.timeNow().Add(reconnectFor)
+	giveUp := time.Now().Add(reconnectFor)
 	pause := 100 * time.Millisecond
 	for {
-		if !r.deadline.IsZero() && !r.timeNow().Before(r.deadline) {
+		if !r.deadline.IsZero() && !time.Now().Before(r.deadline) {
 			return false, attempts, nil
 		}
 		attempts++
@@ -99,7 +98,7 @@ func (r *reconnector) reconnect(c *client) (ok bool, attempts int, err error) {
 		if r.ctx.Err() != nil {
 			return false, attempts, nil
 		}
-		if r.timeNow().After(giveUp) {
+		if time.Now().After(giveUp) {
 			return false, attempts, err
 		}
 		if !driver.Sleep(r.ctx, pause) {
