@@ -19,6 +19,9 @@ import (
 	"github.com/pgoltp/pgoltp/internal/runfile"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/tune"
+	"github.com/pgoltp/pgoltp/internal/workload"
+	"github.com/pgoltp/pgoltp/internal/workload/ledger"
+	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
 
 // experimentDatabase is where experiments load their own data on the managed
@@ -151,24 +154,18 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 
 func writeReport(out io.Writer, rep *tune.Report) error {
 	if global.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(out, rep)
 	}
 	return rep.WriteText(out)
 }
 
-// planWorkload builds the plan's workload.
-func planWorkload(p *tune.Plan) (tune.Workload, error) {
-	switch p.Workload.Kind {
-	case "ledger":
-		return tune.Ledger{Clients: p.Workload.Clients, Accounts: 10000 * p.Workload.Scale}, nil
-	case "tpcb":
-		return tune.TPCB{Scale: p.Workload.Scale, Clients: p.Workload.Clients}, nil
-	case "tpcc":
-		return tune.TPCC{Warehouses: p.Workload.Scale, Conns: p.Workload.Clients}, nil
+// planWorkload builds the plan's workload from the registry.
+func planWorkload(p *tune.Plan) (workload.Workload, error) {
+	w, err := registry.New(p.Workload.Kind, p.Workload.Scale, p.Workload.Clients)
+	if err != nil {
+		return nil, problem.BadInput("use workload kind "+strings.Join(registry.Kinds(), ", "), "experiments cannot drive %s", p.Workload.Kind)
 	}
-	return nil, problem.BadInput("use workload kind ledger, tpcb or tpcc", "experiments cannot drive %s", p.Workload.Kind)
+	return w, nil
 }
 
 // experimentTarget returns the server to apply settings to and the database
@@ -247,7 +244,7 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 		return err
 	}
 	a := &tune.CrashAudit{Server: c, DSN: c.DSN(experimentDatabase), Settings: values, AllowUnsafe: f.allowUnsafe,
-		Workload: tune.Ledger{Clients: f.clients, Accounts: 10000}, KillAfter: f.killAfter, Log: os.Stderr}
+		Workload: ledger.Ledger{Clients: f.clients, Accounts: 10000}, KillAfter: f.killAfter, Log: os.Stderr}
 	rep, err := a.Run(ctx)
 	if rep != nil {
 		saveReport("crash", rep)
@@ -263,9 +260,7 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 		return problem.Failed("durability audit stopped: %v", err)
 	}
 	if global.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(out, rep); err != nil {
 			return err
 		}
 	} else if err := rep.WriteText(out); err != nil {
