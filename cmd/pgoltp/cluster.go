@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
@@ -58,7 +54,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			if err := ensureDatabase(cmd.Context(), c, workDatabase); err != nil {
+			if err := c.EnsureDatabase(cmd.Context(), workDatabase); err != nil {
 				return err
 			}
 			return printStatus(cmd, c)
@@ -118,7 +114,7 @@ func init() {
 				return err
 			}
 			if global.json {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"lab": c.Lab, "destroyed": true})
+				return writeJSON(cmd.OutOrStdout(), map[string]any{"lab": c.Lab, "destroyed": true})
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "destroyed the cluster in %s\n", c.Lab)
 			return nil
@@ -204,12 +200,10 @@ func printStatus(cmd *cobra.Command, c *cluster.Cluster) error {
 		Superuser: cluster.Superuser, ListenAddr: "127.0.0.1",
 	}
 	if st.Running {
-		st.DataSize = databaseSize(ctx, c)
+		st.DataSize = c.DataSize(ctx)
 	}
 	if global.json {
-		enc := json.NewEncoder(cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
+		return writeJSON(cmd.OutOrStdout(), st)
 	}
 	w := cmd.OutOrStdout()
 	state := "stopped"
@@ -228,17 +222,4 @@ func printStatus(cmd *cobra.Command, c *cluster.Cluster) error {
 	fmt.Fprintf(w, "  log       %s\n", st.LogFile)
 	fmt.Fprintf(w, "  connect   PGPASSFILE=%s psql \"%s\"\n", st.PassFile, st.DSN)
 	return nil
-}
-
-func databaseSize(ctx context.Context, c *cluster.Cluster) string {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
-	if err != nil {
-		return ""
-	}
-	defer conn.Close(ctx)
-	var s string
-	_ = conn.QueryRow(ctx, "SELECT pg_size_pretty(sum(pg_database_size(datname))::bigint) FROM pg_database").Scan(&s)
-	return s
 }

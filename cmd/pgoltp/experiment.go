@@ -11,12 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
-	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/runfile"
+	"github.com/pgoltp/pgoltp/internal/server"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/workload"
@@ -176,7 +175,7 @@ func experimentTarget(ctx context.Context) (tune.Server, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		return externalServer{dsn: dsn}, dsn, nil
+		return server.External{DSN: dsn}, dsn, nil
 	}
 	if err := holdLab(); err != nil {
 		return nil, "", err
@@ -185,34 +184,10 @@ func experimentTarget(ctx context.Context) (tune.Server, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if err := ensureDatabase(ctx, c, experimentDatabase); err != nil {
+	if err := c.EnsureDatabase(ctx, experimentDatabase); err != nil {
 		return nil, "", err
 	}
 	return c, c.DSN(experimentDatabase), nil
-}
-
-// externalServer applies settings to a server pgoltp does not own: reloads
-// only, since it may not restart it.
-type externalServer struct{ dsn string }
-
-func (s externalServer) Apply(ctx context.Context, values map[string]string) (bool, error) {
-	if err := settings.CheckApplicable(values); err != nil {
-		return false, problem.BadInput("leave it out of the plan", "%v", err)
-	}
-	conn, err := pgx.Connect(ctx, s.dsn)
-	if err != nil {
-		return false, err
-	}
-	defer conn.Close(context.Background())
-	restart, err := cluster.ApplySettings(ctx, conn, values)
-	if err != nil {
-		return false, err
-	}
-	if restart {
-		return false, problem.BadInput("drop --dsn to run the plan on the lab's managed cluster, or leave restart-only settings out",
-			"the plan needs a restart, and pgoltp does not restart a server it does not own")
-	}
-	return false, nil
 }
 
 func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
@@ -240,7 +215,7 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := ensureDatabase(ctx, c, experimentDatabase); err != nil {
+	if err := c.EnsureDatabase(ctx, experimentDatabase); err != nil {
 		return err
 	}
 	a := &tune.CrashAudit{Server: c, DSN: c.DSN(experimentDatabase), Settings: values, AllowUnsafe: f.allowUnsafe,
