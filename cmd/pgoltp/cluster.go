@@ -172,54 +172,10 @@ func commandName() string {
 	return strings.TrimPrefix(c.CommandPath(), rootCmd.Name()+" ")
 }
 
-// clusterStatus is what 'pgoltp cluster status' shows; never the password.
-type clusterStatus struct {
-	Lab        string `json:"lab"`
-	Running    bool   `json:"running"`
-	Version    string `json:"version"`
-	Major      int    `json:"major"`
-	BinDir     string `json:"bin_dir"`
-	DataDir    string `json:"data_dir"`
-	Port       int    `json:"port"`
-	SocketDir  string `json:"socket_dir"`
-	RunAs      string `json:"run_as"`
-	DSN        string `json:"dsn"`
-	PassFile   string `json:"passfile"`
-	DataSize   string `json:"data_size,omitempty"`
-	LogFile    string `json:"log_file"`
-	Superuser  string `json:"superuser"`
-	ListenAddr string `json:"listen_addresses"`
-}
-
 func printStatus(cmd *cobra.Command, c *cluster.Cluster) error {
-	ctx := cmd.Context()
-	st := clusterStatus{
-		Lab: c.Lab, Running: c.Running(ctx), Version: c.Version, Major: c.Major, BinDir: c.BinDir,
-		DataDir: c.DataDir, Port: c.Port, SocketDir: c.SocketDir, RunAs: c.RunAs,
-		DSN: c.DisplayDSN(workDatabase), PassFile: c.PassFile(), LogFile: c.LogFile,
-		Superuser: cluster.Superuser, ListenAddr: "127.0.0.1",
-	}
-	if st.Running {
-		st.DataSize = c.DataSize(ctx)
-	}
+	st := c.Status(cmd.Context(), workDatabase)
 	if global.json {
 		return writeJSON(cmd.OutOrStdout(), st)
 	}
-	w := cmd.OutOrStdout()
-	state := "stopped"
-	if st.Running {
-		state = "running"
-	}
-	fmt.Fprintf(w, "PostgreSQL %s  %s  (server user %s)\n", st.Version, state, st.RunAs)
-	fmt.Fprintf(w, "  lab       %s\n", st.Lab)
-	fmt.Fprintf(w, "  data      %s", st.DataDir)
-	if st.DataSize != "" {
-		fmt.Fprintf(w, "  (%s)", st.DataSize)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  listens   %s/.s.PGSQL.%d and 127.0.0.1:%d\n", st.SocketDir, st.Port, st.Port)
-	fmt.Fprintf(w, "  binaries  %s\n", st.BinDir)
-	fmt.Fprintf(w, "  log       %s\n", st.LogFile)
-	fmt.Fprintf(w, "  connect   PGPASSFILE=%s psql \"%s\"\n", st.PassFile, st.DSN)
-	return nil
+	return st.WriteText(cmd.OutOrStdout())
 }
