@@ -4,16 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/server"
 )
-
-// setupTimeout bounds the setup statements pgoltp runs before a command's
-// real work (checking a database exists, creating it).
-const setupTimeout = 2 * time.Minute
 
 // workDatabase is the database pgoltp loads and runs in on the managed cluster.
 const workDatabase = "pgoltp"
