@@ -139,7 +139,7 @@ one row per committed transaction.`,
 			if o.Progress > 0 {
 				o.Out = os.Stderr
 			}
-			out, err := recorder.Run(cmd.Context(), dsn, &tpcb.Workload{Options: o}, recordOptions(record))
+			out, err := recorder.Run(cmd.Context(), dsn, &tpcb.Workload{Options: o, SkipCheck: o.NoCheck}, recordOptions(record))
 			if err != nil {
 				return tpcbError("tpcb run", err)
 			}

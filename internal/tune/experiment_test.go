@@ -37,7 +37,6 @@ func TestParsePlanRejects(t *testing.T) {
 		{"min_effect 100%", "duration: 5s\nmin_effect: 100%\nsteps: [{settings: {work_mem: 8MB}}]\n", "below 100%"},
 		{"no steps", "duration: 5s\n", "no steps"},
 		{"empty step", "duration: 5s\nsteps: [{name: x}]\n", "changes nothing"},
-		{"bad workload", "duration: 5s\nworkload: {kind: tpcx}\nsteps: [{settings: {work_mem: 8MB}}]\n", "tpcx"},
 		{"list value", "duration: 5s\nsteps: [{settings: {work_mem: [1, 2]}}]\n", "single value"},
 		{"duplicate step", "duration: 5s\nsteps: [{name: a, settings: {work_mem: 8MB}}, {name: a, settings: {work_mem: 9MB}}]\n", "two steps"},
 		{"not yaml", "duration: [5s\n", "not a valid plan"},
