@@ -20,7 +20,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/pgtest/pgbench"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/report"
-	"github.com/pgoltp/pgoltp/internal/report/browser"
+	"github.com/pgoltp/pgoltp/internal/pgtest/browser"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 

@@ -32,7 +32,7 @@ func TestRecordingStoresPointsOnceWhileRunning(t *testing.T) {
 	defer s.Close()
 	var during int
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		mid, err := s.Load(ctx, rec.ID())
+		mid, err := s.Load(ctx, run.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

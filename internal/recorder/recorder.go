@@ -76,9 +76,6 @@ func Begin(ctx context.Context, labDir, resultsDSN, dsn string, run *store.Run, 
 	return r, nil
 }
 
-// ID is the stored run's id.
-func (r *Recording) ID() string { return r.run.ID }
-
 func (r *Recording) flush(ctx context.Context, every time.Duration) {
 	defer r.wg.Done()
 	t := time.NewTicker(every)

@@ -17,7 +17,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/pgtest/pgbench"
 	"github.com/pgoltp/pgoltp/internal/report"
-	"github.com/pgoltp/pgoltp/internal/report/browser"
+	"github.com/pgoltp/pgoltp/internal/pgtest/browser"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 
