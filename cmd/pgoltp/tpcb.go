@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -110,10 +108,10 @@ one row per committed transaction.`,
 				o.Script = tpcb.ScriptSelectOnly
 			}
 			var err error
-			if o.Duration, err = tpcbParseDuration(duration, time.Second); err != nil {
+			if o.Duration, err = tpcb.ParseDuration(duration, time.Second); err != nil {
 				return bad(fmt.Errorf("invalid --duration %q: give seconds (60) or a duration (90m, 24h)", duration))
 			}
-			if o.LatencyLimit, err = tpcbParseDuration(latencyLimit, time.Millisecond); err != nil {
+			if o.LatencyLimit, err = tpcb.ParseDuration(latencyLimit, time.Millisecond); err != nil {
 				return bad(fmt.Errorf("invalid --latency-limit %q: give milliseconds (50) or a duration (50ms)", latencyLimit))
 			}
 			o.Progress = time.Duration(progress) * time.Second
@@ -229,13 +227,7 @@ run unless given -n).`,
 					return err
 				}
 			} else {
-				for _, c := range res.Conditions {
-					verdict := "ok"
-					if !c.OK {
-						verdict = "FAILED"
-					}
-					fmt.Fprintf(cmd.OutOrStdout(), "%-26s %-6s %s\n", c.Name, verdict, c.Detail)
-				}
+				res.WriteText(cmd.OutOrStdout())
 			}
 			if !res.OK {
 				f := res.Failures()[0]
@@ -252,24 +244,4 @@ run unless given -n).`,
 	f.BoolVarP(&o.SkipSomeUpdates, "skip-some-updates", "N", false, "the database has seen -N runs: do not compare tellers with history")
 	f.Int64Var(&o.ExpectHistory, "expect-history", -1, "the number of history rows there must be (-1 = do not check)")
 	return cmd
-}
-
-// tpcbParseDuration reads a plain number in unit (pgbench's -T seconds, -L
-// milliseconds) or a Go duration ("24h"); "" is zero.
-func tpcbParseDuration(s string, unit time.Duration) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, nil
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if f < 0 {
-			return 0, fmt.Errorf("negative")
-		}
-		return time.Duration(f * float64(unit)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("invalid")
-	}
-	return d, nil
 }
