@@ -18,6 +18,8 @@ type Options struct {
 	// measurements).
 	NoRecord bool
 	Collect  collect.Options
+	// Params are stored after the workload's own (a study's repetition, ...).
+	Params []workload.Param
 	// Log, if set, gets "checking consistency..." and where the run was stored.
 	Log io.Writer
 }
@@ -33,6 +35,7 @@ type Outcome struct {
 	Result *workload.Result // nil when the run could not start
 	Check  *workload.Check  // nil when not checked (interrupted, failed, or the workload checks nothing)
 	RunID  string           // "" when not recorded
+	Stored *store.Run       // what was stored, samples included; nil when not recorded
 }
 
 // Run is the sequence every recorded command shares: refuse a database that
@@ -79,6 +82,9 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 	if res != nil {
 		Fill(run, res)
 	}
+	for _, p := range opts.Params {
+		run.Params = append(run.Params, store.KV{Name: p.Name, Value: p.Value})
+	}
 	if out.Check != nil {
 		run.Headline = append(run.Headline, storeFigures(out.Check.Headline)...)
 		run.Notes = append(run.Notes, out.Check.Note)
@@ -86,7 +92,7 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 	run.Notes = append(run.Notes, notes...)
 	status := statusOf(interrupted, runErr)
 	id, storeErr := rec.Finish(ctx, status)
-	out.RunID = id
+	out.RunID, out.Stored = id, run
 	if storeErr != nil {
 		storeErr = fmt.Errorf("storing run %s: %w", id, storeErr)
 	} else if opts.Log != nil {

@@ -87,7 +87,7 @@ func TestAdviseValidatedAgainstServer(t *testing.T) {
 // TestAdviseVersions checks the catalog-validated advice of every supported
 // version: settings the version lacks are left out, io_method only on 18.
 func TestAdviseVersions(t *testing.T) {
-	for major := 13; major <= 18; major++ {
+	for major := tune.OldestMajor; major <= tune.NewestMajor; major++ {
 		a, err := tune.Advise(tune.AdviseInput{Host: hosts[1].host, Connections: 50, Workload: tune.WorkloadTPCC, Major: major})
 		if err != nil {
 			t.Fatal(err)
@@ -106,6 +106,10 @@ func TestAdviseVersions(t *testing.T) {
 		}
 		if v := got["shared_buffers"]; v != "2GB" {
 			t.Errorf("PostgreSQL %d: shared_buffers = %s on 8GB, want 2GB", major, v)
+		}
+		// jit and the fs-friendly WAL switches came in 11 and 12.
+		if _, ok := got["jit"]; ok != (major >= 11) {
+			t.Errorf("PostgreSQL %d: jit advised = %v", major, ok)
 		}
 	}
 	if _, err := tune.Advise(tune.AdviseInput{Host: tune.Host{RAM: 100 * mb, CPUs: 1}}); err == nil {
