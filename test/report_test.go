@@ -17,14 +17,15 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/pgtest/browser"
+	"github.com/pgoltp/pgoltp/internal/pgtest/pgbench"
+	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/report"
-	"github.com/pgoltp/pgoltp/internal/report/browser"
-	"github.com/pgoltp/pgoltp/internal/report/pgbench"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 
 // TestRunsReportCompare records real pgbench runs into a lab the way the run
-// commands do (report.Begin ... Finish, report.Record), leaves one run
+// commands do (recorder.Begin ... Finish), leaves one run
 // half-done as a crash would, and then uses `pgoltp runs`, `pgoltp report`
 // (HTML opened in headless Chromium, JSON, CSV) and `pgoltp compare`.
 func TestRunsReportCompare(t *testing.T) {
@@ -39,7 +40,7 @@ func TestRunsReportCompare(t *testing.T) {
 
 	// Run A: recorded with collectors through the adapter the run commands use.
 	runA := &store.Run{Workload: "pgbench", Title: "baseline, 2 clients"}
-	rec, err := report.Begin(ctx, lab, "", dsn, runA, collect.Options{})
+	rec, err := recorder.Begin(ctx, lab, "", dsn, runA, collect.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestRunsReportCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idB, err := report.Record(ctx, lab, "", runB)
+	idB, err := storeWhole(ctx, lab, "", runB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +227,7 @@ func TestRunsReportCompare(t *testing.T) {
 		resultsDSN := pgtest.NewDatabase(t)
 		copyB := *runB
 		copyB.ID = ""
-		id, err := report.Record(ctx, "", resultsDSN, &copyB)
+		id, err := storeWhole(ctx, "", resultsDSN, &copyB)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,4 +271,14 @@ func assertPrivate(t *testing.T, path string) {
 	if fi.Mode().Perm() != 0o600 {
 		t.Errorf("%s: mode %v, want 0600 (it holds run data)", path, fi.Mode().Perm())
 	}
+}
+
+// storeWhole stores a finished run whose samples were collected elsewhere, in
+// one go (a recording without collectors).
+func storeWhole(ctx context.Context, lab, resultsDSN string, run *store.Run) (string, error) {
+	rec, err := recorder.Begin(ctx, lab, resultsDSN, "", run, collect.Options{})
+	if err != nil {
+		return "", err
+	}
+	return rec.Finish(ctx, store.Complete)
 }

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
@@ -127,7 +125,7 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f adviseFlags) error {
 				dataPath = c.DataDir
 			}
 		}
-		live, major, rate, local, err := readAdviseServer(ctx, dsn, f.measureWAL)
+		live, major, rate, local, err := tune.ReadServer(ctx, dsn, f.measureWAL)
 		if err != nil {
 			return err
 		}
@@ -174,34 +172,9 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f adviseFlags) error {
 func writeAdvice(w io.Writer, a tune.Advice, format string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(a)
+		return writeJSON(w, a)
 	case "sql":
 		return a.WriteSQL(w)
 	}
 	return a.WriteConf(w)
-}
-
-// readAdviseServer reads pg_settings, whether the server is on this host and,
-// when asked, samples the WAL rate.
-func readAdviseServer(ctx context.Context, dsn string, measure time.Duration) (map[string]settings.Live, int, float64, bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, setupTimeout+measure)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return nil, 0, 0, false, problem.Wrap(err, "check --dsn", "cannot connect")
-	}
-	defer conn.Close(context.Background())
-	live, major, err := settings.ReadServer(ctx, conn)
-	if err != nil {
-		return nil, 0, 0, false, err
-	}
-	var rate float64
-	if measure > 0 {
-		if rate, err = tune.MeasureWALRate(ctx, conn, measure); err != nil {
-			return nil, 0, 0, false, err
-		}
-	}
-	return live, major, rate, tune.IsLocalServer(ctx, conn), nil
 }

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
@@ -58,7 +54,7 @@ func init() {
 			if err != nil {
 				return err
 			}
-			if err := ensureDatabase(cmd.Context(), c, workDatabase); err != nil {
+			if err := c.EnsureDatabase(cmd.Context(), workDatabase); err != nil {
 				return err
 			}
 			return printStatus(cmd, c)
@@ -118,7 +114,7 @@ func init() {
 				return err
 			}
 			if global.json {
-				return json.NewEncoder(cmd.OutOrStdout()).Encode(map[string]any{"lab": c.Lab, "destroyed": true})
+				return writeJSON(cmd.OutOrStdout(), map[string]any{"lab": c.Lab, "destroyed": true})
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "destroyed the cluster in %s\n", c.Lab)
 			return nil
@@ -176,69 +172,10 @@ func commandName() string {
 	return strings.TrimPrefix(c.CommandPath(), rootCmd.Name()+" ")
 }
 
-// clusterStatus is what 'pgoltp cluster status' shows; never the password.
-type clusterStatus struct {
-	Lab        string `json:"lab"`
-	Running    bool   `json:"running"`
-	Version    string `json:"version"`
-	Major      int    `json:"major"`
-	BinDir     string `json:"bin_dir"`
-	DataDir    string `json:"data_dir"`
-	Port       int    `json:"port"`
-	SocketDir  string `json:"socket_dir"`
-	RunAs      string `json:"run_as"`
-	DSN        string `json:"dsn"`
-	PassFile   string `json:"passfile"`
-	DataSize   string `json:"data_size,omitempty"`
-	LogFile    string `json:"log_file"`
-	Superuser  string `json:"superuser"`
-	ListenAddr string `json:"listen_addresses"`
-}
-
 func printStatus(cmd *cobra.Command, c *cluster.Cluster) error {
-	ctx := cmd.Context()
-	st := clusterStatus{
-		Lab: c.Lab, Running: c.Running(ctx), Version: c.Version, Major: c.Major, BinDir: c.BinDir,
-		DataDir: c.DataDir, Port: c.Port, SocketDir: c.SocketDir, RunAs: c.RunAs,
-		DSN: c.DisplayDSN(workDatabase), PassFile: c.PassFile(), LogFile: c.LogFile,
-		Superuser: cluster.Superuser, ListenAddr: "127.0.0.1",
-	}
-	if st.Running {
-		st.DataSize = databaseSize(ctx, c)
-	}
+	st := c.Status(cmd.Context(), workDatabase)
 	if global.json {
-		enc := json.NewEncoder(cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
+		return writeJSON(cmd.OutOrStdout(), st)
 	}
-	w := cmd.OutOrStdout()
-	state := "stopped"
-	if st.Running {
-		state = "running"
-	}
-	fmt.Fprintf(w, "PostgreSQL %s  %s  (server user %s)\n", st.Version, state, st.RunAs)
-	fmt.Fprintf(w, "  lab       %s\n", st.Lab)
-	fmt.Fprintf(w, "  data      %s", st.DataDir)
-	if st.DataSize != "" {
-		fmt.Fprintf(w, "  (%s)", st.DataSize)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  listens   %s/.s.PGSQL.%d and 127.0.0.1:%d\n", st.SocketDir, st.Port, st.Port)
-	fmt.Fprintf(w, "  binaries  %s\n", st.BinDir)
-	fmt.Fprintf(w, "  log       %s\n", st.LogFile)
-	fmt.Fprintf(w, "  connect   PGPASSFILE=%s psql \"%s\"\n", st.PassFile, st.DSN)
-	return nil
-}
-
-func databaseSize(ctx context.Context, c *cluster.Cluster) string {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
-	if err != nil {
-		return ""
-	}
-	defer conn.Close(ctx)
-	var s string
-	_ = conn.QueryRow(ctx, "SELECT pg_size_pretty(sum(pg_database_size(datname))::bigint) FROM pg_database").Scan(&s)
-	return s
+	return st.WriteText(cmd.OutOrStdout())
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -86,9 +85,7 @@ func compareRuns(cmd *cobra.Command, refs []string, out, format string) error {
 		case "html":
 			return c.HTML(w)
 		case "json":
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(c)
+			return writeJSON(w, c)
 		}
 		return c.Text(w)
 	}

@@ -15,11 +15,13 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/report"
 	"github.com/pgoltp/pgoltp/internal/runfile"
 	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/study"
 	"github.com/pgoltp/pgoltp/internal/tune"
+	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
@@ -111,7 +113,7 @@ func (v *versionStudy) parse(pg, duration string) error {
 	if v.workload != "tpcb" && v.workload != "tpcc" {
 		return bad("--workload %q: use tpcb or tpcc", v.workload)
 	}
-	d, err := tpcbParseDuration(duration, time.Second)
+	d, err := tpcb.ParseDuration(duration, time.Second)
 	if err != nil || d <= 0 {
 		return bad("--duration %q: give a duration such as 30s or 5m", duration)
 	}
@@ -242,7 +244,7 @@ func (v *versionStudy) prepare(ctx context.Context, major int, say func(string, 
 	if _, err := c.Apply(ctx, apply); err != nil {
 		return versionTarget{}, err
 	}
-	if err := ensureDatabase(ctx, c, workDatabase); err != nil {
+	if err := c.EnsureDatabase(ctx, workDatabase); err != nil {
 		return versionTarget{}, err
 	}
 	dsn := c.DSN(workDatabase)
@@ -284,62 +286,33 @@ func (v *versionStudy) runOnce(ctx context.Context, t versionTarget, rep int) (s
 	if err != nil {
 		return r, fmt.Errorf("reading the server's statistics: %w", err)
 	}
-	title := fmt.Sprintf("PG %s · %s · run %d of compare-versions %s", t.version, strings.ToUpper(v.workload), rep, majorsList(v.majors))
-	rec, err := startRecording(ctx, v.workload, title, t.dsn, nil)
+	w, err := v.newWorkload()
 	if err != nil {
 		return r, err
 	}
-	var runErr error
-	switch v.workload {
-	case "tpcb":
-		o := tpcb.RunOptions{Clients: v.clients, Jobs: 1, Duration: v.duration, NoCheck: true}
-		if runErr = o.Validate(); runErr == nil {
-			var res *tpcb.RunResult
-			if res, runErr = tpcb.Run(ctx, t.dsn, o); res != nil {
-				fillTPCB(rec.run, res)
-				r.Txns, r.TPS = float64(res.Committed), res.TPS
-				r.P50, r.P95, r.P99 = ms(res.Latency.P50), ms(res.Latency.P95), ms(res.Latency.P99)
-			}
-		}
-	case "tpcc":
-		o := tpcc.RunOptions{Warehouses: v.warehouses, Conns: v.clients, Duration: v.duration}
-		if runErr = o.Validate(); runErr == nil {
-			var res *tpcc.RunResult
-			if res, runErr = tpcc.Run(ctx, t.dsn, o); res != nil {
-				fillTPCC(rec.run, res)
-				for _, x := range res.Txns {
-					r.Txns += float64(x.Count)
-				}
-				r.TPS = res.TpmTotal / 60
-				no := res.Txn("new_order").Latency
-				r.P50, r.P95, r.P99 = ms(no.P50), ms(no.P95), ms(no.P99)
-			}
-		}
-	}
-	rec.run.Params = append(rec.run.Params,
-		store.KV{Name: "postgres major", Value: strconv.Itoa(t.major)},
-		store.KV{Name: "postgres version", Value: t.version},
-		store.KV{Name: "compare-versions", Value: majorsList(v.majors)},
-		store.KV{Name: "repetition", Value: strconv.Itoa(rep)})
+	opts := recordOptions(true)
+	opts.Params = []workload.Param{
+		{Name: "postgres major", Value: strconv.Itoa(t.major)},
+		{Name: "postgres version", Value: t.version},
+		{Name: "compare-versions", Value: majorsList(v.majors)},
+		{Name: "repetition", Value: strconv.Itoa(rep)}}
 	for _, tr := range v.perMajor[t.major] {
 		if tr.Name != "" {
-			rec.run.Params = append(rec.run.Params, store.KV{Name: "set " + tr.Name, Value: tr.Value})
+			opts.Params = append(opts.Params, workload.Param{Name: "set " + tr.Name, Value: tr.Value})
 		}
 	}
-	if runErr != nil {
-		rec.run.Notes = append(rec.run.Notes, "run failed: "+runErr.Error())
+	out, err := recorder.Run(ctx, t.dsn, w, opts)
+	if out != nil {
+		r.RunID = out.RunID
+		if out.Result != nil {
+			studyFigures(&r, out.Result)
+		}
 	}
-	interrupted := ctx.Err() != nil
-	id, storeErr := rec.finish(context.WithoutCancel(ctx), runStatus(interrupted, runErr))
-	r.RunID = id
-	if runErr != nil {
-		return r, runErr
+	if err != nil {
+		return r, err
 	}
-	if storeErr != nil {
-		return r, storeErr
-	}
-	if rec.run.Samples != nil {
-		r.Statements = rec.run.Samples.Statements
+	if out.Stored.Samples != nil {
+		r.Statements = out.Stored.Samples.Statements
 	}
 	after, err := study.Read(ctx, t.dsn, t.major, true)
 	if err != nil {
@@ -347,6 +320,38 @@ func (v *versionStudy) runOnce(ctx context.Context, t versionTarget, rep int) (s
 	}
 	r.Effect = after.Sub(before)
 	return r, nil
+}
+
+// newWorkload is the study's workload: its runs are compared, not checked.
+func (v *versionStudy) newWorkload() (workload.Workload, error) {
+	if v.workload == "tpcb" {
+		o := tpcb.RunOptions{Clients: v.clients, Jobs: 1, Duration: v.duration, NoCheck: true}
+		if err := o.Validate(); err != nil {
+			return nil, problem.BadInput("fix --clients or --duration", "%v", err)
+		}
+		return &tpcb.Workload{Options: o, SkipCheck: true}, nil
+	}
+	w := &tpcc.Workload{Options: tpcc.RunOptions{Warehouses: v.warehouses, Conns: v.clients, Duration: v.duration}, CheckMode: tpcc.CheckNone}
+	if err := w.Validate(); err != nil {
+		return nil, problem.BadInput("fix --warehouses, --clients or --duration", "%v", err)
+	}
+	return w, nil
+}
+
+// studyFigures copies what the study compares: TPC-B's transactions and
+// latency; TPC-C's five kinds and the New-Order latency.
+func studyFigures(r *study.Run, res *workload.Result) {
+	r.Txns, r.TPS = float64(res.Transactions), res.TPS()
+	r.P50, r.P95, r.P99 = ms(res.P50), ms(res.P95), ms(res.P99)
+	if tc, ok := res.Detail.(*tpcc.RunResult); ok {
+		r.Txns = 0
+		for _, x := range tc.Txns {
+			r.Txns += float64(x.Count)
+		}
+		r.TPS = tc.TpmTotal / 60
+		no := tc.Txn("new_order").Latency
+		r.P50, r.P95, r.P99 = ms(no.P50), ms(no.P95), ms(no.P99)
+	}
 }
 
 // writeRunsHTML writes the stored runs side by side (the first is the baseline).

@@ -2,10 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
@@ -62,14 +61,6 @@ statistics describe what ran since they were last reset.`,
 			if err != nil {
 				return err
 			}
-			// Bounded: a server that stops answering fails the doctor, it does not hang it.
-			ctx, cancel := context.WithTimeout(ctx, setupTimeout+f.sample)
-			defer cancel()
-			conn, err := pgx.Connect(ctx, dsn)
-			if err != nil {
-				return problem.Wrap(err, "check the server", "cannot connect")
-			}
-			defer conn.Close(context.Background())
 			opts := tune.DoctorOptions{Sample: f.sample, OS: !f.noOS}
 			if f.run != "" {
 				past, err := pastRun(ctx, f.run)
@@ -78,15 +69,16 @@ statistics describe what ran since they were last reset.`,
 				}
 				opts.Run = &past
 			}
-			d, err := tune.Doctor(ctx, conn, opts)
+			d, err := tune.DoctorAt(ctx, dsn, opts)
+			if p := (*problem.Problem)(nil); errors.As(err, &p) {
+				return err
+			}
 			if err != nil {
 				return problem.Failed("doctor: %v", err)
 			}
 			out := cmd.OutOrStdout()
 			if global.json {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				err = enc.Encode(d)
+				err = writeJSON(out, d)
 			} else {
 				err = d.WriteText(out)
 			}

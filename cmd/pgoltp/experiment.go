@@ -11,14 +11,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
-	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/runfile"
+	"github.com/pgoltp/pgoltp/internal/server"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/tune"
+	"github.com/pgoltp/pgoltp/internal/workload"
+	"github.com/pgoltp/pgoltp/internal/workload/ledger"
+	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
 
 // experimentDatabase is where experiments load their own data on the managed
@@ -154,24 +156,18 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 
 func writeReport(out io.Writer, rep *tune.Report) error {
 	if global.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(out, rep)
 	}
 	return rep.WriteText(out)
 }
 
-// planWorkload builds the plan's workload.
-func planWorkload(p *tune.Plan) (tune.Workload, error) {
-	switch p.Workload.Kind {
-	case "ledger":
-		return tune.Ledger{Clients: p.Workload.Clients, Accounts: 10000 * p.Workload.Scale}, nil
-	case "tpcb":
-		return tune.TPCB{Scale: p.Workload.Scale, Clients: p.Workload.Clients}, nil
-	case "tpcc":
-		return tune.TPCC{Warehouses: p.Workload.Scale, Conns: p.Workload.Clients}, nil
+// planWorkload builds the plan's workload from the registry.
+func planWorkload(p *tune.Plan) (workload.Workload, error) {
+	w, err := registry.New(p.Workload.Kind, p.Workload.Scale, p.Workload.Clients)
+	if err != nil {
+		return nil, problem.BadInput("use workload kind "+strings.Join(registry.Kinds(), ", "), "experiments cannot drive %s", p.Workload.Kind)
 	}
-	return nil, problem.BadInput("use workload kind ledger, tpcb or tpcc", "experiments cannot drive %s", p.Workload.Kind)
+	return w, nil
 }
 
 // experimentTarget returns the server to apply settings to and the database
@@ -182,7 +178,7 @@ func experimentTarget(ctx context.Context) (tune.Server, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		return externalServer{dsn: dsn}, dsn, nil
+		return server.External{DSN: dsn}, dsn, nil
 	}
 	if err := holdLab(); err != nil {
 		return nil, "", err
@@ -191,34 +187,10 @@ func experimentTarget(ctx context.Context) (tune.Server, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if err := ensureDatabase(ctx, c, experimentDatabase); err != nil {
+	if err := c.EnsureDatabase(ctx, experimentDatabase); err != nil {
 		return nil, "", err
 	}
 	return c, c.DSN(experimentDatabase), nil
-}
-
-// externalServer applies settings to a server pgoltp does not own: reloads
-// only, since it may not restart it.
-type externalServer struct{ dsn string }
-
-func (s externalServer) Apply(ctx context.Context, values map[string]string) (bool, error) {
-	if err := settings.CheckApplicable(values); err != nil {
-		return false, problem.BadInput("leave it out of the plan", "%v", err)
-	}
-	conn, err := pgx.Connect(ctx, s.dsn)
-	if err != nil {
-		return false, err
-	}
-	defer conn.Close(context.Background())
-	restart, err := cluster.ApplySettings(ctx, conn, values)
-	if err != nil {
-		return false, err
-	}
-	if restart {
-		return false, problem.BadInput("drop --dsn to run the plan on the lab's managed cluster, or leave restart-only settings out",
-			"the plan needs a restart, and pgoltp does not restart a server it does not own")
-	}
-	return false, nil
 }
 
 func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
@@ -246,11 +218,11 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := ensureDatabase(ctx, c, experimentDatabase); err != nil {
+	if err := c.EnsureDatabase(ctx, experimentDatabase); err != nil {
 		return err
 	}
 	a := &tune.CrashAudit{Server: c, DSN: c.DSN(experimentDatabase), Settings: values, AllowUnsafe: f.allowUnsafe,
-		Workload: tune.Ledger{Clients: f.clients, Accounts: 10000}, KillAfter: f.killAfter, Log: os.Stderr}
+		Workload: ledger.Ledger{Clients: f.clients, Accounts: 10000}, KillAfter: f.killAfter, Log: os.Stderr}
 	rep, err := a.Run(ctx)
 	if rep != nil {
 		saveReport("crash", rep)
@@ -266,9 +238,7 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 		return problem.Failed("durability audit stopped: %v", err)
 	}
 	if global.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(out, rep); err != nil {
 			return err
 		}
 	} else if err := rep.WriteText(out); err != nil {

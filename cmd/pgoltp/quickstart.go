@@ -11,6 +11,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
 
@@ -40,9 +41,9 @@ report into <lab>/reports.`,
 			if duration < 5*time.Second {
 				return problem.BadInput("pass --duration 5s or more", "--duration %s is too short to measure", duration)
 			}
-			opts := tpcc.RunOptions{Path: path, Mode: tpcc.ModeNoWait, Duration: duration, Ramp: 5 * time.Second,
-				Progress: 5 * time.Second, ProgressOut: cmd.ErrOrStderr()}
-			if err := opts.Validate(); err != nil {
+			w := &tpcc.Workload{CheckMode: tpcc.CheckFull, Options: tpcc.RunOptions{Path: path, Mode: tpcc.ModeNoWait,
+				Duration: duration, Ramp: 5 * time.Second, Progress: 5 * time.Second, ProgressOut: cmd.ErrOrStderr()}}
+			if err := w.Validate(); err != nil {
 				return problem.BadInput("see 'pgoltp quickstart --help'", "%s", err.Error())
 			}
 			ctx := cmd.Context()
@@ -76,23 +77,22 @@ report into <lab>/reports.`,
 				fmt.Fprintln(stderr, "   already loaded: reusing it")
 			}
 			fmt.Fprintf(stderr, "== 3/5 running TPC-C (%s path, no-wait) for %s after a 5s ramp-up\n", path, duration)
-			out, err := runTPCC(ctx, dsn, opts, checkFull, true, stderr)
+			out, err := recorder.Run(ctx, dsn, w, recordOptions(true))
 			if err != nil {
 				return err
 			}
-			res := out.Result
 			fmt.Fprintln(stderr, "== 4/5 consistency")
-			if out.Check != nil {
-				printCheckReport(stderr, *out.Check)
+			if rep := tpccCheckReport(out.Check); rep != nil {
+				_ = rep.WriteText(stderr)
 			}
 			fmt.Fprintln(stderr, "== 5/5 report")
-			if err := res.WriteSummary(cmd.OutOrStdout()); err != nil {
+			if err := out.Result.Detail.(*tpcc.RunResult).WriteSummary(cmd.OutOrStdout()); err != nil {
 				return err
 			}
 			if err := writeRunReport(cmd, out.RunID, "", "html"); err != nil {
 				return err
 			}
-			return checkVerdict(out.Check)
+			return checkVerdict("tpcc", out.Check)
 		},
 	}
 	f := cmd.Flags()

@@ -2,21 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/report"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 
@@ -102,83 +97,16 @@ func listRuns(ctx context.Context, w io.Writer, format string) error {
 	}
 	switch format {
 	case "csv":
-		return runsCSV(w, runs)
+		return report.RunsCSV(w, runs)
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
 		if runs == nil {
 			runs = []store.Summary{}
 		}
-		return enc.Encode(runs)
+		return writeJSON(w, runs)
 	}
 	if len(runs) == 0 {
 		fmt.Fprintf(w, "No runs stored in %s yet.\n", s.Where())
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED (UTC)\tWORKLOAD\tSTATUS\tDURATION\tRESULT\tTITLE")
-	for _, r := range runs {
-		dur := "–"
-		if !r.EndedAt.IsZero() && r.EndedAt.After(r.StartedAt) {
-			dur = r.EndedAt.Sub(r.StartedAt).Round(time.Second).String()
-		}
-		var figs []string
-		for i, f := range r.Headline {
-			if i == 2 {
-				break
-			}
-			figs = append(figs, strings.TrimSpace(fmt.Sprintf("%s %s %s", f.Name, trimFloat(f.Value), f.Unit)))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.StartedAt.UTC().Format("2006-01-02 15:04:05"), r.Workload,
-			r.Status, dur, strings.Join(figs, ", "), r.Title)
-	}
-	return tw.Flush()
-}
-
-// trimFloat prints a figure compactly: 1234.5678 -> 1234.57, 3 -> 3.
-func trimFloat(v float64) string {
-	s := fmt.Sprintf("%.2f", v)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	return s
-}
-
-// runsCSV writes one row per run with a column per headline figure (the union
-// over all runs, in order of first appearance), for a spreadsheet.
-func runsCSV(w io.Writer, runs []store.Summary) error {
-	var figures []string
-	seen := map[string]bool{}
-	for _, r := range runs {
-		for _, f := range r.Headline {
-			col := f.Name
-			if f.Unit != "" {
-				col += " (" + f.Unit + ")"
-			}
-			if !seen[col] {
-				seen[col] = true
-				figures = append(figures, col)
-			}
-		}
-	}
-	cw := csv.NewWriter(w)
-	_ = cw.Write(append([]string{"id", "started_at", "ended_at", "workload", "status", "title"}, figures...))
-	for _, r := range runs {
-		vals := map[string]string{}
-		for _, f := range r.Headline {
-			col := f.Name
-			if f.Unit != "" {
-				col += " (" + f.Unit + ")"
-			}
-			vals[col] = strconv.FormatFloat(f.Value, 'f', -1, 64)
-		}
-		row := []string{r.ID, r.StartedAt.UTC().Format(time.RFC3339), "", r.Workload, string(r.Status), r.Title}
-		if !r.EndedAt.IsZero() {
-			row[2] = r.EndedAt.UTC().Format(time.RFC3339)
-		}
-		for _, c := range figures {
-			row = append(row, vals[c])
-		}
-		_ = cw.Write(row)
-	}
-	cw.Flush()
-	return cw.Error()
+	return report.RunsText(w, runs)
 }

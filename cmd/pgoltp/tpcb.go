@@ -1,20 +1,16 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"runtime"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
 )
 
@@ -60,7 +56,7 @@ func newTPCBLoadCmd() *cobra.Command {
 				return fmt.Errorf("tpcb load: %w", err)
 			}
 			if global.json {
-				return tpcbWriteJSON(cmd.OutOrStdout(), res)
+				return writeJSON(cmd.OutOrStdout(), res)
 			}
 			return nil
 		},
@@ -113,14 +109,11 @@ one row per committed transaction.`,
 				o.Script = tpcb.ScriptSelectOnly
 			}
 			var err error
-			if o.Duration, err = tpcbParseDuration(duration, time.Second); err != nil {
+			if o.Duration, err = tpcb.ParseDuration(duration, time.Second); err != nil {
 				return bad(fmt.Errorf("invalid --duration %q: give seconds (60) or a duration (90m, 24h)", duration))
 			}
-			if o.LatencyLimit, err = tpcbParseDuration(latencyLimit, time.Millisecond); err != nil {
+			if o.LatencyLimit, err = tpcb.ParseDuration(latencyLimit, time.Millisecond); err != nil {
 				return bad(fmt.Errorf("invalid --latency-limit %q: give milliseconds (50) or a duration (50ms)", latencyLimit))
-			}
-			if progress < 0 {
-				return bad(fmt.Errorf("invalid --progress %d: give seconds", progress))
 			}
 			o.Progress = time.Duration(progress) * time.Second
 			if maxTries < 0 {
@@ -134,13 +127,14 @@ one row per committed transaction.`,
 			if err := o.Validate(); err != nil {
 				return bad(err)
 			}
-			if recordCollect.BloatEvery, err = resolveBloatEvery(cmd.Flags().Changed("bloat-every"), bloatEvery, o.Duration); err != nil {
+			ro := recordOptions(record)
+			if ro.Collect.BloatEvery, err = resolveBloatEvery(cmd.Flags().Changed("bloat-every"), bloatEvery, o.Duration); err != nil {
 				return err
 			}
 			// -j is pgbench's thread count: here the event loops, each on its
 			// own thread, plus one for the rest of the process (progress,
 			// aggregation), so both tools use the same number of CPUs.
-			runtime.GOMAXPROCS(o.Jobs + 1)
+			_ = driver.UseCPUs(o.Jobs+1, o.Clients)
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err
@@ -148,34 +142,13 @@ one row per committed transaction.`,
 			if o.Progress > 0 {
 				o.Out = os.Stderr
 			}
-			var rec *recording
-			if record {
-				if _, err := tpcb.Scale(cmd.Context(), dsn); err != nil {
-					return tpcbError("tpcb run", err)
-				}
-				title := fmt.Sprintf("TPC-B %s -c %d -j %d -M %s", o.Script, o.Clients, o.Jobs, o.Protocol)
-				if rec, err = startRecording(cmd.Context(), "tpcb", title, dsn, nil); err != nil {
-					return err
-				}
-			}
-			res, err := tpcb.Run(cmd.Context(), dsn, o)
-			if rec != nil {
-				if res != nil {
-					fillTPCB(rec.run, res)
-				}
-				if err != nil {
-					rec.run.Notes = append(rec.run.Notes, "run failed: "+err.Error())
-				}
-				interrupted := cmd.Context().Err() != nil || (res != nil && res.Interrupted)
-				if _, storeErr := rec.finish(context.WithoutCancel(cmd.Context()), runStatus(interrupted, err)); storeErr != nil && err == nil {
-					fmt.Fprintln(os.Stderr, "pgoltp: "+storeErr.Error())
-				}
-			}
+			out, err := recorder.Run(cmd.Context(), dsn, &tpcb.Workload{Options: o, SkipCheck: o.NoCheck}, ro)
 			if err != nil {
 				return tpcbError("tpcb run", err)
 			}
+			res := out.Result.Detail.(*tpcb.RunResult)
 			if global.json {
-				if err := tpcbWriteJSON(cmd.OutOrStdout(), res); err != nil {
+				if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
 					return err
 				}
 			} else {
@@ -257,17 +230,11 @@ run unless given -n).`,
 				return tpcbError("tpcb check", err)
 			}
 			if global.json {
-				if err := tpcbWriteJSON(cmd.OutOrStdout(), res); err != nil {
+				if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
 					return err
 				}
 			} else {
-				for _, c := range res.Conditions {
-					verdict := "ok"
-					if !c.OK {
-						verdict = "FAILED"
-					}
-					fmt.Fprintf(cmd.OutOrStdout(), "%-26s %-6s %s\n", c.Name, verdict, c.Detail)
-				}
+				res.WriteText(cmd.OutOrStdout())
 			}
 			if !res.OK {
 				f := res.Failures()[0]
@@ -284,30 +251,4 @@ run unless given -n).`,
 	f.BoolVarP(&o.SkipSomeUpdates, "skip-some-updates", "N", false, "the database has seen -N runs: do not compare tellers with history")
 	f.Int64Var(&o.ExpectHistory, "expect-history", -1, "the number of history rows there must be (-1 = do not check)")
 	return cmd
-}
-
-// tpcbParseDuration reads a plain number in unit (pgbench's -T seconds, -L
-// milliseconds) or a Go duration ("24h"); "" is zero.
-func tpcbParseDuration(s string, unit time.Duration) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, nil
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if f < 0 {
-			return 0, fmt.Errorf("negative")
-		}
-		return time.Duration(f * float64(unit)), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("invalid")
-	}
-	return d, nil
-}
-
-func tpcbWriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -57,7 +54,7 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 					return err
 				}
 				if global.json {
-					return tpccWriteJSON(out, st)
+					return writeJSON(out, st)
 				}
 				fmt.Fprintf(out, "wrote %d rows of %d warehouses (seed %d) as COPY text files in %s in %.1fs\n",
 					st.TotalRows(), st.Warehouses, st.Seed, toFiles, st.Total.Seconds())
@@ -87,9 +84,9 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 				return fmt.Errorf("tpcc load: %w", err)
 			}
 			if global.json {
-				return tpccWriteJSON(out, st)
+				return writeJSON(out, st)
 			}
-			printLoadStats(out, st)
+			st.WriteText(out)
 			return nil
 		},
 	}
@@ -104,20 +101,6 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 	f.BoolVar(&opts.Force, "force", false, "drop and reload even if a complete load exists")
 	f.StringVar(&toFiles, "to-files", "", "write the data as COPY text files to this directory instead of loading (for benchmarks)")
 	return cmd
-}
-
-func printLoadStats(w io.Writer, st tpcc.LoadStats) {
-	if st.AlreadyLoaded {
-		fmt.Fprintf(w, "already loaded: %d warehouses (seed %d) are complete; nothing to do (--force reloads)\n", st.Warehouses, st.Seed)
-		return
-	}
-	if st.Replaced {
-		fmt.Fprintln(w, "replaced the earlier (incomplete or forced) load")
-	}
-	fmt.Fprintf(w, "loaded %d warehouses, %d rows in %.1fs with %d workers (seed %d, C_LOAD c_last=%d c_id=%d ol_i_id=%d)\n",
-		st.Warehouses, st.TotalRows(), st.Total.Seconds(), st.Workers, st.Seed, st.Constants.CLast, st.Constants.CID, st.Constants.OLIID)
-	fmt.Fprintf(w, "  data %.1fs (%.0f rows/s), indexes %.1fs, analyze %.1fs\n",
-		st.Data.Seconds(), float64(st.TotalRows())/max(st.Data.Seconds(), 1e-9), st.Index.Seconds(), st.Analyze.Seconds())
 }
 
 func tpccCheckCommand() *cobra.Command {
@@ -165,11 +148,11 @@ Checks: ` + strings.Join(tpcc.CheckNames(), ", "),
 			}
 			out := cmd.OutOrStdout()
 			if global.json {
-				if err := tpccWriteJSON(out, rep); err != nil {
+				if err := writeJSON(out, rep); err != nil {
 					return err
 				}
 			} else {
-				printCheckReport(out, rep)
+				_ = rep.WriteText(out)
 			}
 			if failed := rep.Failed(); len(failed) > 0 {
 				names := make([]string, len(failed))
@@ -189,39 +172,4 @@ Checks: ` + strings.Join(tpcc.CheckNames(), ", "),
 	f.IntVar(&opts.MaxRows, "rows", 5, "violating rows to show per failed check")
 	f.StringSliceVar(&opts.Only, "only", nil, "run only these checks (comma-separated names)")
 	return cmd
-}
-
-func printCheckReport(w io.Writer, rep tpcc.CheckReport) {
-	fmt.Fprintf(w, "TPC-C consistency, schema %s, %d warehouses, one snapshot (%s):\n", rep.Schema, rep.Warehouses, tpccFreshWord(rep.Fresh))
-	for _, r := range rep.Results {
-		fmt.Fprintf(w, "  %-4s %-18s %-9s %-70s %8s\n", r.Status, r.Name, r.Clause, r.Title, r.Duration.Round(time.Millisecond))
-		if r.Status == tpcc.StatusSkip {
-			fmt.Fprintf(w, "       (%s)\n", r.SkipReason)
-		}
-		if r.Status != tpcc.StatusFail {
-			continue
-		}
-		fmt.Fprintf(w, "       %d violating rows; first %d: %s\n", r.Violations, len(r.Rows), strings.Join(r.Columns, ", "))
-		for _, row := range r.Rows {
-			fmt.Fprintf(w, "         %s\n", strings.Join(row, ", "))
-		}
-	}
-	verdict := "PASS"
-	if !rep.Passed {
-		verdict = fmt.Sprintf("FAIL (%d failed)", len(rep.Failed()))
-	}
-	fmt.Fprintf(w, "%s in %.1fs\n", verdict, rep.Duration.Seconds())
-}
-
-func tpccFreshWord(fresh bool) string {
-	if fresh {
-		return "freshly loaded"
-	}
-	return "after a run; load-only checks skipped"
-}
-
-func tpccWriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

@@ -1,18 +1,21 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
+	"io"
 	"os"
-	"runtime"
 	"runtime/pprof"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/runfile"
+	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
 
@@ -50,9 +53,6 @@ A live line is printed every --progress seconds on stderr; Ctrl-C stops the run
 cleanly and still prints the summary.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := validCheckMode(check); err != nil {
-				return err
-			}
 			if weights != "" {
 				w, err := tpcc.ParseWeights(weights)
 				if err != nil {
@@ -60,23 +60,25 @@ cleanly and still prints the summary.`,
 				}
 				opts.Weights = w
 			}
-			if progressSec < 0 {
-				return problem.BadInput("pass --progress 0 (off) or more seconds", "--progress %d is negative", progressSec)
-			}
 			opts.Progress = time.Duration(progressSec) * time.Second
-			if err := opts.Validate(); err != nil {
+			w := &tpcc.Workload{Options: opts, CheckMode: check}
+			if err := w.Validate(); err != nil {
 				return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", err.Error())
 			}
+			if err := driver.UseCPUs(procs, w.Options.Conns); err != nil {
+				return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", err.Error())
+			}
+			ro := recordOptions(record)
 			var err error
-			if recordCollect.BloatEvery, err = resolveBloatEvery(cmd.Flags().Changed("bloat-every"), bloatEvery, opts.Ramp+opts.Duration); err != nil {
+			if ro.Collect.BloatEvery, err = resolveBloatEvery(cmd.Flags().Changed("bloat-every"), bloatEvery, w.Options.Ramp+w.Options.Duration); err != nil {
 				return err
 			}
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err
 			}
-			if opts.Progress > 0 {
-				opts.ProgressOut = cmd.ErrOrStderr()
+			if w.Options.Progress > 0 {
+				w.Options.ProgressOut = cmd.ErrOrStderr()
 			}
 			if deliveryLog != "" {
 				f, err := runfile.Create(deliveryLog)
@@ -84,70 +86,33 @@ cleanly and still prints the summary.`,
 					return problem.Wrap(err, "pass a writable --delivery-log path", "cannot create the delivery log")
 				}
 				defer f.Close()
-				opts.DeliveryLog = f
+				w.Options.DeliveryLog = f
 			}
-			if procs < 0 {
-				return problem.BadInput("pass --procs 0 (automatic) or more", "--procs %d is negative", procs)
-			}
-			// Fewer scheduler threads wake each other less often: a driver
-			// whose goroutines mostly wait on the network spends half its CPU
-			// on those wake-ups. By default give it one CPU per 32 busy
-			// connections (each CPU drives well over 10,000 transactions per
-			// second), at most all of them.
-			if procs == 0 {
-				conns := opts.Conns
-				if conns == 0 {
-					conns = 8
-				}
-				procs = min(runtime.NumCPU(), (conns+31)/32)
-			}
-			runtime.GOMAXPROCS(procs)
 			if cpuProfile != "" {
-				f, err := os.Create(cpuProfile)
+				stop, err := startCPUProfile(cpuProfile)
 				if err != nil {
-					return problem.Wrap(err, "pass a writable --cpuprofile path", "cannot create the CPU profile")
+					return err
 				}
-				defer f.Close()
-				if err := pprof.StartCPUProfile(f); err != nil {
-					return problem.Wrap(err, "", "cannot start the CPU profile")
-				}
-				defer pprof.StopCPUProfile()
+				defer stop()
 			}
-			outcome, err := runTPCC(cmd.Context(), dsn, opts, check, record, cmd.ErrOrStderr())
-			var res *tpcc.RunResult
-			if outcome != nil {
-				res = outcome.Result
+			out, err := recorder.Run(cmd.Context(), dsn, w, ro)
+			if err != nil {
+				return tpccRunError(cmd.Context(), err)
 			}
-			switch {
-			case errors.Is(err, tpcc.ErrBadOption):
-				return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", strings.TrimPrefix(err.Error(), tpcc.ErrBadOption.Error()+": "))
-			case errors.Is(err, tpcc.ErrNotLoaded), errors.Is(err, tpcc.ErrNotComplete):
-				return problem.BadInput("run 'pgoltp tpcc load' first, or pass the --schema that holds it", "%s", err.Error())
-			case err != nil && cmd.Context().Err() != nil:
-				return problem.Failed("interrupted before the run started")
-			case err != nil:
-				return problem.Wrap(err, "check --dsn and that the database was loaded with 'pgoltp tpcc load'", "cannot start the run")
-			}
-			out := cmd.OutOrStdout()
+			res := out.Result.Detail.(*tpcc.RunResult)
+			rep := tpccCheckReport(out.Check)
 			if global.json {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(struct {
+				if err := writeJSON(cmd.OutOrStdout(), struct {
 					*tpcc.RunResult
 					RunID string            `json:"run_id,omitempty"`
 					Check *tpcc.CheckReport `json:"check,omitempty"`
-				}{res, outcome.RunID, outcome.Check}); err != nil {
+				}{res, out.RunID, rep}); err != nil {
 					return err
 				}
-			} else {
-				if err := res.WriteSummary(out); err != nil {
-					return err
-				}
-				if outcome.Check != nil {
-					printCheckReport(out, *outcome.Check)
-				}
+			} else if err := printRunAndCheck(cmd.OutOrStdout(), res, rep); err != nil {
+				return err
 			}
-			return checkVerdict(outcome.Check)
+			return checkVerdict("tpcc", out.Check)
 		},
 	}
 	f := cmd.Flags()
@@ -173,9 +138,54 @@ cleanly and still prints the summary.`,
 	f.StringVar(&opts.Schema, "schema", tpcc.DefaultSchema, "schema that holds the TPC-C tables")
 	f.StringVar(&deliveryLog, "delivery-log", "", "write one line per executed Delivery to this file (clause 2.7.2.2)")
 	f.IntVar(&procs, "procs", 0, "CPUs the driver may use at once (GOMAXPROCS; 0 = one per 32 connections)")
-	f.StringVar(&check, "check", checkQuick, "consistency check after the run: quick (skips the per-customer conditions), full or none")
+	f.StringVar(&check, "check", tpcc.CheckQuick, "consistency check after the run: quick (skips the per-customer conditions), full or none")
 	f.BoolVar(&record, "record", true, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU measurements)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
 	_ = f.MarkHidden("cpuprofile")
 	return cmd
+}
+
+// tpccRunError names why a run could not start.
+func tpccRunError(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(err, tpcc.ErrBadOption):
+		return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", strings.TrimPrefix(err.Error(), tpcc.ErrBadOption.Error()+": "))
+	case errors.Is(err, tpcc.ErrNotLoaded), errors.Is(err, tpcc.ErrNotComplete):
+		return problem.BadInput("run 'pgoltp tpcc load' first, or pass the --schema that holds it", "%s", err.Error())
+	case ctx.Err() != nil:
+		return problem.Failed("interrupted before the run started")
+	}
+	return problem.Wrap(err, "check --dsn and that the database was loaded with 'pgoltp tpcc load'", "cannot start the run")
+}
+
+// tpccCheckReport is the TPC-C report behind a check (nil: not checked).
+func tpccCheckReport(c *workload.Check) *tpcc.CheckReport {
+	if c == nil {
+		return nil
+	}
+	return c.Detail.(*tpcc.CheckReport)
+}
+
+// printRunAndCheck prints the run's summary and the check after it.
+func printRunAndCheck(w io.Writer, res *tpcc.RunResult, rep *tpcc.CheckReport) error {
+	if err := res.WriteSummary(w); err != nil {
+		return err
+	}
+	if rep != nil {
+		return rep.WriteText(w)
+	}
+	return nil
+}
+
+// startCPUProfile writes a Go CPU profile of the driver to path until stop.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, problem.Wrap(err, "pass a writable --cpuprofile path", "cannot create the CPU profile")
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, problem.Wrap(err, "", "cannot start the CPU profile")
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

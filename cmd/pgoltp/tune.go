@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,16 +13,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/problem"
-	"github.com/pgoltp/pgoltp/internal/report"
+	"github.com/pgoltp/pgoltp/internal/recorder"
+	"github.com/pgoltp/pgoltp/internal/server"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/tuner"
+	"github.com/pgoltp/pgoltp/internal/workload"
+	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
 
 // tuneDatabase is where tune loads its data on the managed cluster.
@@ -129,7 +131,10 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuneFlags
 			f.budget = resume.Budget
 		}
 	}
-	w, kind := tuneWorkload(f)
+	w, kind, err := tuneWorkload(f)
+	if err != nil {
+		return err
+	}
 	if resume != nil && resume.Workload != w.Name() {
 		return problem.BadInput("give the same --workload, --scale/--warehouses and --clients as the search had",
 			"search %s ran %s, not %s", resume.ID, resume.Workload, w.Name())
@@ -258,9 +263,7 @@ func parseInject(list []string) (map[int]map[string]string, error) {
 
 func writeTuneResult(out io.Writer, res *tuner.Result, format string) error {
 	if global.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return writeJSON(out, res)
 	}
 	if err := res.WriteText(out); err != nil {
 		return err
@@ -276,11 +279,15 @@ func writeTuneResult(out io.Writer, res *tuner.Result, format string) error {
 
 // --- the adapter: today's concrete types behind internal/tuner's interfaces ---
 
-func tuneWorkload(f tuneFlags) (tune.Workload, string) {
-	if f.workload == "tpcc" {
-		return tune.TPCC{Warehouses: f.scale, Conns: f.clients}, tune.WorkloadTPCC
+func tuneWorkload(f tuneFlags) (workload.Workload, string, error) {
+	w, err := registry.New(f.workload, f.scale, f.clients)
+	if err != nil {
+		return nil, "", problem.BadInput("use --workload "+strings.Join(registry.Kinds(), ", "), "%v", err)
 	}
-	return tune.TPCB{Scale: f.scale, Clients: f.clients}, tune.WorkloadTPCB
+	if f.workload == "tpcc" {
+		return w, tune.WorkloadTPCC, nil
+	}
+	return w, tune.WorkloadTPCB, nil
 }
 
 // tuneTarget is the managed cluster (database pgoltp_tune) or --dsn.
@@ -290,13 +297,13 @@ func tuneTarget(ctx context.Context) (tuneServer, string, string, error) {
 		if err != nil {
 			return tuneServer{}, "", "", err
 		}
-		return tuneServer{server: externalServer{dsn: dsn}, dsn: dsn}, dsn, "/", nil
+		return tuneServer{server: server.External{DSN: dsn}, dsn: dsn}, dsn, "/", nil
 	}
 	c, err := managedCluster(ctx)
 	if err != nil {
 		return tuneServer{}, "", "", err
 	}
-	if err := ensureDatabase(ctx, c, tuneDatabase); err != nil {
+	if err := c.EnsureDatabase(ctx, tuneDatabase); err != nil {
 		return tuneServer{}, "", "", err
 	}
 	return tuneServer{server: c, dsn: c.DSN(tuneDatabase)}, c.DSN(tuneDatabase), c.DataDir, nil
@@ -309,14 +316,8 @@ type tuneServer struct {
 }
 
 func (s tuneServer) Read(ctx context.Context) (map[string]settings.Live, int, error) {
-	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, s.dsn)
-	if err != nil {
-		return nil, 0, problem.Wrap(err, "check the server", "cannot connect to read pg_settings")
-	}
-	defer conn.Close(context.Background())
-	return settings.ReadServer(ctx, conn)
+	live, major, _, _, err := tune.ReadServer(ctx, s.dsn, 0)
+	return live, major, err
 }
 
 func (s tuneServer) Apply(ctx context.Context, values map[string]string) (bool, error) {
@@ -330,16 +331,20 @@ func (s tuneServer) Restore(ctx context.Context, before map[string]settings.Live
 	return tune.Restore(ctx, s.server, s.dsn, before, names)
 }
 
-// tuneWorkloadAdapter is tuner.Workload over tune.Workload.
+// tuneWorkloadAdapter is tuner.Workload over workload.Workload.
 type tuneWorkloadAdapter struct {
-	w   tune.Workload
+	w   workload.Workload
 	dsn string
 }
 
 func (a tuneWorkloadAdapter) Name() string                      { return a.w.Name() }
 func (a tuneWorkloadAdapter) Prepare(ctx context.Context) error { return a.w.Prepare(ctx, a.dsn, nil) }
 func (a tuneWorkloadAdapter) Run(ctx context.Context, d time.Duration) (tuner.Measurement, error) {
-	m, err := a.w.Run(ctx, a.dsn, d)
+	res, err := a.w.Run(ctx, a.dsn, d)
+	if res == nil {
+		return tuner.Measurement{}, err
+	}
+	m := res.Measurement
 	return tuner.Measurement{TPS: m.TPS(), PerSecond: m.PerSecond, P99: m.P99, Errors: m.Errors}, err
 }
 
@@ -369,5 +374,9 @@ func (r tuneRecorder) Record(ctx context.Context, info tuner.RunInfo, m tuner.Me
 		run.Status = store.Failed
 		run.Notes = append(run.Notes, "failed: "+oneLine(failure.Error()))
 	}
-	return report.Record(ctx, global.lab, resultsStore.dsn, run)
+	rec, err := recorder.Begin(ctx, global.lab, resultsStore.dsn, "", run, collect.Options{})
+	if err != nil {
+		return "", err
+	}
+	return rec.Finish(ctx, run.Status)
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
-	"github.com/pgoltp/pgoltp/internal/report/pgbench"
+	"github.com/pgoltp/pgoltp/internal/pgtest/pgbench"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }

@@ -22,7 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
-	"github.com/pgoltp/pgoltp/internal/report/pgbench"
+	"github.com/pgoltp/pgoltp/internal/pgtest/pgbench"
 )
 
 // EnvDSN names an existing server to test against instead of a managed cluster.

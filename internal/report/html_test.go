@@ -15,17 +15,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/pgtest/browser"
+	"github.com/pgoltp/pgoltp/internal/pgtest/pgbench"
 	"github.com/pgoltp/pgoltp/internal/report"
-	"github.com/pgoltp/pgoltp/internal/report/browser"
-	"github.com/pgoltp/pgoltp/internal/report/pgbench"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv("PGOLTP_RECORD_CHILD") != "" {
-		recordAndHang() // the process TestKilledRecording kills
-		return
-	}
 	os.Exit(pgtest.Run(m))
 }
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
-	"github.com/pgoltp/pgoltp/internal/report/pgbench"
+	"github.com/pgoltp/pgoltp/internal/pgtest/pgbench"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 

@@ -11,6 +11,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/tune"
+	"github.com/pgoltp/pgoltp/internal/workload/ledger"
 )
 
 const (
@@ -125,7 +126,7 @@ func TestAdviseVersions(t *testing.T) {
 func TestMeasureWALRate(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.NewDatabase(t)
-	l := tune.Ledger{Clients: 2, Accounts: 1000}
+	l := ledger.Ledger{Clients: 2, Accounts: 1000}
 	if err := l.Prepare(ctx, dsn, nil); err != nil {
 		t.Fatal(err)
 	}

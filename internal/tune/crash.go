@@ -13,6 +13,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/workload/ledger"
 )
 
 // Crasher is a server the durability audit may crash: *cluster.Cluster.
@@ -29,7 +30,7 @@ type CrashAudit struct {
 	DSN         string            // database the ledger lives in (superuser)
 	Settings    map[string]string // what to audit, e.g. synchronous_commit=off
 	AllowUnsafe bool
-	Workload    Ledger
+	Workload    ledger.Ledger
 	KillAfter   time.Duration // run this long, then kill (default 5s)
 	Log         io.Writer
 }
@@ -121,7 +122,7 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 	}
 
 	type result struct {
-		acked Acked
+		acked ledger.Acked
 		err   error
 	}
 	done := make(chan result, 1)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/tune"
+	"github.com/pgoltp/pgoltp/internal/workload/ledger"
 )
 
 // losesRows is the real cluster, except that after the crash it deletes the
@@ -47,7 +48,7 @@ func TestCrashAuditReportsARealLoss(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	server := &losesRows{Crasher: pgtest.Cluster(t), dsn: dsn}
 	a := &tune.CrashAudit{Server: server, DSN: dsn, Settings: map[string]string{"synchronous_commit": "on"},
-		Workload: tune.Ledger{Clients: 2, Accounts: 1000}, KillAfter: 3 * time.Second}
+		Workload: ledger.Ledger{Clients: 2, Accounts: 1000}, KillAfter: 3 * time.Second}
 	rep, err := a.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/tune"
+	"github.com/pgoltp/pgoltp/internal/workload/ledger"
 )
 
 // TestDoctorOnMisconfiguredServer gives the managed cluster a tiny
@@ -74,7 +75,7 @@ func TestDoctorOnMisconfiguredServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A workload to sample wait events from while the doctor looks.
-	ledger := tune.Ledger{Clients: 3, Accounts: 1000}
+	ledger := ledger.Ledger{Clients: 3, Accounts: 1000}
 	if err := ledger.Prepare(ctx, dsn, nil); err != nil {
 		t.Fatal(err)
 	}

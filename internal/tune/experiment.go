@@ -15,6 +15,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // Server is what experiments need of the server: apply settings persistently,
@@ -26,7 +27,7 @@ type Server interface {
 // Experiment is a plan ready to run on a server.
 type Experiment struct {
 	Plan        *Plan
-	Workload    Workload
+	Workload    workload.Workload
 	Server      Server
 	DSN         string    // the database the workload runs in (superuser: reads pg_settings, WAL position)
 	AllowUnsafe bool      // permit settings that cost durability; they are labelled everywhere
@@ -56,7 +57,7 @@ type Report struct {
 	Started  time.Time       `json:"started"`
 	Finished time.Time       `json:"finished"`
 	Baseline []settings.Pair `json:"baseline"`
-	Layout   Layout          `json:"baseline_layout,omitempty"`
+	Layout   workload.Layout `json:"baseline_layout,omitempty"`
 	Steps    []StepResult    `json:"steps"`
 	// Unsafe lists every setting the experiment used that costs durability
 	// ("fsync=off [UNSAFE: can-corrupt-on-crash]"); empty when there was none.
@@ -69,7 +70,7 @@ type Report struct {
 type StepResult struct {
 	Name     string          `json:"name"`
 	Settings []settings.Pair `json:"settings"`
-	Layout   Layout          `json:"layout,omitempty"`
+	Layout   workload.Layout `json:"layout,omitempty"`
 	Unsafe   bool            `json:"unsafe"`
 	Runs     []RunRecord     `json:"runs"`
 	// Throughput is the step's effect on committed transactions per second:
@@ -116,13 +117,13 @@ type RunRecord struct {
 	Arm string `json:"arm"` // baseline | step
 	// Repetition numbers the runs of an arm: baseline runs 1..n+1 around
 	// step runs 1..n.
-	Repetition  int         `json:"repetition"`
-	Measurement Measurement `json:"measurement"`
-	TPS         float64     `json:"tps"`
-	CV          float64     `json:"cv"`
-	Restarted   bool        `json:"restarted"`     // applying the arm's settings restarted the server
-	Reloaded    bool        `json:"data_reloaded"` // the data was reloaded before the run (layout change)
-	WALBytes    int64       `json:"wal_bytes"`     // WAL written during the measured run
+	Repetition  int                  `json:"repetition"`
+	Measurement workload.Measurement `json:"measurement"`
+	TPS         float64              `json:"tps"`
+	CV          float64              `json:"cv"`
+	Restarted   bool                 `json:"restarted"`     // applying the arm's settings restarted the server
+	Reloaded    bool                 `json:"data_reloaded"` // the data was reloaded before the run (layout change)
+	WALBytes    int64                `json:"wal_bytes"`     // WAL written during the measured run
 	// Observed is what pg_settings said during the run, for every setting of the arm.
 	Observed map[string]string `json:"observed"`
 	Mismatch []string          `json:"mismatch,omitempty"` // settings whose observed value differed from the intended one
@@ -191,7 +192,7 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 		layoutA := baseLayout
 		layoutB := maps.Clone(baseLayout)
 		if layoutB == nil {
-			layoutB = Layout{}
+			layoutB = workload.Layout{}
 		}
 		maps.Copy(layoutB, step.LayoutValues())
 
@@ -257,7 +258,7 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 // runOnce applies an arm's settings (restarting only if needed), reloads the
 // data if the layout differs, prewarms, and measures one run while reading
 // the settings back from pg_settings halfway through.
-func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layout Layout, current *Layout, reloadEach bool) (RunRecord, error) {
+func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layout workload.Layout, current *workload.Layout, reloadEach bool) (RunRecord, error) {
 	var rec RunRecord
 	restarted, err := apply(ctx, e.Server, values)
 	if err != nil {
@@ -312,10 +313,11 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 		v, _, err := settings.ReadServer(runCtx, c, sortedKeys(values)...)
 		observed <- observation{values: v, err: err}
 	}()
-	m, err := e.Workload.Run(ctx, e.DSN, e.Plan.Duration)
+	res, err := e.Workload.Run(ctx, e.DSN, e.Plan.Duration)
 	if err != nil {
 		return rec, fmt.Errorf("workload: %w", err)
 	}
+	m := res.Measurement
 	obs := <-observed
 	if obs.err != nil {
 		return rec, fmt.Errorf("reading pg_settings during the run: %w", obs.err)
@@ -487,10 +489,10 @@ func (e *Experiment) validate(live map[string]settings.Live, major int) error {
 		}
 	}
 	var supported []string
-	if lo, ok := e.Workload.(LayoutOptions); ok {
+	if lo, ok := e.Workload.(workload.LayoutOptions); ok {
 		supported = lo.LayoutOptions()
 	}
-	checkLayout := func(where string, l Layout) error {
+	checkLayout := func(where string, l workload.Layout) error {
 		for k := range l {
 			if !contains(supported, k) {
 				return problem.BadInput("use one of: "+strings.Join(append([]string{"(none)"}, supported...), ", "),

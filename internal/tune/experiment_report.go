@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // WriteText writes the report for a person: what ran, then per step the
@@ -95,7 +96,7 @@ func (r *Report) WriteText(w io.Writer) error {
 }
 
 // pairs writes "name=value [risk]" for each setting and "layout k=v".
-func pairs(ps []settings.Pair, layout Layout) string {
+func pairs(ps []settings.Pair, layout workload.Layout) string {
 	var parts []string
 	for _, p := range ps {
 		s := fmt.Sprintf("%s=%s [%s]", p.Name, p.Value, p.Risk)

@@ -16,6 +16,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
 	"github.com/pgoltp/pgoltp/internal/tune"
+	"github.com/pgoltp/pgoltp/internal/workload/ledger"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
@@ -36,7 +37,6 @@ func TestParsePlanRejects(t *testing.T) {
 		{"min_effect 100%", "duration: 5s\nmin_effect: 100%\nsteps: [{settings: {work_mem: 8MB}}]\n", "below 100%"},
 		{"no steps", "duration: 5s\n", "no steps"},
 		{"empty step", "duration: 5s\nsteps: [{name: x}]\n", "changes nothing"},
-		{"bad workload", "duration: 5s\nworkload: {kind: tpcx}\nsteps: [{settings: {work_mem: 8MB}}]\n", "tpcx"},
 		{"list value", "duration: 5s\nsteps: [{settings: {work_mem: [1, 2]}}]\n", "single value"},
 		{"duplicate step", "duration: 5s\nsteps: [{name: a, settings: {work_mem: 8MB}}, {name: a, settings: {work_mem: 9MB}}]\n", "two steps"},
 		{"not yaml", "duration: [5s\n", "not a valid plan"},
@@ -106,7 +106,7 @@ steps:
 		t.Fatal(err)
 	}
 	var log strings.Builder
-	e := &tune.Experiment{Plan: plan, Workload: tune.Ledger{Clients: 2, Accounts: 2000}, Server: c, DSN: dsn, Log: &log}
+	e := &tune.Experiment{Plan: plan, Workload: ledger.Ledger{Clients: 2, Accounts: 2000}, Server: c, DSN: dsn, Log: &log}
 	rep, err := e.Run(ctx)
 	if err != nil {
 		t.Fatalf("experiment: %v\n%s", err, log.String())
@@ -225,7 +225,7 @@ func TestExperimentRejectsUnsafeAndUnknown(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Validation happens before anything is applied: no server changes needed.
-		e := &tune.Experiment{Plan: plan, Workload: tune.Ledger{}, Server: refuseApply{t}, DSN: dsn, AllowUnsafe: c.allow}
+		e := &tune.Experiment{Plan: plan, Workload: ledger.Ledger{}, Server: refuseApply{t}, DSN: dsn, AllowUnsafe: c.allow}
 		_, err = e.Run(context.Background())
 		var p *problem.Problem
 		if !errors.As(err, &p) || p.Code != problem.ExitBadInput || !strings.Contains(err.Error(), c.want) {
@@ -263,7 +263,7 @@ func TestCrashSynchronousCommitOnLosesNothing(t *testing.T) {
 	c := pgtest.Cluster(t)
 	dsn := pgtest.NewDatabase(t)
 	a := &tune.CrashAudit{Server: c, DSN: dsn, Settings: map[string]string{"synchronous_commit": "on"},
-		Workload: tune.Ledger{Clients: 4, Accounts: 1000}, KillAfter: 3 * time.Second}
+		Workload: ledger.Ledger{Clients: 4, Accounts: 1000}, KillAfter: 3 * time.Second}
 	rep, err := a.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -286,7 +286,7 @@ func TestCrashSynchronousCommitOffIsLabelled(t *testing.T) {
 	c := pgtest.Cluster(t)
 	dsn := pgtest.NewDatabase(t)
 	a := &tune.CrashAudit{Server: c, DSN: dsn, Settings: map[string]string{"synchronous_commit": "off"}, AllowUnsafe: true,
-		Workload: tune.Ledger{Clients: 4, Accounts: 1000}, KillAfter: 2 * time.Second}
+		Workload: ledger.Ledger{Clients: 4, Accounts: 1000}, KillAfter: 2 * time.Second}
 	rep, err := a.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +312,7 @@ func TestRefusedSettingsNeverApplied(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	plan := &tune.Plan{Duration: 2 * time.Second, Repetitions: tune.Repetitions{Pairs: 2}, Confidence: 0.95, Workload: tune.PlanWorkload{Kind: "ledger", Scale: 1, Clients: 2},
 		Steps: []tune.Step{{Name: "net", Settings: map[string]tune.Scalar{"ssl": "on"}}}}
-	e := &tune.Experiment{Plan: plan, Workload: tune.Ledger{}, Server: refuseApply{t}, DSN: dsn, AllowUnsafe: true}
+	e := &tune.Experiment{Plan: plan, Workload: ledger.Ledger{}, Server: refuseApply{t}, DSN: dsn, AllowUnsafe: true}
 	if _, err := e.Run(context.Background()); problem.ExitCode(err) != problem.ExitBadInput || !strings.Contains(err.Error(), "never sets ssl") {
 		t.Errorf("experiment with ssl=on: %v", err)
 	}

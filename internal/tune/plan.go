@@ -14,6 +14,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // Plan is an experiment: a baseline and steps, each a set of settings (and
@@ -129,7 +130,7 @@ func (p *Plan) Level() float64 {
 
 // PlanWorkload names the workload and its size.
 type PlanWorkload struct {
-	Kind    string `yaml:"kind"`    // ledger | tpcb | tpcc
+	Kind    string `yaml:"kind"`    // a registered workload (internal/workload/registry): ledger, tpcb, tpcc
 	Scale   int    `yaml:"scale"`   // tpcb scale, tpcc warehouses, ledger accounts (×1000)
 	Clients int    `yaml:"clients"` // connections (tpcc: terminals)
 }
@@ -158,7 +159,7 @@ func (s *Scalar) UnmarshalYAML(n *yaml.Node) error {
 func (s Step) Values() map[string]string { return flatten(s.Settings) }
 
 // LayoutValues returns the layout options as name → value.
-func (s Step) LayoutValues() Layout { return Layout(flatten(s.Layout)) }
+func (s Step) LayoutValues() workload.Layout { return workload.Layout(flatten(s.Layout)) }
 
 func flatten(m map[string]Scalar) map[string]string {
 	out := make(map[string]string, len(m))
@@ -197,9 +198,6 @@ steps:
 # in every output.
 `
 
-// Workload kinds an experiment plan can name.
-var planWorkloads = []string{"ledger", "tpcb", "tpcc"}
-
 // ParsePlan reads and checks a plan. Unknown keys are errors (a typo must not
 // silently drop a setting); every error is one line naming the problem.
 func ParsePlan(r io.Reader) (*Plan, error) {
@@ -228,9 +226,6 @@ func ParsePlan(r io.Reader) (*Plan, error) {
 func (p *Plan) Check() error {
 	if p.Workload.Kind == "" {
 		p.Workload.Kind = "ledger"
-	}
-	if !contains(planWorkloads, p.Workload.Kind) {
-		return fmt.Errorf("workload kind %q is not one of %s", p.Workload.Kind, strings.Join(planWorkloads, ", "))
 	}
 	if p.Workload.Scale < 0 || p.Workload.Clients < 0 {
 		return errors.New("workload scale and clients cannot be negative")

@@ -1,6 +1,8 @@
 package tune
 
 import (
+	"github.com/pgoltp/pgoltp/internal/workload"
+
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +29,7 @@ func TestSummarizeVerdicts(t *testing.T) {
 				per[i] = level * (1 + 0.02*float64(1-2*(i%2)))
 			}
 			r := RunRecord{Arm: arm, Repetition: slot/2 + 1, TPS: level,
-				Measurement: Measurement{PerSecond: per, P99: time.Millisecond}}
+				Measurement: workload.Measurement{PerSecond: per, P99: time.Millisecond}}
 			if mismatch && arm == ArmStep {
 				r.Mismatch = []string{"synchronous_commit=on (wanted off)"}
 			}

@@ -6,7 +6,8 @@
 // server mid-run and count acknowledged commits that are gone).
 //
 // Setting metadata comes from internal/settings and nowhere else. Workloads are
-// reached through the Workload interface so that this package does not depend
-// on how TPC-C or TPC-B are driven; the server through the Server interface,
-// which *cluster.Cluster satisfies.
+// reached through internal/workload's interface, so that this package does not
+// depend on how TPC-C or TPC-B are driven (the crash audit uses the built-in
+// ledger workload for its log of acknowledged commits); the server through the
+// Server interface, which *cluster.Cluster satisfies.
 package tune

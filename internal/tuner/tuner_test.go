@@ -13,6 +13,8 @@ import (
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/tuner"
+	"github.com/pgoltp/pgoltp/internal/workload"
+	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
@@ -48,16 +50,29 @@ func (s *countingServer) Restore(ctx context.Context, before map[string]settings
 	return tune.Restore(ctx, s.c, s.dsn, before, names)
 }
 
+// tpcb is TPC-B from the registry as a tuner.Workload.
 type tpcb struct {
-	w   tune.TPCB
+	w   workload.Workload
 	dsn string
 }
 
 func (w tpcb) Name() string                      { return w.w.Name() }
 func (w tpcb) Prepare(ctx context.Context) error { return w.w.Prepare(ctx, w.dsn, nil) }
 func (w tpcb) Run(ctx context.Context, d time.Duration) (tuner.Measurement, error) {
-	m, err := w.w.Run(ctx, w.dsn, d)
+	res, err := w.w.Run(ctx, w.dsn, d)
+	if res == nil {
+		return tuner.Measurement{}, err
+	}
+	m := res.Measurement
 	return tuner.Measurement{TPS: m.TPS(), PerSecond: m.PerSecond, P99: m.P99, Errors: m.Errors}, err
+}
+
+func newTPCB(t *testing.T) workload.Workload {
+	w, err := registry.New("tpcb", 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
 
 // TestSearchBatchesRestartsAndResumes: on a real server, every measured run
@@ -73,7 +88,7 @@ func TestSearchBatchesRestartsAndResumes(t *testing.T) {
 	lab := t.TempDir()
 	server := &countingServer{c: c, dsn: dsn}
 	newTuner := func(budget int, resume *tuner.State) *tuner.Tuner {
-		return &tuner.Tuner{Server: server, Workload: tpcb{w: tune.TPCB{Scale: 1, Clients: 1}, dsn: dsn}, Lab: lab,
+		return &tuner.Tuner{Server: server, Workload: tpcb{w: newTPCB(t), dsn: dsn}, Lab: lab,
 			Limits: tuner.Limits{RAM: 2 << 30, CPUs: 1}, ID: "t1", Seed: 2, Budget: budget,
 			TrialTime: time.Second, Prewarm: 0, Confirm: 1, Ablation: 1, Resume: resume}
 	}

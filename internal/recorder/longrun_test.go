@@ -1,4 +1,4 @@
-package report_test
+package recorder_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
-	"github.com/pgoltp/pgoltp/internal/report"
+	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 
@@ -21,7 +21,7 @@ func TestRecordingStoresPointsOnceWhileRunning(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	lab := t.TempDir()
 	run := &store.Run{Workload: "pgbench", Title: "streamed"}
-	rec, err := report.Begin(ctx, lab, "", dsn, run, collect.Options{Interval: 100 * time.Millisecond, NoBloat: true})
+	rec, err := recorder.Begin(ctx, lab, "", dsn, run, collect.Options{Interval: 100 * time.Millisecond, NoBloat: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestRecordingStoresPointsOnceWhileRunning(t *testing.T) {
 	defer s.Close()
 	var during int
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		mid, err := s.Load(ctx, rec.ID())
+		mid, err := s.Load(ctx, run.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

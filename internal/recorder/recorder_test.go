@@ -1,4 +1,4 @@
-package report_test
+package recorder_test
 
 import (
 	"bufio"
@@ -14,8 +14,9 @@ import (
 	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/pgtest/pgbench"
+	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/report"
-	"github.com/pgoltp/pgoltp/internal/report/pgbench"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 
@@ -31,7 +32,7 @@ func TestInterruptedRunIsStoredWhole(t *testing.T) {
 	}
 	ctx, interrupt := context.WithCancel(context.Background())
 	run := &store.Run{Workload: "pgbench", Title: "interrupted", Params: []store.KV{{Name: "duration", Value: "60s"}}}
-	rec, err := report.Begin(ctx, lab, "", dsn, run, collect.Options{Interval: 500 * time.Millisecond})
+	rec, err := recorder.Begin(ctx, lab, "", dsn, run, collect.Options{Interval: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestIntervalsFromDriverSeries(t *testing.T) {
 		snap.Start, snap.End = start.Add(time.Duration(sec)*time.Second), start.Add(time.Duration(sec+1)*time.Second)
 		series.Add(snap, true)
 	}
-	got := report.Intervals(series, start.Add(-2*time.Second), "errors")
+	got := recorder.Intervals(series, start.Add(-2*time.Second), "errors")
 	if len(got) != 6 {
 		t.Fatalf("%d intervals, want 6", len(got))
 	}
@@ -117,7 +118,7 @@ func TestIntervalsFromDriverSeries(t *testing.T) {
 // says its id, and samples until it is killed.
 func recordAndHang() {
 	run := &store.Run{Workload: "tpcc", Title: "killed", Params: []store.KV{{Name: "warehouses", Value: "1"}}}
-	_, err := report.Begin(context.Background(), os.Getenv("PGOLTP_RECORD_LAB"), "", os.Getenv("PGOLTP_RECORD_DSN"), run,
+	_, err := recorder.Begin(context.Background(), os.Getenv("PGOLTP_RECORD_LAB"), "", os.Getenv("PGOLTP_RECORD_DSN"), run,
 		collect.Options{Interval: 100 * time.Millisecond})
 	if err != nil {
 		fmt.Println("error:", err)

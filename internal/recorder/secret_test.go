@@ -1,4 +1,4 @@
-package report_test
+package recorder_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/report"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
@@ -43,7 +44,7 @@ func TestSecretSettingsNeverStoredOrShown(t *testing.T) {
 
 	lab := t.TempDir()
 	run := &store.Run{Workload: "pgbench", Title: "secrets"}
-	rec, err := report.Begin(ctx, lab, "", dsn, run, collect.Options{Interval: 200 * time.Millisecond})
+	rec, err := recorder.Begin(ctx, lab, "", dsn, run, collect.Options{Interval: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,13 @@
-package report
+// Package recorder keeps benchmark runs in the results store: it stores a run
+// as running from its start, samples the server with the collectors around it
+// (storing their points every few seconds, so memory stays flat and a crash
+// keeps what was sampled), and runs the sequence every recorded command
+// shares: is the database ready, run, check, store the whole run with its
+// status (Run).
+//
+// It sees workloads only through internal/workload; it must not know TPC-C or
+// TPC-B, nor how runs are rendered (internal/report reads what it stored).
+package recorder
 
 import (
 	"context"
@@ -15,29 +24,12 @@ import (
 // so a crash keeps what was sampled (every 10 s at the default interval).
 const flushTicks = 10
 
-// Record stores a finished run in one go (no collectors) and returns its id:
-// for a run whose samples were collected elsewhere, or none at all.
-func Record(ctx context.Context, labDir, resultsDSN string, run *store.Run) (string, error) {
-	st, err := store.Open(ctx, labDir, resultsDSN)
-	if err != nil {
-		return "", err
-	}
-	defer st.Close()
-	if _, err := st.Begin(ctx, run); err != nil {
-		return "", err
-	}
-	if err := st.Finish(ctx, run); err != nil {
-		return run.ID, err
-	}
-	return run.ID, nil
-}
-
 // Recording is a run being recorded: stored as running from the start, with
 // the collectors sampling the benchmark database and their points stored every
 // few seconds, until Finish.
 //
-//	rec, err := report.Begin(ctx, lab, resultsDSN, dsn, run, collect.Options{})
-//	res, runErr := tpcc.Run(ctx, dsn, opts)          // fill run.Headline, Latency, Series from res
+//	rec, err := recorder.Begin(ctx, lab, resultsDSN, dsn, run, collect.Options{})
+//	res, runErr := w.Run(ctx, dsn, 0)                 // Fill(run, res)
 //	id, err := rec.Finish(ctx, store.Complete)       // or Interrupted / Failed
 type Recording struct {
 	st   *store.Store
@@ -83,9 +75,6 @@ func Begin(ctx context.Context, labDir, resultsDSN, dsn string, run *store.Run, 
 	}
 	return r, nil
 }
-
-// ID is the stored run's id.
-func (r *Recording) ID() string { return r.run.ID }
 
 func (r *Recording) flush(ctx context.Context, every time.Duration) {
 	defer r.wg.Done()

@@ -1,4 +1,6 @@
-package tune
+// Package ledger is pgoltp's own small write workload, made for the
+// durability audit (internal/tune's crash audit) and for quick experiments.
+package ledger
 
 import (
 	"context"
@@ -14,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/metrics"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // Ledger is pgoltp's own small write workload, made for the durability audit
@@ -49,16 +52,19 @@ func (l Ledger) accounts() int {
 	return l.Accounts
 }
 
-// Name implements Workload.
+// Kind implements workload.Workload.
+func (l Ledger) Kind() string { return "ledger" }
+
+// Name implements workload.Workload.
 func (l Ledger) Name() string {
 	return fmt.Sprintf("ledger, %d accounts, %d clients", l.accounts(), l.clients())
 }
 
-// LayoutOptions implements LayoutOptions: ledger_account's fillfactor.
+// LayoutOptions implements workload.LayoutOptions: ledger_account's fillfactor.
 func (l Ledger) LayoutOptions() []string { return []string{"fillfactor"} }
 
-// Prepare implements Workload.
-func (l Ledger) Prepare(ctx context.Context, dsn string, layout Layout) error {
+// Prepare implements workload.Workload.
+func (l Ledger) Prepare(ctx context.Context, dsn string, layout workload.Layout) error {
 	ff := 100
 	for k, v := range layout {
 		if k != "fillfactor" {
@@ -88,10 +94,38 @@ func (l Ledger) Prepare(ctx context.Context, dsn string, layout Layout) error {
 	return nil
 }
 
-// Run implements Workload.
-func (l Ledger) Run(ctx context.Context, dsn string, d time.Duration) (Measurement, error) {
+// Run implements workload.Workload.
+func (l Ledger) Run(ctx context.Context, dsn string, d time.Duration) (*workload.Result, error) {
 	m, _, err := l.RunLogged(ctx, dsn, d)
-	return m, err
+	res := &workload.Result{Measurement: m, Interrupted: ctx.Err() != nil, End: time.Now(),
+		Params: []workload.Param{{Name: "workload", Value: "ledger"},
+			{Name: "accounts", Value: strconv.Itoa(l.accounts())}, {Name: "clients", Value: strconv.Itoa(l.clients())}},
+		Headline: []workload.Figure{{Name: "TPS", Value: m.TPS(), Unit: "txn/s"},
+			{Name: "latency p99", Value: float64(m.P99) / float64(time.Millisecond), Unit: "ms"},
+			{Name: "errors", Value: float64(m.Errors), Unit: "txn"}}}
+	return res, err
+}
+
+// Check implements workload.Workload: one ledger_entry row per committed
+// transaction, and the balances add up to the entries.
+func (l Ledger) Check(ctx context.Context, dsn string) (*workload.Check, error) {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	var balances, entries int64
+	if err := conn.QueryRow(ctx, "SELECT (SELECT coalesce(sum(balance), 0) FROM ledger_account), (SELECT count(*) FROM ledger_entry)").Scan(&balances, &entries); err != nil {
+		return nil, fmt.Errorf("the ledger tables are missing (prepare first): %w", err)
+	}
+	v := workload.Verdict{Status: "PASS", What: fmt.Sprintf("Σ balance %d = entries %d", balances, entries)}
+	c := &workload.Check{Passed: balances == entries}
+	if !c.Passed {
+		v.Status = "FAIL"
+		c.Failed = []string{"balance = entries"}
+	}
+	c.Note = workload.Summarize("consistency check", []workload.Verdict{v})
+	return c, nil
 }
 
 // Acked is a client's log of ids whose COMMIT returned success.
@@ -100,17 +134,17 @@ type Acked []int64
 // RunLogged runs like Run and also returns every acknowledged id. A client
 // stops at its first error (a crashed server ends the run); a commit whose
 // outcome is unknown (the connection broke while waiting) is not in the log.
-func (l Ledger) RunLogged(ctx context.Context, dsn string, d time.Duration) (Measurement, Acked, error) {
+func (l Ledger) RunLogged(ctx context.Context, dsn string, d time.Duration) (workload.Measurement, Acked, error) {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		return Measurement{}, nil, err
+		return workload.Measurement{}, nil, err
 	}
 	var next atomic.Int64
 	var maxID int64
 	err = conn.QueryRow(ctx, "SELECT coalesce(max(id), 0) FROM ledger_entry").Scan(&maxID)
 	conn.Close(context.Background())
 	if err != nil {
-		return Measurement{}, nil, fmt.Errorf("the ledger tables are missing (prepare first): %w", err)
+		return workload.Measurement{}, nil, fmt.Errorf("the ledger tables are missing (prepare first): %w", err)
 	}
 	next.Store(maxID)
 
@@ -121,7 +155,7 @@ func (l Ledger) RunLogged(ctx context.Context, dsn string, d time.Duration) (Mea
 			for _, c := range conns[:i] {
 				c.Close(context.Background())
 			}
-			return Measurement{}, nil, err
+			return workload.Measurement{}, nil, err
 		}
 	}
 	runCtx, cancel := context.WithTimeout(ctx, d)
@@ -170,7 +204,7 @@ func (l Ledger) RunLogged(ctx context.Context, dsn string, d time.Duration) (Mea
 	wg.Wait()
 	elapsed := time.Since(start)
 	cancel()
-	m := Measurement{Transactions: committed.Load(), Errors: failed.Load(), Elapsed: elapsed, PerSecond: <-series}
+	m := workload.Measurement{Transactions: committed.Load(), Errors: failed.Load(), Elapsed: elapsed, PerSecond: <-series}
 	all := metrics.NewHistogram()
 	var acked Acked
 	for i := range hists {

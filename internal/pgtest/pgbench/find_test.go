@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pgoltp/pgoltp/internal/pgtest"
-	"github.com/pgoltp/pgoltp/internal/report/pgbench"
+	"github.com/pgoltp/pgoltp/internal/pgtest/pgbench"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }

@@ -1,0 +1,61 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+// Status is what 'pgoltp cluster status' shows; never the password.
+type Status struct {
+	Lab        string `json:"lab"`
+	Running    bool   `json:"running"`
+	Version    string `json:"version"`
+	Major      int    `json:"major"`
+	BinDir     string `json:"bin_dir"`
+	DataDir    string `json:"data_dir"`
+	Port       int    `json:"port"`
+	SocketDir  string `json:"socket_dir"`
+	RunAs      string `json:"run_as"`
+	DSN        string `json:"dsn"`
+	PassFile   string `json:"passfile"`
+	DataSize   string `json:"data_size,omitempty"`
+	LogFile    string `json:"log_file"`
+	Superuser  string `json:"superuser"`
+	ListenAddr string `json:"listen_addresses"`
+}
+
+// Status describes the cluster and how to connect to database db; the size
+// of its data only when it runs.
+func (c *Cluster) Status(ctx context.Context, db string) Status {
+	st := Status{
+		Lab: c.Lab, Running: c.Running(ctx), Version: c.Version, Major: c.Major, BinDir: c.BinDir,
+		DataDir: c.DataDir, Port: c.Port, SocketDir: c.SocketDir, RunAs: c.RunAs,
+		DSN: c.DisplayDSN(db), PassFile: c.PassFile(), LogFile: c.LogFile,
+		Superuser: Superuser, ListenAddr: "127.0.0.1",
+	}
+	if st.Running {
+		st.DataSize = c.DataSize(ctx)
+	}
+	return st
+}
+
+// WriteText prints the status for people.
+func (st Status) WriteText(w io.Writer) error {
+	state := "stopped"
+	if st.Running {
+		state = "running"
+	}
+	fmt.Fprintf(w, "PostgreSQL %s  %s  (server user %s)\n", st.Version, state, st.RunAs)
+	fmt.Fprintf(w, "  lab       %s\n", st.Lab)
+	fmt.Fprintf(w, "  data      %s", st.DataDir)
+	if st.DataSize != "" {
+		fmt.Fprintf(w, "  (%s)", st.DataSize)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  listens   %s/.s.PGSQL.%d and 127.0.0.1:%d\n", st.SocketDir, st.Port, st.Port)
+	fmt.Fprintf(w, "  binaries  %s\n", st.BinDir)
+	fmt.Fprintf(w, "  log       %s\n", st.LogFile)
+	_, err := fmt.Fprintf(w, "  connect   PGPASSFILE=%s psql \"%s\"\n", st.PassFile, st.DSN)
+	return err
+}

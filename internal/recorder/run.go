@@ -1,0 +1,138 @@
+package recorder
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/collect"
+	"github.com/pgoltp/pgoltp/internal/store"
+	"github.com/pgoltp/pgoltp/internal/workload"
+)
+
+// Options say where runs are kept and what to say while recording.
+type Options struct {
+	Lab, ResultsDSN string // the results store (store.Open)
+	// NoRecord runs and checks without storing anything (bare driver-CPU
+	// measurements).
+	NoRecord bool
+	Collect  collect.Options
+	// Params are stored after the workload's own (a study's repetition, ...).
+	Params []workload.Param
+	// Log, if set, gets "checking consistency..." and where the run was stored.
+	Log io.Writer
+}
+
+// Ready is implemented by workloads that can tell, before anything is
+// stored, whether the database holds what a run needs and the options fit.
+type Ready interface {
+	Ready(ctx context.Context, dsn string) error
+}
+
+// Outcome is what a recorded run produced.
+type Outcome struct {
+	Result *workload.Result // nil when the run could not start
+	Check  *workload.Check  // nil when not checked (interrupted, failed, or the workload checks nothing)
+	RunID  string           // "" when not recorded
+	Stored *store.Run       // what was stored, samples included; nil when not recorded
+}
+
+// Run is the sequence every recorded command shares: refuse a database that
+// is not ready before anything is stored, store the run as running with the
+// collectors sampling dsn, run w, check the database unless the run failed or
+// was interrupted, and store the whole run with its status. A run that failed
+// or was interrupted is still stored, with that status; the error returned is
+// the run's, else the store's.
+func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*Outcome, error) {
+	if r, ok := w.(Ready); ok {
+		if err := r.Ready(ctx, dsn); err != nil {
+			return nil, err
+		}
+	}
+	var rec *Recording
+	run := &store.Run{Workload: w.Kind(), Title: w.Name(), StartedAt: time.Now()}
+	if !opts.NoRecord {
+		var err error
+		if rec, err = Begin(ctx, opts.Lab, opts.ResultsDSN, dsn, run, opts.Collect); err != nil {
+			return nil, fmt.Errorf("opening the results store: %w", err)
+		}
+	}
+	out := &Outcome{}
+	res, runErr := w.Run(ctx, dsn, 0)
+	out.Result = res
+	interrupted := ctx.Err() != nil || (res != nil && res.Interrupted)
+	var notes []string
+	if runErr == nil && !interrupted {
+		if opts.Log != nil {
+			fmt.Fprintln(opts.Log, "checking consistency...")
+		}
+		chk, err := w.Check(ctx, dsn)
+		if err != nil {
+			notes = append(notes, "consistency check could not run: "+err.Error())
+		}
+		out.Check = chk
+	}
+	if runErr != nil {
+		notes = append(notes, "run failed: "+runErr.Error())
+	}
+	if rec == nil {
+		return out, runErr
+	}
+	if res != nil {
+		Fill(run, res)
+	}
+	for _, p := range opts.Params {
+		run.Params = append(run.Params, store.KV{Name: p.Name, Value: p.Value})
+	}
+	if out.Check != nil {
+		run.Headline = append(run.Headline, storeFigures(out.Check.Headline)...)
+		run.Notes = append(run.Notes, out.Check.Note)
+	}
+	run.Notes = append(run.Notes, notes...)
+	status := statusOf(interrupted, runErr)
+	id, storeErr := rec.Finish(ctx, status)
+	out.RunID, out.Stored = id, run
+	if storeErr != nil {
+		storeErr = fmt.Errorf("storing run %s: %w", id, storeErr)
+	} else if opts.Log != nil {
+		fmt.Fprintf(opts.Log, "run %s stored (%s); 'pgoltp report %s' writes its report\n", id, status, id)
+	}
+	if runErr != nil {
+		return out, runErr
+	}
+	return out, storeErr
+}
+
+// statusOf maps how a run ended to its stored status.
+func statusOf(interrupted bool, err error) store.Status {
+	switch {
+	case err != nil:
+		return store.Failed
+	case interrupted:
+		return store.Interrupted
+	}
+	return store.Complete
+}
+
+// Fill copies a workload's result into the stored run: the one mapping from
+// any workload to the store.
+func Fill(run *store.Run, res *workload.Result) {
+	run.Params = run.Params[:0]
+	for _, p := range res.Params {
+		run.Params = append(run.Params, store.KV{Name: p.Name, Value: p.Value})
+	}
+	run.Headline = storeFigures(res.Headline)
+	run.Latency = res.Latency
+	run.Series = Intervals(res.Series, run.StartedAt, res.ErrorCounter)
+	run.Notes = append(run.Notes, res.Notes...)
+	run.MeasureStart, run.MeasureEnd, run.EndedAt = res.MeasureStart, res.MeasureEnd, res.End
+}
+
+func storeFigures(fs []workload.Figure) []store.Figure {
+	out := make([]store.Figure, len(fs))
+	for i, f := range fs {
+		out[i] = store.Figure{Name: f.Name, Value: f.Value, Unit: f.Unit}
+	}
+	return out
+}

@@ -1,0 +1,91 @@
+package recorder_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/collect"
+	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/recorder"
+	"github.com/pgoltp/pgoltp/internal/store"
+	"github.com/pgoltp/pgoltp/internal/workload"
+	"github.com/pgoltp/pgoltp/internal/workload/ledger"
+)
+
+// shortLedger runs the ledger for a fixed 2 s whatever Run is asked for.
+type shortLedger struct{ ledger.Ledger }
+
+func (l shortLedger) Run(ctx context.Context, dsn string, _ time.Duration) (*workload.Result, error) {
+	return l.Ledger.Run(ctx, dsn, 2*time.Second)
+}
+
+// TestRunRecordsRunAndCheck: recorder.Run stores what the workload measured
+// and what its check found, as one complete run; a run that fails is stored
+// too, as failed, with why.
+func TestRunRecordsRunAndCheck(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	lab := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	w := shortLedger{ledger.Ledger{Clients: 2, Accounts: 1000}}
+	opts := recorder.Options{Lab: lab, Collect: collect.Options{Interval: 500 * time.Millisecond, NoBloat: true}}
+
+	// The tables are not there yet: the run fails, and is stored as failed.
+	out, err := recorder.Run(ctx, dsn, w, opts)
+	if err == nil || out == nil || out.RunID == "" {
+		t.Fatalf("run on an empty database: %v, %+v; want an error and a stored run", err, out)
+	}
+	failed := load(t, lab, out.RunID)
+	if failed.Status != store.Failed || !hasNote(failed, "run failed") {
+		t.Errorf("failed run stored as %s with notes %v", failed.Status, failed.Notes)
+	}
+
+	if err := w.Prepare(ctx, dsn, nil); err != nil {
+		t.Fatal(err)
+	}
+	out, err = recorder.Run(ctx, dsn, w, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Check == nil || !out.Check.Passed {
+		t.Fatalf("check after the run: %+v", out.Check)
+	}
+	got := load(t, lab, out.RunID)
+	if got.Status != store.Complete || got.Workload != "ledger" || got.Title != w.Name() {
+		t.Errorf("stored %s %q %q", got.Status, got.Workload, got.Title)
+	}
+	if got.Param("clients") != "2" || len(got.Headline) == 0 || got.Headline[0].Value <= 0 {
+		t.Errorf("params %v, headline %v", got.Params, got.Headline)
+	}
+	if !hasNote(got, "consistency check: 1 PASS") {
+		t.Errorf("check not in the notes: %v", got.Notes)
+	}
+	if got.Samples == nil || len(got.Samples.Points) == 0 {
+		t.Error("no collector samples stored around the run")
+	}
+}
+
+func load(t *testing.T, lab, id string) *store.Run {
+	t.Helper()
+	s, err := store.Open(context.Background(), lab, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func hasNote(r *store.Run, prefix string) bool {
+	for _, n := range r.Notes {
+		if strings.HasPrefix(n, prefix) {
+			return true
+		}
+	}
+	return false
+}

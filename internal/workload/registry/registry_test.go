@@ -1,0 +1,94 @@
+package registry_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/workload"
+	"github.com/pgoltp/pgoltp/internal/workload/registry"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+
+// TestEveryWorkloadEndToEnd builds each registered workload at the smallest
+// scale and drives it through the interface alone, as experiments and the
+// recorder do: load, run 2 s, check; the result must carry the figures the
+// rest of pgoltp reads.
+func TestEveryWorkloadEndToEnd(t *testing.T) {
+	kinds := registry.Kinds()
+	for _, want := range []string{"ledger", "tpcb", "tpcc"} {
+		if !slices.Contains(kinds, want) {
+			t.Errorf("registry lists %v, missing %s", kinds, want)
+		}
+	}
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) {
+			w, err := registry.New(kind, 1, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.Kind() != kind {
+				t.Errorf("Kind() = %q, want %q", w.Kind(), kind)
+			}
+			dsn := pgtest.NewDatabase(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			if err := w.Prepare(ctx, dsn, nil); err != nil {
+				t.Fatalf("Prepare: %v", err)
+			}
+			res, err := w.Run(ctx, dsn, 2*time.Second)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if res.Transactions <= 0 || res.TPS() <= 0 || res.P99 <= 0 || res.P50 > res.P99 {
+				t.Errorf("measurement: %+v", res.Measurement)
+			}
+			if len(res.PerSecond) == 0 {
+				t.Error("no per-second throughput: experiment statistics need it")
+			}
+			if len(res.Headline) == 0 || len(res.Params) == 0 {
+				t.Errorf("headline %v, params %v: a stored run needs both", res.Headline, res.Params)
+			}
+			// Experiments' runs are not checked, but every workload can be.
+			c, err := w.Check(ctx, dsn)
+			if err != nil {
+				t.Fatalf("Check: %v", err)
+			}
+			if c == nil || !c.Passed || c.Note == "" {
+				t.Errorf("check after a clean run: %+v, want a passed check with its note", c)
+			}
+			if lo, ok := w.(workload.LayoutOptions); ok && !slices.Contains(lo.LayoutOptions(), "fillfactor") {
+				t.Errorf("layout options %v lack fillfactor", lo.LayoutOptions())
+			}
+		})
+	}
+}
+
+func TestUnknownWorkload(t *testing.T) {
+	_, err := registry.New("tpcx", 1, 1)
+	if err == nil || !strings.Contains(err.Error(), "tpcx") || !strings.Contains(err.Error(), "tpcc") {
+		t.Errorf("New(tpcx): %v, want an error naming it and the known kinds", err)
+	}
+}
+
+// TestLayering: the packages above the workload layer reach workloads only
+// through internal/workload, never TPC-C or TPC-B themselves.
+func TestLayering(t *testing.T) {
+	for _, pkg := range []string{"internal/tune", "internal/tuner", "internal/study", "internal/report", "internal/recorder", "internal/store", "internal/workload"} {
+		out, err := exec.Command("go", "list", "-deps", "github.com/pgoltp/pgoltp/"+pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if strings.HasSuffix(dep, "/workload/tpcc") || strings.HasSuffix(dep, "/workload/tpcb") {
+				t.Errorf("%s depends on %s", pkg, dep)
+			}
+		}
+	}
+}

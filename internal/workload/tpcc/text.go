@@ -1,0 +1,54 @@
+package tpcc
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// WriteText prints what a load did, for people.
+func (st LoadStats) WriteText(w io.Writer) {
+	if st.AlreadyLoaded {
+		fmt.Fprintf(w, "already loaded: %d warehouses (seed %d) are complete; nothing to do (--force reloads)\n", st.Warehouses, st.Seed)
+		return
+	}
+	if st.Replaced {
+		fmt.Fprintln(w, "replaced the earlier (incomplete or forced) load")
+	}
+	fmt.Fprintf(w, "loaded %d warehouses, %d rows in %.1fs with %d workers (seed %d, C_LOAD c_last=%d c_id=%d ol_i_id=%d)\n",
+		st.Warehouses, st.TotalRows(), st.Total.Seconds(), st.Workers, st.Seed, st.Constants.CLast, st.Constants.CID, st.Constants.OLIID)
+	fmt.Fprintf(w, "  data %.1fs (%.0f rows/s), indexes %.1fs, analyze %.1fs\n",
+		st.Data.Seconds(), float64(st.TotalRows())/max(st.Data.Seconds(), 1e-9), st.Index.Seconds(), st.Analyze.Seconds())
+}
+
+// WriteText prints the check's verdicts and the violating rows, for people.
+func (rep *CheckReport) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "TPC-C consistency, schema %s, %d warehouses, one snapshot (%s):\n", rep.Schema, rep.Warehouses, freshWord(rep.Fresh))
+	for _, r := range rep.Results {
+		fmt.Fprintf(w, "  %-4s %-18s %-9s %-70s %8s\n", r.Status, r.Name, r.Clause, r.Title, r.Duration.Round(time.Millisecond))
+		if r.Status == StatusSkip {
+			fmt.Fprintf(w, "       (%s)\n", r.SkipReason)
+		}
+		if r.Status != StatusFail {
+			continue
+		}
+		fmt.Fprintf(w, "       %d violating rows; first %d: %s\n", r.Violations, len(r.Rows), strings.Join(r.Columns, ", "))
+		for _, row := range r.Rows {
+			fmt.Fprintf(w, "         %s\n", strings.Join(row, ", "))
+		}
+	}
+	verdict := "PASS"
+	if !rep.Passed {
+		verdict = fmt.Sprintf("FAIL (%d failed)", len(rep.Failed()))
+	}
+	_, err := fmt.Fprintf(w, "%s in %.1fs\n", verdict, rep.Duration.Seconds())
+	return err
+}
+
+func freshWord(fresh bool) string {
+	if fresh {
+		return "freshly loaded"
+	}
+	return "after a run; load-only checks skipped"
+}

@@ -1,0 +1,251 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/metrics"
+	"github.com/pgoltp/pgoltp/internal/workload"
+)
+
+// Consistency check after a run (Workload.CheckMode).
+const (
+	CheckNone  = "none"
+	CheckQuick = "quick" // skips the expensive per-customer conditions
+	CheckFull  = "full"
+)
+
+// Workload is TPC-C behind the workload interface: experiments, recorded runs
+// and quickstart drive it through that; 'pgoltp tpcc' sets its options.
+type Workload struct {
+	Load      LoadOptions // for Prepare
+	Options   RunOptions  // for Run; Duration is replaced by Run's d when d > 0
+	CheckMode string      // CheckNone, CheckQuick (default) or CheckFull
+}
+
+// NewWorkload is TPC-C as experiments run it: a forced fresh load of
+// warehouses, then no-wait runs (no keying or think time, so that throughput
+// measures the server) over conns connections; Check is the quick one.
+func NewWorkload(warehouses, conns int) *Workload {
+	return &Workload{Load: LoadOptions{Warehouses: warehouses, Force: true},
+		Options: RunOptions{Warehouses: warehouses, Conns: conns}, CheckMode: CheckQuick}
+}
+
+// updatedTables are the tables whose rows TPC-C updates in place: the ones a
+// plain "fillfactor" layout option applies to.
+var updatedTables = []string{"warehouse", "district", "customer", "stock"}
+
+// Kind implements workload.Workload.
+func (w *Workload) Kind() string { return "tpcc" }
+
+// Name implements workload.Workload.
+func (w *Workload) Name() string {
+	o := w.Options
+	path, mode := orDefault(o.Path, PathClient), orDefault(o.Mode, ModeNoWait)
+	return fmt.Sprintf("TPC-C %s/%s, %s warehouses, %s connections", path, mode, orAll(o.Warehouses), orAll(o.Conns))
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func orAll(n int) string {
+	if n == 0 {
+		return "default"
+	}
+	return strconv.Itoa(n)
+}
+
+// Validate checks the options and the check mode: the only place their
+// ranges are checked.
+func (w *Workload) Validate() error {
+	switch w.CheckMode {
+	case "", CheckNone, CheckQuick, CheckFull:
+	default:
+		return fmt.Errorf("unknown --check %q: use full, quick or none", w.CheckMode)
+	}
+	return w.Options.Validate()
+}
+
+// LayoutOptions implements workload.LayoutOptions: "fillfactor" for the
+// tables updated in place, or "fillfactor.TABLE" for one table.
+func (w *Workload) LayoutOptions() []string {
+	out := []string{"fillfactor"}
+	for _, t := range TableNames() {
+		out = append(out, "fillfactor."+t)
+	}
+	return out
+}
+
+// Prepare implements workload.Workload: a load with w.Load and the layout.
+func (w *Workload) Prepare(ctx context.Context, dsn string, layout workload.Layout) error {
+	opts := w.Load
+	for k, v := range layout {
+		ff, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%s %q: must be a whole number from 10 to 100", k, v)
+		}
+		if opts.Fillfactor == nil {
+			opts.Fillfactor = map[string]int{}
+		}
+		if table, ok := strings.CutPrefix(k, "fillfactor."); ok {
+			opts.Fillfactor[table] = ff
+			continue
+		}
+		for _, t := range updatedTables {
+			if _, set := opts.Fillfactor[t]; !set {
+				opts.Fillfactor[t] = ff
+			}
+		}
+	}
+	_, err := Load(ctx, dsn, opts)
+	return err
+}
+
+// Ready says whether the database holds a complete load that the options
+// fit, before anything is recorded.
+func (w *Workload) Ready(ctx context.Context, dsn string) error {
+	cfg, err := ConnConfig(dsn, w.Options.Schema)
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	meta, err := ReadMeta(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if !meta.Complete {
+		return ErrNotComplete
+	}
+	return w.Options.Resolve(meta.Warehouses)
+}
+
+// Run implements workload.Workload. Transactions counts all five kinds; ×60
+// of the New-Order share would be tpmC.
+func (w *Workload) Run(ctx context.Context, dsn string, d time.Duration) (*workload.Result, error) {
+	opts := w.Options
+	if d > 0 {
+		opts.Duration = d
+	}
+	res, err := Run(ctx, dsn, opts)
+	if res == nil {
+		return nil, err
+	}
+	return res.Result(), err
+}
+
+// Result is the run in the terms every workload shares.
+func (r *RunResult) Result() *workload.Result {
+	out := &workload.Result{Detail: r, Series: r.Series, ErrorCounter: "errors", Latency: workload.LatencyOf(r.Total),
+		MeasureStart: r.MeasureStart, MeasureEnd: r.MeasureEnd, End: r.End, Interrupted: r.Interrupted}
+	out.Elapsed, out.Errors, out.PerSecond = r.Measured, r.ErrorsTotal, workload.PerSecondOf(r.Series)
+	all := metrics.NewHistogram()
+	if r.Total != nil {
+		for _, h := range r.Total.Hists {
+			all.Merge(h)
+		}
+	}
+	out.Transactions = all.TotalCount()
+	out.P50, out.P95, out.P99 = metrics.Percentile(all, 50), metrics.Percentile(all, 95), metrics.Percentile(all, 99)
+	for _, p := range r.Params {
+		out.Params = append(out.Params, workload.Param{Name: p[0], Value: p[1]})
+	}
+	out.Headline = r.headline()
+	out.Notes = r.notes()
+	return out
+}
+
+func (r *RunResult) headline() []workload.Figure {
+	h := []workload.Figure{
+		// Clause 5.4.4: tpmC is reported truncated; it counts rolled-back New-Orders (5.4.2).
+		{Name: "tpmC", Value: math.Floor(r.TpmC), Unit: "New-Orders/min"},
+		{Name: "tpmTOTAL", Value: r.TpmTotal, Unit: "txn/min"},
+		{Name: "NOPM", Value: r.NOPM, Unit: "committed New-Orders/min"},
+	}
+	if r.Options.Mode == ModeSpec {
+		h = append(h, workload.Figure{Name: "efficiency", Value: r.Efficiency, Unit: "%"})
+	}
+	if no := r.Txn("new_order"); no.Count > 0 {
+		h = append(h,
+			workload.Figure{Name: "New-Order p90", Value: float64(no.Latency.P90) / float64(time.Millisecond), Unit: "ms"},
+			workload.Figure{Name: "New-Order p99", Value: float64(no.Latency.P99) / float64(time.Millisecond), Unit: "ms"})
+	}
+	return append(h,
+		workload.Figure{Name: "errors", Value: float64(r.ErrorsTotal), Unit: "txn"},
+		workload.Figure{Name: "retries", Value: float64(r.Retries), Unit: "txn"},
+		workload.Figure{Name: "driver CPU", Value: r.DriverCPUPer1k, Unit: "CPU-s/1k txn"})
+}
+
+func (r *RunResult) notes() []string {
+	var notes []string
+	var audits []workload.Verdict
+	for _, a := range r.Audits {
+		audits = append(audits, workload.Verdict{Status: a.Status, What: fmt.Sprintf("%s %s = %.3f (bounds %.3f..%.3f)", a.Clause, a.Name, a.Observed, a.Low, a.High)})
+	}
+	if len(audits) > 0 {
+		notes = append(notes, workload.Summarize("input audits (TPC-C 5.11 clauses)", audits))
+	}
+	var times []workload.Verdict
+	for _, t := range r.Txns {
+		if t.Count == 0 {
+			continue
+		}
+		status, what := "PASS", fmt.Sprintf("%s p90 %s (mean %s, limit %s)", t.Name,
+			t.Latency.P90.Round(time.Microsecond), t.Latency.Mean.Round(time.Microsecond), t.P90Limit)
+		if !t.P90OK || t.P90BelowMean {
+			status = "FAIL"
+		}
+		times = append(times, workload.Verdict{Status: status, What: what})
+	}
+	if len(times) > 0 {
+		notes = append(notes, workload.Summarize("response times (clause 5.2.5.3: p90 within its limit, not below the mean)", times))
+	}
+	for _, n := range r.NonCompliant {
+		notes = append(notes, "NON-COMPLIANT with TPC-C 5.11: "+n)
+	}
+	for _, o := range r.Outages {
+		notes = append(notes, fmt.Sprintf("connection %d lost at %s for %s (%d reconnect attempts): %s",
+			o.Conn, o.Lost.Format(time.TimeOnly), o.Duration().Round(time.Millisecond), o.Attempts, o.Error))
+	}
+	if r.StopReason != "" {
+		notes = append(notes, "stopped: "+r.StopReason)
+	}
+	return notes
+}
+
+// Check implements workload.Workload: the consistency conditions after a run
+// (quick or full, as CheckMode says; nil with CheckNone).
+func (w *Workload) Check(ctx context.Context, dsn string) (*workload.Check, error) {
+	mode := orDefault(w.CheckMode, CheckQuick)
+	if mode == CheckNone {
+		return nil, nil
+	}
+	rep, err := Check(ctx, dsn, CheckOptions{Schema: w.Options.Schema, Quick: mode == CheckQuick, Fresh: FreshNo})
+	if err != nil {
+		return nil, err
+	}
+	c := &workload.Check{Passed: rep.Passed, Detail: &rep,
+		Headline: []workload.Figure{{Name: "consistency checks failed", Value: float64(len(rep.Failed())), Unit: "checks"}}}
+	var vs []workload.Verdict
+	for _, r := range rep.Results {
+		vs = append(vs, workload.Verdict{Status: r.Status, What: fmt.Sprintf("%s (%s %s)", r.Name, r.Clause, r.Title)})
+	}
+	for _, f := range rep.Failed() {
+		c.Failed = append(c.Failed, f.Name)
+	}
+	c.Note = workload.Summarize(fmt.Sprintf("consistency check (%s)", mode), vs)
+	return c, nil
+}

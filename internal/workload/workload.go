@@ -1,0 +1,191 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/pgoltp/pgoltp/internal/metrics"
+)
+
+// Workload is one benchmark workload, configured (scale, clients, its own
+// options) and ready to load, run and check a database.
+type Workload interface {
+	// Kind is the registry's name for it: "tpcc", "tpcb", "ledger".
+	Kind() string
+	// Name says what runs, for reports: "tpcb scale 1, 4 clients".
+	Name() string
+	// Prepare creates the schema and loads the data, replacing what is there,
+	// with the given layout (table storage options such as fillfactor; nil:
+	// the workload's defaults). Experiments also call it to restore the
+	// baseline data between runs of a step that changes the layout.
+	Prepare(ctx context.Context, dsn string, layout Layout) error
+	// Run drives the workload for d (0: as long as its own options say) and
+	// returns what it measured. A run cut short by ctx returns what it has,
+	// marked Interrupted; a run that could not start returns an error and
+	// possibly no result.
+	Run(ctx context.Context, dsn string, d time.Duration) (*Result, error)
+	// Check verifies the database after a run: nil when the workload has no
+	// check, or its own options turned it off.
+	Check(ctx context.Context, dsn string) (*Check, error)
+}
+
+// Layout holds data-layout options that need the data rewritten to take
+// effect, e.g. {"fillfactor": "90"}. Each workload says which it supports.
+type Layout map[string]string
+
+// LayoutOptions lists the layout options a workload honours; Prepare of a
+// workload that does not implement it accepts none.
+type LayoutOptions interface {
+	LayoutOptions() []string
+}
+
+// Measurement is the part of a run experiments compare.
+type Measurement struct {
+	Transactions int64         `json:"transactions"` // committed
+	Errors       int64         `json:"errors"`       // failed transactions (after retries, if any)
+	Elapsed      time.Duration `json:"elapsed_ns"`
+	P50          time.Duration `json:"p50_ns"`
+	P95          time.Duration `json:"p95_ns"`
+	P99          time.Duration `json:"p99_ns"`
+	// PerSecond holds committed transactions in each whole second of the
+	// measured run: the samples of the experiment statistics (stats.Run).
+	PerSecond []float64 `json:"per_second"`
+}
+
+// TPS is committed transactions per second over the run.
+func (m Measurement) TPS() float64 {
+	if m.Elapsed <= 0 {
+		return 0
+	}
+	return float64(m.Transactions) / m.Elapsed.Seconds()
+}
+
+// CV is the coefficient of variation of per-second throughput: 0 is perfectly
+// steady; checkpoints and vacuum show up as a larger CV.
+func (m Measurement) CV() float64 {
+	if len(m.PerSecond) < 2 {
+		return 0
+	}
+	var sum float64
+	for _, x := range m.PerSecond {
+		sum += x
+	}
+	mean := sum / float64(len(m.PerSecond))
+	var ss float64
+	for _, x := range m.PerSecond {
+		ss += (x - mean) * (x - mean)
+	}
+	if mean == 0 {
+		return 0
+	}
+	return math.Sqrt(ss/float64(len(m.PerSecond)-1)) / mean
+}
+
+// Figure is one headline number of a run: "tpmC 1234 New-Orders/min".
+type Figure struct {
+	Name  string
+	Value float64
+	Unit  string
+}
+
+// Param is one parameter that produced the numbers.
+type Param struct{ Name, Value string }
+
+// Result is what one run of a workload produced, in terms every workload
+// shares.
+type Result struct {
+	Measurement
+	Headline []Figure
+	Params   []Param
+	// Latency holds the whole run's histograms (µs) per transaction type.
+	Latency map[string]*hdrhistogram.Snapshot
+	// Series is the per-interval series; ErrorCounter names its counter of
+	// failed transactions ("" when it has none).
+	Series       *metrics.Series
+	ErrorCounter string
+	Notes        []string
+	// MeasureStart..MeasureEnd is the measured window (zero: the whole run);
+	// End is when the run ended.
+	MeasureStart, MeasureEnd, End time.Time
+	Interrupted                   bool
+	// Detail is the workload's own result (*tpcc.RunResult, ...) for its
+	// command's summary and JSON.
+	Detail any
+}
+
+// Check is the verdict of a workload's consistency check.
+type Check struct {
+	Passed bool
+	// Note sums it up for a stored run: "consistency check: 12 PASS, 0 FAIL, 0 SKIP".
+	Note     string
+	Headline []Figure
+	// Failed names the conditions that failed.
+	Failed []string
+	// Detail is the workload's own report, for its command.
+	Detail any
+}
+
+// LatencyOf exports a merged snapshot's histograms per transaction type,
+// leaving out the types that never ran.
+func LatencyOf(total *metrics.Snapshot) map[string]*hdrhistogram.Snapshot {
+	if total == nil {
+		return nil
+	}
+	out := make(map[string]*hdrhistogram.Snapshot, len(total.Kinds))
+	for k, name := range total.Kinds {
+		if total.Hists[k].TotalCount() > 0 {
+			out[name] = total.Hists[k].Export()
+		}
+	}
+	return out
+}
+
+// PerSecondOf turns a driver's series into committed transactions per second
+// per point, all kinds together, leaving out ramp-up (points outside the
+// measured window when the series marks one) and the run's ragged last sliver.
+func PerSecondOf(s *metrics.Series) []float64 {
+	if s == nil {
+		return nil
+	}
+	measured := false
+	for _, p := range s.Points {
+		measured = measured || p.Measured
+	}
+	out := make([]float64, 0, len(s.Points))
+	for _, p := range s.Points {
+		if p.Length < 500*time.Millisecond || measured && !p.Measured {
+			continue
+		}
+		var n int64
+		for _, c := range p.Counts {
+			n += c
+		}
+		out = append(out, float64(n)/p.Length.Seconds())
+	}
+	return out
+}
+
+// Verdict is one named PASS/FAIL/SKIP outcome, for Summarize.
+type Verdict struct{ Status, What string }
+
+// Summarize folds outcomes into one note: the counts, and what failed.
+func Summarize(title string, vs []Verdict) string {
+	counts := map[string]int{}
+	var failed []string
+	for _, v := range vs {
+		counts[v.Status]++
+		if v.Status == "FAIL" {
+			failed = append(failed, v.What)
+		}
+	}
+	s := fmt.Sprintf("%s: %d PASS, %d FAIL, %d SKIP", title, counts["PASS"], counts["FAIL"], counts["SKIP"])
+	if len(failed) > 0 {
+		s += "; failed: " + strings.Join(failed, "; ")
+	}
+	return s
+}
