@@ -558,13 +558,13 @@ func sortedKeys[V any](m map[string]V) []string {
 // pages. (Restarts only happen on the lab's cluster, which runs here.)
 func memoryFits(values map[string]string) error {
 	mem := readMeminfo()
-	if sb, err := settings.ToUnit(values["shared_buffers"], "B"); err == nil && mem["MemTotal"] > 0 && sb > 0.9*float64(mem["MemTotal"]) {
-		return fmt.Errorf("shared_buffers=%s is more than 90%% of this host's %s of memory: the server would not start or would be killed", values["shared_buffers"], humanBytes(mem["MemTotal"]))
+	if sb, err := settings.ToUnit(values["shared_buffers"], "B"); err == nil && mem.Total > 0 && sb > 0.9*float64(mem.Total) {
+		return fmt.Errorf("shared_buffers=%s is more than 90%% of this host's %s of memory: the server would not start or would be killed", values["shared_buffers"], humanBytes(mem.Total))
 	}
 	if strings.ToLower(strings.Trim(values["huge_pages"], "'")) != "on" {
 		return nil
 	}
-	if mem["HugePages_Total"] == 0 {
+	if mem.HugePagesTotal == 0 {
 		return fmt.Errorf("huge_pages=on but this host has no huge pages reserved (vm.nr_hugepages=0): the server would not start")
 	}
 	return nil
