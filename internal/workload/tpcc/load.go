@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
 )
 
 // LoadOptions say what to load and how.
@@ -308,29 +309,25 @@ func closeWorkers(ctx context.Context, conns []*pgx.Conn) {
 // runParallel runs job(conn, i) for i in 0..n-1 over the connections, each
 // connection taking the next index when free; the first error cancels the rest.
 func runParallel(ctx context.Context, conns []*pgx.Conn, n int, job func(ctx context.Context, conn *pgx.Conn, i int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	g, gctx := errgroup.WithContext(ctx)
 	var next atomic.Int64
-	var wg sync.WaitGroup
 	for _, c := range conns {
-		wg.Go(func() {
+		g.Go(func() error {
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
+				if i >= n || gctx.Err() != nil {
+					return nil
 				}
-				if err := job(ctx, c, i); err != nil {
-					cancel(err)
-					return
+				if err := job(gctx, c, i); err != nil {
+					return err
 				}
 			}
 		})
 	}
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil {
+	if err := g.Wait(); err != nil {
 		return err
 	}
-	return nil
+	return ctx.Err() // interrupted: the remaining jobs did not run
 }
 
 // loadData runs the copy jobs over the workers and returns the rows per table.
