@@ -34,9 +34,9 @@ func TestLabel(t *testing.T) {
 		{"no_such_setting", "1", settings.Unknown},
 	}
 	for _, c := range cases {
-		got, why := settings.Label(c.name, c.value)
+		got, why := settings.LabelFor(0, c.name, c.value)
 		if got != c.want || why == "" {
-			t.Errorf("Label(%s, %s) = %s %q, want %s with a reason", c.name, c.value, got, why, c.want)
+			t.Errorf("LabelFor(0, %s, %s) = %s %q, want %s with a reason", c.name, c.value, got, why, c.want)
 		}
 	}
 	if r, _ := settings.LabelFor(18, "autovacuum_max_workers", "6"); r != settings.Safe {

@@ -116,22 +116,6 @@ func (s *Store) Finish(ctx context.Context, run *Run) error {
 	return nil
 }
 
-// Delete removes a run and everything stored with it.
-func (s *Store) Delete(ctx context.Context, id string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
-		for _, t := range append([]string{"pgoltp_runs"}, runTables...) {
-			col := "run_id"
-			if t == "pgoltp_runs" {
-				col = "id"
-			}
-			if _, err := tx.ExecContext(ctx, s.bind(`DELETE FROM `+t+` WHERE `+col+` = ?`), id); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
 func (s *Store) writeParams(ctx context.Context, tx *sql.Tx, run *Run) error {
 	rows := make([][]any, len(run.Params))
 	for i, kv := range run.Params {
