@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
@@ -111,11 +109,7 @@ func TestToUnit(t *testing.T) {
 // enum must be known to the catalog.
 func TestCatalogMatchesServer(t *testing.T) {
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn, _ := pgtest.Conn(t)
 	live, major, err := settings.ReadServer(ctx, conn)
 	if err != nil {
 		t.Fatal(err)

@@ -38,11 +38,7 @@ var hosts = []struct {
 // line has a reason and a risk class, never an unsafe one.
 func TestAdviseValidatedAgainstServer(t *testing.T) {
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn, _ := pgtest.Conn(t)
 	live, major, err := settings.ReadServer(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
