@@ -102,6 +102,9 @@ func TestAdviseVersions(t *testing.T) {
 		if v := got["shared_buffers"]; v != "2GB" {
 			t.Errorf("PostgreSQL %d: shared_buffers = %s on 8GB, want 2GB", major, v)
 		}
+		if v := got["wal_buffers"]; v != "64MB" { // the WAL rule reads the memory rule's shared_buffers
+			t.Errorf("PostgreSQL %d: wal_buffers = %q with 2GB of shared_buffers, want 64MB", major, v)
+		}
 	}
 	if _, err := tune.Advise(tune.AdviseInput{Host: tune.Host{RAM: 100 * mb, CPUs: 1}}); err == nil {
 		t.Error("100MB of memory must be refused")
