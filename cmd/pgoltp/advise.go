@@ -80,8 +80,8 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f adviseFlags) error {
 	if f.storage != "" && f.storage != tune.StorageSSD && f.storage != tune.StorageHDD && f.storage != tune.StorageNVMe {
 		return problem.BadInput("use --storage ssd, hdd or nvme", "unknown storage %q", f.storage)
 	}
-	if f.major != 0 && (f.major < 13 || f.major > tune.NewestMajor) {
-		return problem.BadInput("use --pg 13 to 18", "PostgreSQL %d is not supported", f.major)
+	if f.major != 0 && (f.major < tune.OldestMajor || f.major > tune.NewestMajor) {
+		return problem.BadInput(fmt.Sprintf("use --pg %d to %d", tune.OldestMajor, tune.NewestMajor), "PostgreSQL %d is not supported", f.major)
 	}
 	if f.cpus < 0 || f.connections < 0 {
 		return problem.BadInput("give positive numbers", "--cpus and --connections cannot be negative")

@@ -64,7 +64,7 @@ func init() {
 			return printStatus(cmd, c)
 		},
 	}
-	upCmd.Flags().IntVar(&up.major, "pg", 0, "PostgreSQL major version (13-18; default: the newest installed, else download 18)")
+	upCmd.Flags().IntVar(&up.major, "pg", 0, "PostgreSQL major version (10-18; default: the newest installed, else download 18)")
 	upCmd.Flags().StringVar(&up.runAs, "run-as", "", "OS user that runs the server when pgoltp runs as root (default postgres)")
 	upCmd.Flags().BoolVar(&up.offline, "offline", false, "never download PostgreSQL; fail if it is not installed")
 

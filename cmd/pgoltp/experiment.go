@@ -108,6 +108,9 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if err != nil {
 		return problem.BadInput("fix the plan file (see 'pgoltp experiment --help')", "%s: %v", path, err)
 	}
+	if len(plan.Versions) > 0 {
+		return runVersionPlan(ctx, plan)
+	}
 	workload, err := planWorkload(plan)
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 // and postgres, and the version they report.
 type Binaries struct {
 	Dir     string // directory of initdb, pg_ctl and postgres
-	Major   int    // 15, 16, 17, 18
+	Major   int    // 10 … 18
 	Version string // "15.18"
 	Source  string // "system" or "download"
 }
@@ -131,7 +131,7 @@ func versionLess(a, b string) bool {
 }
 
 // SupportedMajors are the PostgreSQL majors pgoltp manages and can download.
-var SupportedMajors = []int{13, 14, 15, 16, 17, 18}
+var SupportedMajors = []int{10, 11, 12, 13, 14, 15, 16, 17, 18}
 
 // ValidMajor reports whether major is one pgoltp supports (0 means "newest").
 func ValidMajor(major int) error {
@@ -143,5 +143,5 @@ func ValidMajor(major int) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("PostgreSQL %d is not supported (supported: 13 to 18)", major)
+	return fmt.Errorf("PostgreSQL %d is not supported (supported: %d to %d)", major, SupportedMajors[0], SupportedMajors[len(SupportedMajors)-1])
 }

@@ -114,7 +114,7 @@ func (c *Cluster) fill(lab string) {
 // binaries, initdb) if the lab has none, and starts it if it is stopped.
 func Up(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := ValidMajor(opts.Major); err != nil {
-		return nil, problem.BadInput("pass --pg 13, 14, 15, 16, 17 or 18", "%v", err)
+		return nil, problem.BadInput(fmt.Sprintf("pass --pg %d to %d", SupportedMajors[0], SupportedMajors[len(SupportedMajors)-1]), "%v", err)
 	}
 	lab, err := filepath.Abs(opts.Lab)
 	if err != nil {

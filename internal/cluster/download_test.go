@@ -338,3 +338,18 @@ func TestEveryMajorIsPinned(t *testing.T) {
 		}
 	}
 }
+
+// Every major from 10 to 18 is accepted, and the refusal names the range.
+func TestValidMajorTenToEighteen(t *testing.T) {
+	for m := 10; m <= 18; m++ {
+		if err := ValidMajor(m); err != nil {
+			t.Errorf("PostgreSQL %d refused: %v", m, err)
+		}
+	}
+	for _, m := range []int{9, 19, 96} {
+		err := ValidMajor(m)
+		if err == nil || !strings.Contains(err.Error(), "10 to 18") {
+			t.Errorf("PostgreSQL %d: got %v, want a refusal naming 10 to 18", m, err)
+		}
+	}
+}

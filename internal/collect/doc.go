@@ -1,5 +1,5 @@
 // Package collect samples what happens around a benchmark run: the OS (from
-// /proc and /sys through prometheus/procfs) and PostgreSQL 13-18 (the
+// /proc and /sys through prometheus/procfs) and PostgreSQL 10-18 (the
 // cumulative statistics views, wait events from pg_stat_activity,
 // pg_stat_statements, table sizes and bloat, pg_settings), every second by
 // default, on a connection of its own.

@@ -10,9 +10,10 @@ import (
 
 // pgSampler reads the cumulative statistics views once per tick in one round
 // trip (a pipelined batch) and turns them into per-second rates. Which views
-// exist depends on the major version:
+// exist depends on the major version; each query names the majors it runs on
+// (see Matrix), and a view a major lacks is a panel the report leaves out:
 //
-//	13      pg_stat_database, pg_stat_bgwriter, WAL position from pg_current_wal_lsn
+//	10-13   pg_stat_database, pg_stat_bgwriter, WAL position from pg_current_wal_lsn
 //	14-16   + pg_stat_wal (bytes, full-page images); 16 + pg_stat_io
 //	17-18   checkpoints moved to pg_stat_checkpointer
 type pgSampler struct {
@@ -30,10 +31,12 @@ type pgSampler struct {
 
 // tickQuery is one statement of the per-tick batch and how to read its rows.
 type tickQuery struct {
-	name string
-	sql  string
-	args func(*pgSampler) []any
-	read func(s *pgSampler, rows pgx.Rows, t *tick) error
+	name  string
+	since int // oldest major it runs on (0: every supported one)
+	until int // newest major it runs on (0: no limit)
+	sql   string
+	args  func(*pgSampler) []any
+	read  func(s *pgSampler, rows pgx.Rows, t *tick) error
 }
 
 // tick is what one sampling round collected before rates are computed.
@@ -45,25 +48,37 @@ type tick struct {
 
 func newPGSampler(major int) *pgSampler {
 	s := &pgSampler{major: major, prev: map[string]float64{}, waits: map[[2]string]int64{}, tableNames: map[uint32]string{}}
-	s.queries = append(s.queries, tickQuery{name: "pg_stat_database",
+	for _, q := range tickQueries() {
+		if runsOn(q.since, q.until, major) {
+			s.queries = append(s.queries, q)
+		}
+	}
+	return s
+}
+
+func runsOn(since, until, major int) bool {
+	return major >= since && (until == 0 || major <= until)
+}
+
+// tickQueries is every per-tick query pgoltp knows, for every major.
+func tickQueries() []tickQuery {
+	var qs []tickQuery
+	qs = append(qs, tickQuery{name: "pg_stat_database",
 		sql: `SELECT xact_commit::float8, xact_rollback::float8, blks_read::float8, blks_hit::float8, temp_bytes::float8, deadlocks::float8,
 			(tup_returned + tup_fetched)::float8, (tup_inserted + tup_updated + tup_deleted)::float8
 			FROM pg_stat_database WHERE datname = current_database()`,
 		read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
 			return scanCounters(rows, t, "commits", "rollbacks", "blks_read", "blks_hit", "temp_bytes", "deadlocks", "tup_read", "tup_written")
 		}})
-	if major >= 17 {
-		s.queries = append(s.queries, tickQuery{name: "pg_stat_checkpointer",
-			sql: `SELECT c.num_timed::float8, c.num_requested::float8, c.buffers_written::float8, b.buffers_clean::float8, 0::float8
+	qs = append(qs, tickQuery{name: "pg_stat_checkpointer", since: 17,
+		sql: `SELECT c.num_timed::float8, c.num_requested::float8, c.buffers_written::float8, b.buffers_clean::float8, 0::float8
 				FROM pg_stat_checkpointer c, pg_stat_bgwriter b`,
-			read: readCheckpoints})
-	} else {
-		s.queries = append(s.queries, tickQuery{name: "pg_stat_bgwriter",
+		read: readCheckpoints},
+		tickQuery{name: "pg_stat_bgwriter", until: 16,
 			sql: `SELECT checkpoints_timed::float8, checkpoints_req::float8, buffers_checkpoint::float8, buffers_clean::float8, buffers_backend::float8
 				FROM pg_stat_bgwriter`,
 			read: readCheckpoints})
-	}
-	s.queries = append(s.queries, tickQuery{name: "pg_control_checkpoint",
+	qs = append(qs, tickQuery{name: "pg_control_checkpoint",
 		sql: `SELECT checkpoint_time FROM pg_control_checkpoint()`,
 		read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
 			for rows.Next() {
@@ -73,36 +88,31 @@ func newPGSampler(major int) *pgSampler {
 			}
 			return rows.Err()
 		}})
-	if major >= 14 {
-		s.queries = append(s.queries, tickQuery{name: "pg_stat_wal",
-			sql: `SELECT wal_records::float8, wal_fpi::float8, wal_bytes::float8 FROM pg_stat_wal`,
-			read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
-				return scanCounters(rows, t, "wal_records", "wal_fpi", "wal_bytes")
-			}})
-	} else {
-		s.queries = append(s.queries, tickQuery{name: "pg_current_wal_lsn",
+	qs = append(qs, tickQuery{name: "pg_stat_wal", since: 14,
+		sql: `SELECT wal_records::float8, wal_fpi::float8, wal_bytes::float8 FROM pg_stat_wal`,
+		read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
+			return scanCounters(rows, t, "wal_records", "wal_fpi", "wal_bytes")
+		}},
+		tickQuery{name: "pg_current_wal_lsn", until: 13,
 			sql:  `SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::float8`,
 			read: func(s *pgSampler, rows pgx.Rows, t *tick) error { return scanCounters(rows, t, "wal_bytes") }})
-	}
-	if major >= 16 {
-		s.queries = append(s.queries, tickQuery{name: "pg_stat_io",
-			sql: `SELECT backend_type, coalesce(sum(reads), 0)::float8, coalesce(sum(writes), 0)::float8, coalesce(sum(fsyncs), 0)::float8
+	qs = append(qs, tickQuery{name: "pg_stat_io", since: 16,
+		sql: `SELECT backend_type, coalesce(sum(reads), 0)::float8, coalesce(sum(writes), 0)::float8, coalesce(sum(fsyncs), 0)::float8
 				FROM pg_stat_io GROUP BY backend_type`,
-			read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
-				for rows.Next() {
-					var bt string
-					var r, w, f float64
-					if err := rows.Scan(&bt, &r, &w, &f); err != nil {
-						return err
-					}
-					if r+w+f > 0 {
-						t.counters["io_reads|"+bt], t.counters["io_writes|"+bt], t.counters["io_fsyncs|"+bt] = r, w, f
-					}
+		read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
+			for rows.Next() {
+				var bt string
+				var r, w, f float64
+				if err := rows.Scan(&bt, &r, &w, &f); err != nil {
+					return err
 				}
-				return rows.Err()
-			}})
-	}
-	s.queries = append(s.queries, tickQuery{name: "pg_stat_activity",
+				if r+w+f > 0 {
+					t.counters["io_reads|"+bt], t.counters["io_writes|"+bt], t.counters["io_fsyncs|"+bt] = r, w, f
+				}
+			}
+			return rows.Err()
+		}})
+	qs = append(qs, tickQuery{name: "pg_stat_activity",
 		sql: `SELECT coalesce(wait_event_type, 'CPU'), coalesce(wait_event, 'running'), state, count(*)
 			FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
 			GROUP BY 1, 2, 3`,
@@ -131,7 +141,7 @@ func newPGSampler(major int) *pgSampler {
 			t.gauges["sessions.total"], t.gauges["sessions.active"], t.gauges["sessions.idle_in_xact"] = total, active, idleTx
 			return rows.Err()
 		}})
-	s.queries = append(s.queries, tickQuery{name: "pg_stat_user_tables",
+	qs = append(qs, tickQuery{name: "pg_stat_user_tables",
 		sql:  `SELECT relid, n_dead_tup::float8 FROM pg_stat_user_tables WHERE relid = ANY($1)`,
 		args: func(s *pgSampler) []any { return []any{s.tableOIDs} },
 		read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
@@ -145,7 +155,7 @@ func newPGSampler(major int) *pgSampler {
 			}
 			return rows.Err()
 		}})
-	return s
+	return qs
 }
 
 func readCheckpoints(s *pgSampler, rows pgx.Rows, t *tick) error {

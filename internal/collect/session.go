@@ -79,8 +79,8 @@ func Start(ctx context.Context, dsn string, opts Options) (*Session, error) {
 		return nil, fmt.Errorf("collector: %w", err)
 	}
 	s.major = num / 10000
-	if s.major < 13 {
-		s.warn("PostgreSQL %d is older than 13: some statistics are not collected", s.major)
+	if s.major < OldestMajor {
+		s.warn("PostgreSQL %d is older than %d: some statistics are not collected", s.major, OldestMajor)
 	}
 	s.local = isLocal(cfg, s.backendPID)
 	if !s.local {
@@ -96,7 +96,7 @@ func Start(ctx context.Context, dsn string, opts Options) (*Session, error) {
 	}
 	if err := ensureExtension(ctx, conn, "pg_stat_statements"); err != nil {
 		s.warn("no top statements: %v", err)
-	} else if s.stmtsBefore, err = readStatements(ctx, conn); err != nil {
+	} else if s.stmtsBefore, err = readStatements(ctx, conn, s.major); err != nil {
 		s.warn("no top statements: %v", err)
 		s.stmtsBefore = nil
 	}
@@ -295,7 +295,7 @@ func (s *Session) Stop() (*Samples, error) {
 	s.samples.End = time.Now()
 	s.samples.Waits = s.pg.waitProfile()
 	if s.stmtsBefore != nil {
-		after, err := readStatements(ctx, s.conn)
+		after, err := readStatements(ctx, s.conn, s.major)
 		if err != nil {
 			s.warn("no top statements: %v", err)
 		} else {

@@ -23,8 +23,7 @@ const trackedTables = 30
 // settingsSnapshot reads all of pg_settings and labels each value's risk from
 // the settings catalog (internal/settings), e.g. fsync=off can corrupt on a crash.
 func settingsSnapshot(ctx context.Context, conn *pgx.Conn, major int) ([]Setting, error) {
-	rows, err := conn.Query(ctx, `SELECT name, coalesce(setting, ''), coalesce(unit, ''), source, coalesce(boot_val, ''),
-		coalesce(reset_val, ''), pending_restart FROM pg_settings ORDER BY name`)
+	rows, err := conn.Query(ctx, settingsSQL)
 	if err != nil {
 		return nil, err
 	}
@@ -72,11 +71,8 @@ func serverFacts(ctx context.Context, conn *pgx.Conn) []Fact {
 
 // readStatements reads pg_stat_statements for the current database, summed
 // per queryid (one query can appear per user and per nesting level).
-func readStatements(ctx context.Context, conn *pgx.Conn) (map[int64]Statement, error) {
-	rows, err := conn.Query(ctx, `SELECT queryid, min(query), sum(calls)::bigint, sum(total_exec_time)::float8, sum(rows)::bigint,
-		sum(shared_blks_hit)::bigint, sum(shared_blks_read)::bigint, sum(wal_bytes)::float8
-		FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND queryid IS NOT NULL
-		GROUP BY queryid`)
+func readStatements(ctx context.Context, conn *pgx.Conn, major int) (map[int64]Statement, error) {
+	rows, err := conn.Query(ctx, statementsSQL(major))
 	if err != nil {
 		return nil, err
 	}
@@ -155,11 +151,7 @@ type tableState struct {
 // readTables reads the largest user tables of the database: sizes, counters,
 // freeze age, and with pgstattuple the share of the heap that is free or dead.
 func readTables(ctx context.Context, conn *pgx.Conn, withBloat bool) ([]tableState, error) {
-	rows, err := conn.Query(ctx, `SELECT s.relid, s.schemaname || '.' || s.relname, pg_table_size(s.relid), pg_indexes_size(s.relid),
-		s.n_live_tup, s.n_dead_tup, s.n_tup_ins, s.n_tup_upd, s.n_tup_hot_upd, s.n_tup_del, s.autovacuum_count, s.autoanalyze_count,
-		age(c.relfrozenxid)
-		FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-		ORDER BY pg_total_relation_size(s.relid) DESC, 2 LIMIT $1`, trackedTables)
+	rows, err := conn.Query(ctx, tablesSQL, trackedTables)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +186,7 @@ func readTables(ctx context.Context, conn *pgx.Conn, withBloat bool) ([]tableSta
 			}
 			var pct float64
 			// free + dead share is what VACUUM FULL would give back.
-			err := conn.QueryRow(ctx, `SELECT approx_free_percent + dead_tuple_percent FROM pgstattuple_approx($1::regclass)`, out[i].oid).Scan(&pct)
+			err := conn.QueryRow(ctx, bloatSQL, out[i].oid).Scan(&pct)
 			if err == nil {
 				out[i].bloat = pct
 			}

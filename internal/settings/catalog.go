@@ -52,8 +52,8 @@ var catalog = []Setting{
 			return "", ""
 		}),
 	enum("wal_sync_method", []string{"fsync", "fdatasync", "open_sync", "open_datasync", "fsync_writethrough"}, Sighup, "how WAL is forced to disk; every method is durable when the storage honours it"),
-	boolean("wal_recycle", Superuser, "reuse old WAL files instead of creating new ones (off helps copy-on-write filesystems)"),
-	boolean("wal_init_zero", Superuser, "zero-fill new WAL files (off helps copy-on-write filesystems)"),
+	boolean("wal_recycle", Superuser, "reuse old WAL files instead of creating new ones (off helps copy-on-write filesystems)").since(12),
+	boolean("wal_init_zero", Superuser, "zero-fill new WAL files (off helps copy-on-write filesystems)").since(12),
 	boolean("wal_log_hints", Postmaster, "WAL-log hint-bit changes (needed by pg_rewind without checksums); more full-page images"),
 	boolean("full_page_writes", Sighup, "write a page's full image to WAL after each checkpoint so torn pages can be repaired").
 		risky(whenOff(CanCorruptOnCrash, "a torn 8kB page write during a crash cannot be repaired: "+corruption)),
@@ -68,6 +68,7 @@ var catalog = []Setting{
 		}),
 	num("commit_delay", Integer, "", 0, 100000, Superuser, "microseconds to wait for other commits to share one WAL flush (group commit); durable"),
 	num("commit_siblings", Integer, "", 0, 1000, User, "active transactions needed before commit_delay applies"),
+	num("wal_keep_segments", Integer, "", 0, maxInt32, Sighup, "WAL segments kept for standbys (wal_keep_size from 13)").until(12),
 	num("wal_keep_size", Integer, "MB", 0, maxInt32, Sighup, "WAL kept for standbys").since(13),
 	num("max_wal_senders", Integer, "", 0, 262143, Postmaster, "replication connections; 0 allows wal_level=minimal"),
 	enum("archive_mode", []string{"always", "on", "off"}, Postmaster, "archive completed WAL segments"),
@@ -95,9 +96,11 @@ var catalog = []Setting{
 	num("autovacuum_vacuum_insert_scale_factor", Real, "", 0, 100, Sighup, "fraction of a table's rows inserted before it is vacuumed").since(13),
 	num("autovacuum_analyze_scale_factor", Real, "", 0, 100, Sighup, "fraction of a table's rows changed before it is analyzed"),
 	num("autovacuum_vacuum_cost_limit", Integer, "", -1, 10000, Sighup, "autovacuum I/O budget per round (-1: vacuum_cost_limit)"),
-	num("autovacuum_vacuum_cost_delay", Real, "ms", -1, 100, Sighup, "autovacuum sleep when its budget is spent (-1: vacuum_cost_delay)"),
+	num("autovacuum_vacuum_cost_delay", Integer, "ms", -1, 100, Sighup, "autovacuum sleep when its budget is spent (-1: vacuum_cost_delay)").until(11),
+	num("autovacuum_vacuum_cost_delay", Real, "ms", -1, 100, Sighup, "autovacuum sleep when its budget is spent (-1: vacuum_cost_delay)").since(12),
 	num("vacuum_cost_limit", Integer, "", 1, 10000, User, "manual VACUUM I/O budget per round"),
-	num("vacuum_cost_delay", Real, "ms", 0, 100, User, "manual VACUUM sleep when its budget is spent"),
+	num("vacuum_cost_delay", Integer, "ms", 0, 100, User, "manual VACUUM sleep when its budget is spent").until(11),
+	num("vacuum_cost_delay", Real, "ms", 0, 100, User, "manual VACUUM sleep when its budget is spent").since(12),
 
 	// I/O.
 	num("effective_io_concurrency", Integer, "", 0, 1000, User, "concurrent reads the planner and executor may issue (prefetch)"),
@@ -114,8 +117,8 @@ var catalog = []Setting{
 	num("max_worker_processes", Integer, "", 0, 262143, Postmaster, "background worker slots, shared by parallel query"),
 	num("max_parallel_workers", Integer, "", 0, 1024, User, "parallel workers at once"),
 	num("max_parallel_workers_per_gather", Integer, "", 0, 1024, User, "parallel workers per query node"),
-	num("max_parallel_maintenance_workers", Integer, "", 0, 1024, User, "parallel workers per CREATE INDEX or VACUUM"),
-	boolean("jit", User, "JIT-compile expressions; costs milliseconds that short OLTP queries never earn back"),
+	num("max_parallel_maintenance_workers", Integer, "", 0, 1024, User, "parallel workers per CREATE INDEX or VACUUM").since(11),
+	boolean("jit", User, "JIT-compile expressions; costs milliseconds that short OLTP queries never earn back").since(11),
 
 	// Statistics, locks, logging.
 	boolean("track_io_timing", Superuser, "time block reads and writes (cheap on modern clocks)"),

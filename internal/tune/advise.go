@@ -17,8 +17,12 @@ const (
 	WorkloadOLTP = "oltp"
 )
 
-// NewestMajor is the PostgreSQL major the advisor assumes when told nothing.
-const NewestMajor = 18
+// NewestMajor is the PostgreSQL major the advisor assumes when told nothing;
+// OldestMajor the oldest it advises for.
+const (
+	NewestMajor = 18
+	OldestMajor = 10
+)
 
 // AdviseInput is everything the advisor bases its advice on.
 type AdviseInput struct {

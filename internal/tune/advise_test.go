@@ -82,7 +82,7 @@ func TestAdviseValidatedAgainstServer(t *testing.T) {
 // TestAdviseVersions checks the catalog-validated advice of every supported
 // version: settings the version lacks are left out, io_method only on 18.
 func TestAdviseVersions(t *testing.T) {
-	for major := 13; major <= 18; major++ {
+	for major := tune.OldestMajor; major <= tune.NewestMajor; major++ {
 		a, err := tune.Advise(tune.AdviseInput{Host: hosts[1].host, Connections: 50, Workload: tune.WorkloadTPCC, Major: major})
 		if err != nil {
 			t.Fatal(err)
@@ -104,6 +104,10 @@ func TestAdviseVersions(t *testing.T) {
 		}
 		if v := got["wal_buffers"]; v != "64MB" { // the WAL rule reads the memory rule's shared_buffers
 			t.Errorf("PostgreSQL %d: wal_buffers = %q with 2GB of shared_buffers, want 64MB", major, v)
+		}
+		// jit and the fs-friendly WAL switches came in 11 and 12.
+		if _, ok := got["jit"]; ok != (major >= 11) {
+			t.Errorf("PostgreSQL %d: jit advised = %v", major, ok)
 		}
 	}
 	if _, err := tune.Advise(tune.AdviseInput{Host: tune.Host{RAM: 100 * mb, CPUs: 1}}); err == nil {

@@ -52,6 +52,10 @@ type Plan struct {
 	ReloadEachRun bool   `yaml:"reload_each_run"`
 	Baseline      Step   `yaml:"baseline"`
 	Steps         []Step `yaml:"steps"`
+	// Versions makes the plan a version study instead (versions: [10, 15,
+	// 18]): the workload with the baseline's settings on each major, as
+	// 'pgoltp compare-versions' runs it; repetitions are runs per major.
+	Versions []int `yaml:"versions"`
 }
 
 // Repetitions is a plan's 'repetitions:': a number of pairs, or auto.
@@ -246,6 +250,9 @@ func (p *Plan) Check() error {
 	if p.Prewarm < 0 {
 		return errors.New("prewarm cannot be negative")
 	}
+	if len(p.Versions) > 0 {
+		return p.checkVersions()
+	}
 	if p.Repetitions == (Repetitions{}) {
 		p.Repetitions.Auto = true
 	}
@@ -298,6 +305,37 @@ func (p *Plan) Check() error {
 	}
 	if err := settings.CheckApplicable(p.Baseline.Values()); err != nil {
 		return fmt.Errorf("the baseline: %v", err)
+	}
+	return nil
+}
+
+// checkVersions validates a version study: two or more majors, a TPC-B or
+// TPC-C workload, the baseline's settings, no steps.
+func (p *Plan) checkVersions() error {
+	seen := map[int]bool{}
+	for _, m := range p.Versions {
+		if m < OldestMajor || m > NewestMajor {
+			return fmt.Errorf("versions: PostgreSQL %d is not supported (%d to %d)", m, OldestMajor, NewestMajor)
+		}
+		if seen[m] {
+			return fmt.Errorf("versions: %d is listed twice", m)
+		}
+		seen[m] = true
+	}
+	if len(p.Versions) < 2 {
+		return errors.New("versions: list at least two majors to compare, e.g. versions: [10, 15]")
+	}
+	if p.Workload.Kind != "tpcb" && p.Workload.Kind != "tpcc" {
+		return fmt.Errorf("versions: compares tpcb or tpcc, not %s", p.Workload.Kind)
+	}
+	if len(p.Steps) > 0 || len(p.Baseline.Layout) > 0 {
+		return errors.New("versions: the majors are the steps; leave out steps and layout, and put settings under baseline")
+	}
+	switch {
+	case p.Repetitions.Auto || p.Repetitions == (Repetitions{}):
+		p.Repetitions = Repetitions{Pairs: 2}
+	case p.Repetitions.Pairs < 1 || p.Repetitions.Pairs > 100:
+		return fmt.Errorf("repetitions %d: runs per major, 1 to 100", p.Repetitions.Pairs)
 	}
 	return nil
 }

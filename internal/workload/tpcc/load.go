@@ -397,7 +397,8 @@ func buildIndexes(ctx context.Context, conns []*pgx.Conn, builds []indexBuild, a
 		if _, err := c.Exec(ctx, "SET maintenance_work_mem = '256MB'"); err != nil {
 			return err
 		}
-		if _, err := c.Exec(ctx, "SET max_parallel_maintenance_workers = 0"); err != nil {
+		// (PostgreSQL 10 has no parallel index builds, nor the setting.)
+		if _, err := c.Exec(ctx, "SELECT set_config(name, '0', false) FROM pg_settings WHERE name = 'max_parallel_maintenance_workers'"); err != nil {
 			return err
 		}
 	}

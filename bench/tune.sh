@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# bench/tune.sh: how good `pgoltp tune` is (issue 13).
+#
+# On a fresh managed cluster (its own lab), starting from PostgreSQL's
+# defaults, two searches of BUDGET trials each:
+#   - TPC-C, WAREHOUSES warehouses, no-wait, CONNS connections
+#   - TPC-B at SCALE (scale 50 is ~750MB: does not fit the default 128MB of
+#     shared_buffers), CLIENTS clients
+# Each ends with the best configuration confirmed against the start, its gain
+# over the start and over advise's configuration with 95% intervals (re-runs
+# interleaved with the reference), and the per-setting ablation. The bar
+# (issue 13): gain over the start ≥ advise's, and ≥ 1.1× advise's throughput
+# (the "gain over advise's" line), both with intervals. Copy the two reports
+# into bench/RESULTS.md.
+#
+# Usage: bench/tune.sh            (several hours with the defaults)
+# Env:   PGOLTP=path/to/binary (default: built from this checkout)
+#        BUDGET=25 TRIAL=60s WAREHOUSES=10 CONNS=8 SCALE=50 CLIENTS=8 SEED=1
+#        ONLY=tpcc|tpcb (one of the two)  KEEP=1 (keep the lab: runs, search states)
+#        EXTRA="--confirm 1 --ablation 1" (more tune flags, e.g. for a quick check)
+set -euo pipefail
+
+BUDGET=${BUDGET:-25}
+TRIAL=${TRIAL:-60s}
+WAREHOUSES=${WAREHOUSES:-10}
+CONNS=${CONNS:-8}
+SCALE=${SCALE:-50}
+CLIENTS=${CLIENTS:-8}
+SEED=${SEED:-1}
+ONLY=${ONLY:-}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=$(mktemp -d)
+chmod 755 "$WORK" # the server user must reach the lab
+LAB=$WORK/lab
+cleanup() {
+  if [ -n "${KEEP:-}" ]; then
+    echo "lab kept in $LAB" >&2
+    return
+  fi
+  "$PGOLTP" cluster destroy --lab "$LAB" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+if [ -z "${PGOLTP:-}" ]; then
+  PGOLTP=$WORK/pgoltp
+  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
+fi
+trap cleanup EXIT
+
+"$PGOLTP" cluster up --lab "$LAB" >/dev/null
+# The start is PostgreSQL's defaults: nothing set with ALTER SYSTEM.
+"$PGOLTP" cluster psql --lab "$LAB" -- -XAtc "ALTER SYSTEM RESET ALL" >/dev/null
+
+common=(--lab "$LAB" --budget "$BUDGET" --trial "$TRIAL" --seed "$SEED" --format conf ${EXTRA:-})
+if [ "$ONLY" != tpcb ]; then
+  echo "== TPC-C, $WAREHOUSES warehouses, no-wait, $CONNS connections: $BUDGET trials of $TRIAL"
+  "$PGOLTP" tune "${common[@]}" --workload tpcc --warehouses "$WAREHOUSES" --conns "$CONNS" --objective tpmc
+fi
+if [ "$ONLY" != tpcc ]; then
+  echo "== TPC-B, scale $SCALE, $CLIENTS clients: $BUDGET trials of $TRIAL"
+  "$PGOLTP" tune "${common[@]}" --workload tpcb --scale "$SCALE" --clients "$CLIENTS" --objective tps
+fi
+echo "search states (every trial, baseline drift): $LAB/tune/*.json"

@@ -1,0 +1,39 @@
+package tune_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pgoltp/pgoltp/internal/tune"
+)
+
+// A plan with versions: is a version study: majors instead of steps.
+func TestPlanVersions(t *testing.T) {
+	p, err := tune.ParsePlan(strings.NewReader(`
+workload: {kind: tpcb, scale: 1, clients: 2}
+duration: 3s
+versions: [10, 15, 18]
+baseline:
+  settings: {wal_keep_size: 64MB}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Versions) != 3 || p.Repetitions.Pairs != 2 || p.Repetitions.Auto {
+		t.Errorf("versions %v, repetitions %+v; want 3 majors and 2 runs each by default", p.Versions, p.Repetitions)
+	}
+	bad := map[string]string{
+		"one major":       "workload: {kind: tpcb}\nduration: 3s\nversions: [15]\n",
+		"too old":         "workload: {kind: tpcb}\nduration: 3s\nversions: [9, 15]\n",
+		"twice":           "workload: {kind: tpcb}\nduration: 3s\nversions: [15, 15]\n",
+		"ledger":          "workload: {kind: ledger}\nduration: 3s\nversions: [10, 15]\n",
+		"steps too":       "workload: {kind: tpcb}\nduration: 3s\nversions: [10, 15]\nsteps:\n  - settings: {work_mem: 8MB}\n",
+		"layout":          "workload: {kind: tpcb}\nduration: 3s\nversions: [10, 15]\nbaseline: {layout: {fillfactor: 90}}\n",
+		"zero repetition": "workload: {kind: tpcc}\nduration: 3s\nversions: [10, 15]\nrepetitions: -1\n",
+	}
+	for name, plan := range bad {
+		if _, err := tune.ParsePlan(strings.NewReader(plan)); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

@@ -1,0 +1,562 @@
+package tuner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/search"
+	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/stats"
+)
+
+// Tuner is one search, ready to run.
+type Tuner struct {
+	Server   Server
+	Workload Workload
+	Recorder Recorder // nil: runs are not stored
+	Lab      string   // where the search state is kept (LAB/tune)
+	Limits   Limits
+
+	ID          string
+	Seed        int64
+	Objective   string        // tps (default), tpmc or p99
+	MaxP99      time.Duration // 0: no limit
+	AllowUnsafe bool
+	Budget      int           // trials
+	TrialTime   time.Duration // measured run per trial
+	Prewarm     time.Duration // unmeasured run before every measured one
+	Advise      map[string]string
+	Confirm     int  // top candidates re-run before one is declared best (default 3)
+	Ablation    int  // at most this many settings ablated, largest changes first (0: all)
+	Apply       bool // keep the result on the server instead of restoring
+	Resume      *State
+	Log         io.Writer
+	// Inject replaces settings of the given trial (1-based) after the
+	// optimiser chose it: the end-to-end test's way to force a trial the
+	// server cannot start with. Every value still passes
+	// settings.CheckApplicable.
+	Inject map[int]map[string]string
+}
+
+// Result is what a search found, proved and explained.
+type Result struct {
+	ID          string            `json:"id"`
+	Workload    string            `json:"workload"`
+	Objective   string            `json:"objective"`
+	Major       int               `json:"major"`
+	Trials      []Trial           `json:"trials"`
+	Baselines   []float64         `json:"baselines"`
+	Start       map[string]string `json:"start"`
+	Best        map[string]string `json:"best"`      // the whole best configuration
+	Confirmed   bool              `json:"confirmed"` // re-run against the baseline (false: interrupted, best so far)
+	VsStart     stats.Effect      `json:"gain_over_start"`
+	VsAdvise    stats.Effect      `json:"gain_over_advise"`
+	Ablation    []Contribution    `json:"ablation"`
+	Kept        map[string]string `json:"kept"`    // the settings to keep: changed from the start and not dropped
+	Dropped     []string          `json:"dropped"` // changed in the best, but removing them cost nothing measurable
+	Tried       []string          `json:"tried"`   // every setting the search varied
+	Unsafe      []string          `json:"unsafe,omitempty"`
+	Importance  []Importance      `json:"importance,omitempty"`
+	Interrupted bool              `json:"interrupted"`
+	Applied     bool              `json:"applied"`
+	Restored    bool              `json:"restored"`
+	Notes       []string          `json:"notes,omitempty"`
+}
+
+// Contribution is one setting's share of the best configuration's gain:
+// the best measured without it (the setting at its start value), negated.
+type Contribution struct {
+	Name     string       `json:"name"`
+	Value    string       `json:"value"`
+	Start    string       `json:"start"`
+	Removal  stats.Effect `json:"removal"` // effect of removing it (negative: it helped)
+	Kept     bool         `json:"kept"`
+	Measured bool         `json:"measured"`
+}
+
+// Importance is how strongly a setting's value went with the objective
+// across the trials (Spearman's rank correlation): a hint, not a proof.
+type Importance struct {
+	Name string  `json:"name"`
+	Rho  float64 `json:"rho"`
+}
+
+// session is the running state of a search.
+type session struct {
+	*Tuner
+	ctx      context.Context // uncancelled: a run in progress finishes
+	space    *Space
+	major    int
+	state    *State
+	start    search.Point
+	startSet map[string]string
+}
+
+// Run runs the search. It holds no lock: the caller holds the lab's.
+func (t *Tuner) Run(ctx context.Context) (*Result, error) {
+	if t.Objective == "" {
+		t.Objective = ObjectiveTPS
+	}
+	if t.Confirm <= 0 {
+		t.Confirm = 3
+	}
+	live, major, err := t.Server.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if l, ok := live["max_connections"]; ok && t.Limits.MaxConnections == 0 {
+		fmt.Sscan(l.Setting, &t.Limits.MaxConnections)
+	}
+	space, err := NewSpace(major, live, t.Limits, t.AllowUnsafe)
+	if err != nil {
+		return nil, err
+	}
+	start, err := space.StartPoint(live)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{Tuner: t, ctx: context.WithoutCancel(ctx), space: space, major: major, start: start, startSet: space.Settings(start)}
+	var warm []search.Point
+	if len(t.Advise) > 0 {
+		if p, err := space.PointOf(t.Advise, start); err == nil {
+			if p, err = space.Fit(p); err == nil {
+				warm = append(warm, p)
+			}
+		}
+	}
+	if t.Resume != nil {
+		s.state = t.Resume
+		if !sameDims(s.state.Dimensions, space.Dims()) {
+			return nil, fmt.Errorf("search %s was over another search space (a different server version, host or --allow-unsafe): start a new one", s.state.ID)
+		}
+	} else {
+		s.state = &State{ID: t.ID, Seed: t.Seed, Workload: t.Workload.Name(), Objective: t.Objective, MaxP99: t.MaxP99,
+			AllowUnsafe: t.AllowUnsafe, Budget: t.Budget, Trial: t.TrialTime, Dimensions: space.Dims(),
+			Start: s.startSet, Advise: t.Advise, Started: time.Now().UTC()}
+		if err := s.state.Create(t.Lab); err != nil {
+			return nil, err
+		}
+	}
+	opt, err := search.New(space.Space, search.Options{Seed: s.state.Seed, WarmStart: warm})
+	if err != nil {
+		return nil, err
+	}
+	// The start point against its own baseline is 1 by definition: no
+	// trial is spent measuring that.
+	_ = opt.Observe(start, 1, false)
+	for _, tr := range s.state.Trials {
+		_ = opt.Observe(tr.Point, tr.Value, tr.Failed)
+	}
+
+	res := &Result{ID: s.state.ID, Workload: t.Workload.Name(), Objective: t.Objective, Major: major, Start: s.startSet}
+	names := space.Names()
+	for _, inj := range t.Inject {
+		for n := range inj {
+			if !contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	kept := false
+	defer func() {
+		if kept {
+			return
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+		defer cancel()
+		if err := t.Server.Restore(rctx, live, names); err != nil {
+			res.Notes = append(res.Notes, "could NOT restore the original settings: "+err.Error())
+		} else {
+			res.Restored = true
+		}
+	}()
+
+	t.logf("search %s: %d settings, %s per trial, objective %s", s.state.ID, space.Len(), t.TrialTime, t.Objective)
+	t.logf("preparing %s", t.Workload.Name())
+	if err := t.Workload.Prepare(s.ctx); err != nil {
+		return res, fmt.Errorf("preparing the workload: %w", err)
+	}
+	before, err := s.baseline(0)
+	if err != nil {
+		return res, err
+	}
+	best := 1.0
+	for _, tr := range s.state.Trials {
+		if !tr.Failed {
+			best = math.Max(best, tr.Value)
+		}
+	}
+	for n := len(s.state.Trials) + 1; n <= t.Budget; n++ {
+		if ctx.Err() != nil {
+			res.Interrupted = true
+			break
+		}
+		p, err := space.Fit(opt.Suggest())
+		if err != nil {
+			return res, err
+		}
+		values := space.Settings(p)
+		if inj, ok := t.Inject[n]; ok {
+			values = maps.Clone(values)
+			maps.Copy(values, inj)
+		}
+		tr := Trial{N: n, Point: p, Settings: values}
+		if u := Unsafe(major, values); len(u) > 0 && !t.AllowUnsafe {
+			return res, fmt.Errorf("trial %d would set %s without --allow-unsafe", n, strings.Join(u, ", "))
+		}
+		m, restarted, runID, err := s.measure(values, RunInfo{Trial: n, Role: RoleTrial, Label: fmt.Sprintf("trial %d", n)})
+		tr.Restart, tr.RunID = restarted, runID
+		if err != nil {
+			tr.Failed, tr.Error = true, oneLine(err.Error())
+		}
+		after, berr := s.baseline(n)
+		if berr != nil {
+			return res, berr
+		}
+		if !tr.Failed {
+			r := runOf(t.Objective, m)
+			tr.Level, tr.TPS, tr.P99 = r.Level, m.TPS, m.P99
+			tr.Ratio = r.Level / math.Sqrt(before*after)
+			tr.Value = tr.Ratio
+			if t.MaxP99 > 0 && m.P99 > t.MaxP99 {
+				// Over the latency limit: penalised by how far, so the
+				// search still learns which way is better.
+				tr.Value *= float64(t.MaxP99) / float64(m.P99)
+			}
+			if tr.Value <= 0 || math.IsNaN(tr.Value) {
+				tr.Failed, tr.Error = true, "no transactions committed"
+			}
+		}
+		if !tr.Failed {
+			best = math.Max(best, tr.Value)
+		}
+		tr.BestSoFar = best
+		_ = opt.Observe(p, tr.Value, tr.Failed)
+		s.state.Trials = append(s.state.Trials, tr)
+		if err := s.state.Save(t.Lab); err != nil {
+			return res, fmt.Errorf("saving the search state: %w", err)
+		}
+		t.logTrial(tr)
+		before = after
+	}
+	res.Trials, res.Baselines = s.state.Trials, s.state.Baselines
+	res.Tried = space.Names()
+	res.Importance = importance(space, s.state.Trials)
+
+	// Interrupted, nothing is re-run: only a trial that beat the start may
+	// be shown as the best so far. Otherwise the re-runs decide.
+	res.Interrupted = res.Interrupted || ctx.Err() != nil
+	cands := candidatesFrom(opt, start, t.Confirm, res.Interrupted)
+	if len(cands) == 0 {
+		why := "every trial failed"
+		if res.Interrupted {
+			why = "no trial beat the start so far"
+		}
+		res.Notes = append(res.Notes, why+": nothing to recommend")
+		res.Best = s.startSet
+		return res, nil
+	}
+	res.Best = space.Settings(cands[0])
+	if res.Interrupted {
+		res.Notes = append(res.Notes, "interrupted: the best so far is shown, not confirmed by re-runs")
+		res.Kept = changed(res.Best, s.startSet)
+		res.Unsafe = Unsafe(major, res.Kept)
+		return res, nil
+	}
+
+	// Confirmation: each candidate twice between baseline runs.
+	t.logf("confirming the top %d candidates against the baseline", len(cands))
+	bestIdx, bestEffect := -1, stats.Effect{}
+	for i, c := range cands {
+		e, err := s.paired(s.startSet, space.Settings(c), RoleConfirm, fmt.Sprintf("candidate %d", i+1), 2)
+		if err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("candidate %d failed on re-run: %s", i+1, oneLine(err.Error())))
+			continue
+		}
+		t.logf("candidate %d: %s", i+1, effectText(e))
+		if bestIdx < 0 || e.Percent > bestEffect.Percent {
+			bestIdx, bestEffect = i, e
+		}
+	}
+	if bestIdx < 0 {
+		return res, errors.New("every candidate failed when re-run")
+	}
+	res.Best, res.VsStart, res.Confirmed = space.Settings(cands[bestIdx]), bestEffect, true
+	if len(t.Advise) > 0 && len(warm) > 0 {
+		adv := space.Settings(warm[0])
+		if e, err := s.paired(adv, res.Best, RoleAdvise, "best vs advise", 2); err == nil {
+			res.VsAdvise = e
+			t.logf("best vs advise: %s", effectText(e))
+		} else {
+			res.Notes = append(res.Notes, "advise's configuration could not be compared: "+oneLine(err.Error()))
+		}
+	}
+	if bestEffect.Percent <= 0 {
+		// Lucky in the search, no better when re-run: keep the start.
+		res.Notes = append(res.Notes, "no candidate beat the start when re-run: keep the starting configuration")
+		res.Kept = map[string]string{}
+		return res, nil
+	}
+	res.Ablation, err = s.ablate(res.Best)
+	if err != nil {
+		res.Notes = append(res.Notes, "ablation stopped: "+oneLine(err.Error()))
+	}
+	res.Kept = changed(res.Best, s.startSet)
+	for _, c := range res.Ablation {
+		if c.Measured && !c.Kept {
+			delete(res.Kept, c.Name)
+			res.Dropped = append(res.Dropped, c.Name)
+		}
+	}
+	res.Unsafe = Unsafe(major, res.Kept)
+	if t.Apply {
+		if _, err := t.Server.Apply(s.ctx, withStart(res.Kept, s.startSet)); err != nil {
+			return res, fmt.Errorf("applying the result: %w", err)
+		}
+		kept, res.Applied = true, true
+	}
+	return res, nil
+}
+
+// baseline measures the start configuration and keeps its level.
+func (s *session) baseline(n int) (float64, error) {
+	m, _, _, err := s.measure(s.startSet, RunInfo{Trial: n, Role: RoleBaseline, Label: fmt.Sprintf("baseline after trial %d", n)})
+	if err != nil {
+		return 0, fmt.Errorf("baseline run: %w", err)
+	}
+	r := runOf(s.Objective, m)
+	if !(r.Level > 0) {
+		return 0, errors.New("baseline run committed nothing")
+	}
+	s.state.Baselines = append(s.state.Baselines, r.Level)
+	s.logf("  baseline %-3d %10.1f tps  p99 %s", len(s.state.Baselines), m.TPS, m.P99.Round(10*time.Microsecond))
+	return r.Level, nil
+}
+
+// measure applies values (every setting at once: one restart at most),
+// prewarms, runs, and stores the run.
+func (s *session) measure(values map[string]string, info RunInfo) (Measurement, bool, string, error) {
+	info.Search, info.Settings, info.Started = s.state.ID, values, time.Now()
+	if err := settings.CheckApplicable(values); err != nil {
+		return Measurement{}, false, "", err
+	}
+	restarted, err := s.Server.Apply(s.ctx, values)
+	var m Measurement
+	if err == nil && s.Prewarm > 0 {
+		_, err = s.Workload.Run(s.ctx, s.Prewarm)
+		if err != nil {
+			err = fmt.Errorf("prewarm: %w", err)
+		}
+	}
+	if err == nil {
+		info.Started = time.Now() // the stored run is the measured part
+		m, err = s.Workload.Run(s.ctx, s.TrialTime)
+	}
+	id := ""
+	if s.Recorder != nil {
+		var rerr error
+		id, rerr = s.Recorder.Record(s.ctx, info, m, err)
+		if rerr != nil && err == nil {
+			s.logf("  could not store the run: %v", rerr)
+		}
+	}
+	return m, restarted, id, err
+}
+
+// paired runs A B A B … A with reps B runs and returns B's effect against A.
+func (s *session) paired(a, b map[string]string, role, label string, reps int) (stats.Effect, error) {
+	var as, bs []stats.Run
+	for i := 0; i <= reps; i++ {
+		m, _, _, err := s.measure(a, RunInfo{Role: role, Label: label + " (reference)"})
+		if err != nil {
+			return stats.Effect{}, err
+		}
+		as = append(as, runOf(s.Objective, m))
+		if i == reps {
+			break
+		}
+		m, _, _, err = s.measure(b, RunInfo{Role: role, Label: label})
+		if err != nil {
+			return stats.Effect{}, err
+		}
+		bs = append(bs, runOf(s.Objective, m))
+	}
+	return stats.Paired(as, bs, level), nil
+}
+
+// ablate measures the best configuration without each changed setting
+// (that setting at its start value), interleaved with the best itself:
+// best, −s1, best, −s2, best, …
+func (s *session) ablate(best map[string]string) ([]Contribution, error) {
+	diff := changed(best, s.startSet)
+	names := sortedKeys(diff)
+	// Largest changes first, when only some can be measured.
+	sort.SliceStable(names, func(i, j int) bool { return s.change(names[i], best) > s.change(names[j], best) })
+	var out []Contribution
+	for _, n := range names {
+		out = append(out, Contribution{Name: n, Value: best[n], Start: s.startSet[n], Kept: true})
+	}
+	limit := len(out)
+	if s.Ablation > 0 && s.Ablation < limit {
+		limit = s.Ablation
+	}
+	if limit == 0 {
+		return out, nil
+	}
+	s.logf("ablation: the best without each of %d settings", limit)
+	m, _, _, err := s.measure(best, RunInfo{Role: RoleAblation, Label: "best"})
+	if err != nil {
+		return out, err
+	}
+	prev := runOf(s.Objective, m)
+	for i := 0; i < limit; i++ {
+		without := maps.Clone(best)
+		without[out[i].Name] = out[i].Start
+		m, _, _, err := s.measure(without, RunInfo{Role: RoleAblation, Label: "best without " + out[i].Name})
+		if err != nil {
+			return out, err
+		}
+		v := runOf(s.Objective, m)
+		m2, _, _, err := s.measure(best, RunInfo{Role: RoleAblation, Label: "best"})
+		if err != nil {
+			return out, err
+		}
+		next := runOf(s.Objective, m2)
+		e := stats.Paired([]stats.Run{prev, next}, []stats.Run{v}, level)
+		out[i].Removal, out[i].Measured = e, true
+		// Dropped only when its removal was measured and did not
+		// measurably hurt; without an interval it stays.
+		out[i].Kept = !e.Valid || e.Worse()
+		s.logf("  without %-32s %s", out[i].Name, effectText(e))
+		prev = next
+	}
+	return out, nil
+}
+
+// change is how far a setting moved from the start, on the search scale.
+func (s *session) change(name string, best map[string]string) float64 {
+	i := s.space.index(name)
+	if i < 0 {
+		return 0
+	}
+	p, err := s.space.PointOf(best, s.start)
+	if err != nil {
+		return 0
+	}
+	d := s.space.Dims()[i]
+	if d.Kind == search.Categorical {
+		return 0.5
+	}
+	lo, hi, a, b := d.Low, d.High, p[i], s.start[i]
+	if d.Log && lo > 0 {
+		lo, hi, a, b = math.Log(lo), math.Log(hi), math.Log(math.Max(a, 1e-9)), math.Log(math.Max(b, 1e-9))
+	}
+	if hi == lo {
+		return 0
+	}
+	return math.Abs(a-b) / (hi - lo)
+}
+
+// candidatesFrom is the top k points that never failed other than the
+// start; with mustBeat only those that beat the start in the search.
+func candidatesFrom(opt *search.Optimizer, start search.Point, k int, mustBeat bool) []search.Point {
+	var out []search.Point
+	for _, r := range opt.TopK(k + 1) {
+		if samePoint(r.Point, start) || mustBeat && r.Mean <= 1 { // 1: the start against its own baseline
+			continue
+		}
+		out = append(out, r.Point)
+		if len(out) == k {
+			break
+		}
+	}
+	return out
+}
+
+func samePoint(a, b search.Point) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func sameDims(a, b []search.Dimension) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Kind != b[i].Kind || a[i].Low != b[i].Low || a[i].High != b[i].High ||
+			a[i].Log != b[i].Log || strings.Join(a[i].Choices, ",") != strings.Join(b[i].Choices, ",") {
+			return false
+		}
+	}
+	return true
+}
+
+// changed is the settings of values that differ from start.
+func changed(values, start map[string]string) map[string]string {
+	out := map[string]string{}
+	for n, v := range values {
+		if start[n] != v {
+			out[n] = v
+		}
+	}
+	return out
+}
+
+// withStart is the start configuration with values on top.
+func withStart(values, start map[string]string) map[string]string {
+	out := maps.Clone(start)
+	maps.Copy(out, values)
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func (t *Tuner) logf(format string, args ...any) {
+	if t.Log != nil {
+		fmt.Fprintf(t.Log, format+"\n", args...)
+	}
+}
+
+func (t *Tuner) logTrial(tr Trial) {
+	if tr.Failed {
+		t.logf("trial %-3d FAILED: %s (best so far %.3f×)", tr.N, tr.Error, tr.BestSoFar)
+		return
+	}
+	restart := ""
+	if tr.Restart {
+		restart = " (restarted)"
+	}
+	t.logf("trial %-3d %10.1f tps  p99 %-9s %.3f× baseline  best so far %.3f×%s", tr.N, tr.TPS,
+		tr.P99.Round(10*time.Microsecond), tr.Ratio, tr.BestSoFar, restart)
+}
+
+// effectText is "+12.3% (95% CI +5.1% .. +19.9%)".
+func effectText(e stats.Effect) string {
+	if !e.Valid {
+		return "no interval (too few runs)"
+	}
+	return fmt.Sprintf("%+.1f%% (95%% CI %+.1f%% .. %+.1f%%)", e.Percent, e.Low, e.High)
+}

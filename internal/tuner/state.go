@@ -1,0 +1,126 @@
+package tuner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/search"
+)
+
+// State is a search as stored in LAB/tune/<id>.json after every trial, so
+// that --resume continues it: the space, the seed, the start and advise
+// points and every observation, in order.
+type State struct {
+	ID          string             `json:"id"`
+	Seed        int64              `json:"seed"`
+	Workload    string             `json:"workload"`
+	Objective   string             `json:"objective"`
+	MaxP99      time.Duration      `json:"max_p99_ns,omitempty"`
+	AllowUnsafe bool               `json:"allow_unsafe"`
+	Budget      int                `json:"budget"`
+	Trial       time.Duration      `json:"trial_ns"`
+	Dimensions  []search.Dimension `json:"dimensions"`
+	Start       map[string]string  `json:"start"`
+	Advise      map[string]string  `json:"advise,omitempty"`
+	Trials      []Trial            `json:"trials"`
+	Baselines   []float64          `json:"baselines"` // objective level of each baseline run, in order
+	Started     time.Time          `json:"started"`
+}
+
+// Trial is one evaluated configuration.
+type Trial struct {
+	N         int               `json:"n"`
+	Point     search.Point      `json:"point"`
+	Settings  map[string]string `json:"settings"`
+	Failed    bool              `json:"failed"`
+	Error     string            `json:"error,omitempty"`
+	Level     float64           `json:"level,omitempty"`     // the objective's level of the run (tps, or 1/p99)
+	TPS       float64           `json:"tps,omitempty"`       //
+	P99       time.Duration     `json:"p99_ns,omitempty"`    //
+	Ratio     float64           `json:"ratio,omitempty"`     // Level / neighbouring baselines: what the optimiser got
+	Value     float64           `json:"objective,omitempty"` // Ratio after the p99 limit's penalty
+	Restart   bool              `json:"restarted"`
+	RunID     string            `json:"run_id,omitempty"`
+	BestSoFar float64           `json:"best_so_far"`
+}
+
+// Path is where the state of search id is kept in the lab.
+func Path(lab, id string) string { return filepath.Join(lab, "tune", id+".json") }
+
+// Save writes the state atomically (a 0600 temporary file renamed over
+// the old one): a crash leaves the previous state or the new one, never half.
+func (s *State) Save(lab string) error {
+	path := Path(lab, s.ID)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+s.ID+"-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Create claims a new search id in the lab (O_EXCL: never over another
+// search's state) and saves the state there.
+func (s *State) Create(lab string) error {
+	path := Path(lab, s.ID)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("search %s: %w", s.ID, err)
+	}
+	f.Close()
+	return s.Save(lab)
+}
+
+// Load reads a stored search; id "" is the newest one.
+func Load(lab, id string) (*State, error) {
+	if id == "" {
+		matches, _ := filepath.Glob(filepath.Join(lab, "tune", "*.json"))
+		var newest time.Time
+		for _, m := range matches {
+			if fi, err := os.Stat(m); err == nil && fi.ModTime().After(newest) {
+				newest, id = fi.ModTime(), filepath.Base(m[:len(m)-len(".json")])
+			}
+		}
+		if id == "" {
+			return nil, errors.New("no stored search in this lab")
+		}
+	}
+	b, err := os.ReadFile(Path(lab, id))
+	if err != nil {
+		return nil, fmt.Errorf("search %s: %w", id, err)
+	}
+	var s State
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("search %s: %w", id, err)
+	}
+	return &s, nil
+}

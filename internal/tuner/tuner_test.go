@@ -1,0 +1,131 @@
+package tuner_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/tune"
+	"github.com/pgoltp/pgoltp/internal/tuner"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+
+// countingServer is the test's cluster as a tuner.Server, counting how
+// settings reach it.
+type countingServer struct {
+	c        *cluster.Cluster
+	dsn      string
+	applies  []map[string]string
+	restarts int
+}
+
+func (s *countingServer) Read(ctx context.Context) (map[string]settings.Live, int, error) {
+	conn, err := pgx.Connect(ctx, s.dsn)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer conn.Close(context.Background())
+	return settings.ReadServer(ctx, conn)
+}
+
+func (s *countingServer) Apply(ctx context.Context, values map[string]string) (bool, error) {
+	s.applies = append(s.applies, values)
+	restarted, err := s.c.Apply(ctx, values)
+	if restarted {
+		s.restarts++
+	}
+	return restarted, err
+}
+
+func (s *countingServer) Restore(ctx context.Context, before map[string]settings.Live, names []string) error {
+	return tune.Restore(ctx, s.c, s.dsn, before, names)
+}
+
+type tpcb struct {
+	w   tune.TPCB
+	dsn string
+}
+
+func (w tpcb) Name() string                      { return w.w.Name() }
+func (w tpcb) Prepare(ctx context.Context) error { return w.w.Prepare(ctx, w.dsn, nil) }
+func (w tpcb) Run(ctx context.Context, d time.Duration) (tuner.Measurement, error) {
+	m, err := w.w.Run(ctx, w.dsn, d)
+	return tuner.Measurement{TPS: m.TPS(), PerSecond: m.PerSecond, P99: m.P99, Errors: m.Errors}, err
+}
+
+// TestSearchBatchesRestartsAndResumes: on a real server, every measured run
+// applies its whole configuration in one call (so a trial restarts at most
+// once), and a search resumed from its stored state keeps its trials and
+// continues to the new budget.
+func TestSearchBatchesRestartsAndResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a small search")
+	}
+	c := pgtest.Cluster(t)
+	dsn := pgtest.NewDatabase(t)
+	lab := t.TempDir()
+	server := &countingServer{c: c, dsn: dsn}
+	newTuner := func(budget int, resume *tuner.State) *tuner.Tuner {
+		return &tuner.Tuner{Server: server, Workload: tpcb{w: tune.TPCB{Scale: 1, Clients: 1}, dsn: dsn}, Lab: lab,
+			Limits: tuner.Limits{RAM: 2 << 30, CPUs: 1}, ID: "t1", Seed: 2, Budget: budget,
+			TrialTime: time.Second, Prewarm: 0, Confirm: 1, Ablation: 1, Resume: resume}
+	}
+	ctx := context.Background()
+	first, err := newTuner(1, nil).Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Trials) != 1 || !first.Restored {
+		t.Fatalf("first search: %d trials, restored %v, notes %v", len(first.Trials), first.Restored, first.Notes)
+	}
+	// Runs: baseline, trial, baseline, then confirmation and ablation runs:
+	// one Apply each, with the whole configuration.
+	if len(server.applies) < 3 {
+		t.Fatalf("%d Apply calls for at least 3 runs", len(server.applies))
+	}
+	size := len(server.applies[0])
+	for i, a := range server.applies {
+		if len(a) != size {
+			t.Errorf("Apply %d set %d settings, the first %d: configurations are not applied whole", i, len(a), size)
+		}
+	}
+	if server.restarts > len(server.applies) {
+		t.Errorf("%d restarts for %d applies", server.restarts, len(server.applies))
+	}
+
+	state, err := tuner.Load(lab, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(state.Trials) != 1 {
+		t.Fatalf("stored state has %d trials, want 1", len(state.Trials))
+	}
+	fi, err := os.Stat(tuner.Path(lab, "t1"))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("state file mode %v (%v), want 0600", fi.Mode().Perm(), err)
+	}
+	second, err := newTuner(2, state).Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(second.Trials) != 2 || second.ID != "t1" {
+		t.Fatalf("resumed search: id %s, %d trials, want t1 with 2", second.ID, len(second.Trials))
+	}
+	if a, b := first.Trials[0].Settings["shared_buffers"], second.Trials[0].Settings["shared_buffers"]; a != b {
+		t.Errorf("resume changed trial 1: %s → %s", a, b)
+	}
+	if !second.Restored {
+		t.Errorf("resumed search did not restore: %v", second.Notes)
+	}
+	// A new search with the same id is refused: stored states are never overwritten.
+	if _, err := newTuner(1, nil).Run(ctx); err == nil {
+		t.Error("a second search t1 overwrote the stored one")
+	}
+}
