@@ -364,10 +364,12 @@ func runParallel(ctx context.Context, conns []*pgx.Conn, n int, job func(ctx con
 			}
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return err
+	err := g.Wait()
+	if ctx.Err() != nil {
+		// Interrupted: say so, not what the cut connections reported.
+		return context.Cause(ctx)
 	}
-	return ctx.Err() // interrupted: the remaining jobs did not run
+	return err
 }
 
 // loadData runs the copy jobs over the workers and returns the rows per table.
