@@ -124,13 +124,8 @@ func TestTpccLoadAndCheck(t *testing.T) {
 // one line saying the load is incomplete; check refuses the half-load; the next
 // load notices it and rebuilds, after which check passes.
 func TestTpccLoadInterrupt(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
+	conn, dsn := pgtest.Conn(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
 
 	cmd := exec.Command(pgoltpBinary(t), "--dsn", dsn, "tpcc", "load", "--warehouses", "4")
 	var out, errb bytes.Buffer

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/prometheus/procfs"
 )
 
@@ -25,8 +27,8 @@ func osFacts(disks map[string]bool) []Fact {
 	add("kernel", readSys("/proc/sys/kernel/osrelease"))
 	add("cpus", fmt.Sprint(runtime.NumCPU()))
 	if fs, err := procfs.NewFS("/proc"); err == nil {
-		if mi, err := fs.Meminfo(); err == nil && mi.MemTotal != nil {
-			add("memory", fmt.Sprintf("%.1f GiB", float64(*mi.MemTotal)/(1<<20)))
+		if mi, err := fs.Meminfo(); err == nil && mi.MemTotalBytes != nil {
+			add("memory", humanize.IBytes(*mi.MemTotalBytes))
 		}
 		add("cpu_model", cpuModel(fs))
 	}

@@ -344,9 +344,6 @@ func (s *Session) Stop() (*Samples, error) {
 	return &out, s.loopErr
 }
 
-// Major is the server's major version.
-func (s *Session) Major() int { return s.major }
-
 func (s *Session) warn(format string, args ...any) {
 	s.mu.Lock()
 	s.samples.Warnings = append(s.samples.Warnings, fmt.Sprintf(format, args...))

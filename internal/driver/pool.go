@@ -118,21 +118,6 @@ func (p *Pool) Acquire(ctx context.Context) (*Conn, error) {
 	return c, nil
 }
 
-// TryAcquire borrows a connection without waiting; nil if none is free or
-// the free one is lost.
-func (p *Pool) TryAcquire() *Conn {
-	select {
-	case c := <-p.free:
-		if c.PG == nil {
-			p.free <- c
-			return nil
-		}
-		return c
-	default:
-		return nil
-	}
-}
-
 func (p *Pool) reconnect(ctx context.Context, c *Conn) error {
 	backoff := 50 * time.Millisecond
 	attempts := 0

@@ -156,6 +156,22 @@ func NewDatabase(t testing.TB) string {
 	return withDatabase(admin, name)
 }
 
+// Conn creates an empty database for this test (as NewDatabase) and returns a
+// connection to it and its DSN. The connection is closed, then the database
+// dropped, when the test ends.
+func Conn(t testing.TB) (*pgx.Conn, string) {
+	t.Helper()
+	dsn := NewDatabase(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("pgtest: connecting to the test database: %v", err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return conn, dsn
+}
+
 // withDatabase replaces the database of a URL or key=value DSN.
 func withDatabase(dsn, db string) string {
 	cfg, err := pgx.ParseConfig(dsn)

@@ -115,9 +115,6 @@ func New(space *Space, opts Options) (*Optimizer, error) {
 	return o, nil
 }
 
-// Space is the space the optimizer searches.
-func (o *Optimizer) Space() *Space { return o.space }
-
 // Suggest returns the next point to evaluate: the warm-start points first,
 // then the space-filling start points (each skipped if already observed),
 // then the method's choice. Calling it

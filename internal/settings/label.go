@@ -6,19 +6,15 @@ import (
 	"strings"
 )
 
-// Label returns the risk class of setting name to value and a one-line reason,
-// on any supported version: when the setting's form differs between versions
-// the most cautious answer wins. Every output that shows a setting (advice,
-// doctor findings, experiment reports, cluster logs) labels it through here.
+// LabelFor returns the risk class of setting name to value on one major
+// version and a one-line reason. With major 0 it answers for any supported
+// version: when the setting's form differs between versions the most cautious
+// answer wins. Every output that shows a setting (advice, doctor findings,
+// experiment reports, cluster logs) labels it through here.
 //
-//	settings.Label("fsync", "off")            // can-corrupt-on-crash, "an OS crash or power loss ..."
-//	settings.Label("shared_buffers", "8GB")   // restart, "restart needed: PostgreSQL's own page cache; ..."
-//	settings.Label("work_mem", "64MB")        // safe, "takes effect on reload: memory per sort/hash ..."
-func Label(name, value string) (Risk, string) {
-	return LabelFor(0, name, value)
-}
-
-// LabelFor is Label for one major version (0: any version, most cautious).
+//	settings.LabelFor(0, "fsync", "off")            // can-corrupt-on-crash, "an OS crash or power loss ..."
+//	settings.LabelFor(0, "shared_buffers", "8GB")   // restart, "restart needed: PostgreSQL's own page cache; ..."
+//	settings.LabelFor(0, "work_mem", "64MB")        // safe, "takes effect on reload: memory per sort/hash ..."
 func LabelFor(major int, name, value string) (Risk, string) {
 	var forms []Setting
 	if major == 0 {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
@@ -34,9 +32,9 @@ func TestLabel(t *testing.T) {
 		{"no_such_setting", "1", settings.Unknown},
 	}
 	for _, c := range cases {
-		got, why := settings.Label(c.name, c.value)
+		got, why := settings.LabelFor(0, c.name, c.value)
 		if got != c.want || why == "" {
-			t.Errorf("Label(%s, %s) = %s %q, want %s with a reason", c.name, c.value, got, why, c.want)
+			t.Errorf("LabelFor(0, %s, %s) = %s %q, want %s with a reason", c.name, c.value, got, why, c.want)
 		}
 	}
 	if r, _ := settings.LabelFor(18, "autovacuum_max_workers", "6"); r != settings.Safe {
@@ -111,11 +109,7 @@ func TestToUnit(t *testing.T) {
 // enum must be known to the catalog.
 func TestCatalogMatchesServer(t *testing.T) {
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn, _ := pgtest.Conn(t)
 	live, major, err := settings.ReadServer(ctx, conn)
 	if err != nil {
 		t.Fatal(err)

@@ -116,149 +116,189 @@ func (s *Store) Load(ctx context.Context, id string) (*Run, error) {
 	r.Status = effectiveStatus(Status(status), r.Owner)
 	r.StartedAt, r.EndedAt = fromMicros(started), fromMicros(ended)
 	r.MeasureStart, r.MeasureEnd = fromMicros(ms), fromMicros(me)
-	sm := &collect.Samples{Start: fromMicros(ss), End: fromMicros(se), Interval: time.Duration(si) * time.Microsecond}
-	var hasSamples bool
-
-	err = s.each(ctx, `SELECT name, value FROM pgoltp_params WHERE run_id = ? ORDER BY pos`, id, func(rs *sql.Rows) error {
-		var kv KV
-		r.Params = append(r.Params, kv)
-		return rs.Scan(&r.Params[len(r.Params)-1].Name, &r.Params[len(r.Params)-1].Value)
-	})
-	if err == nil {
-		r.Headline, err = s.figures(ctx, id)
+	rd := &runReader{s: s, id: id, run: r, samples: &collect.Samples{Start: fromMicros(ss), End: fromMicros(se), Interval: time.Duration(si) * time.Microsecond}}
+	for _, read := range []func(context.Context) error{
+		rd.params, rd.headline, rd.notes, rd.histograms, rd.series,
+		rd.samplePoints, rd.events, rd.waits, rd.statements, rd.tables, rd.settings, rd.facts,
+	} {
+		if err := read(ctx); err != nil {
+			return nil, fmt.Errorf("reading run %s: %w", id, err)
+		}
 	}
-	if err == nil {
-		err = s.each(ctx, `SELECT note FROM pgoltp_notes WHERE run_id = ? ORDER BY pos`, id, func(rs *sql.Rows) error {
-			var n string
-			r.Notes = append(r.Notes, n)
-			return rs.Scan(&r.Notes[len(r.Notes)-1])
-		})
-	}
-	if err == nil {
-		err = s.each(ctx, `SELECT txn_type, encoded FROM pgoltp_histograms WHERE run_id = ?`, id, func(rs *sql.Rows) error {
-			var t, enc string
-			if err := rs.Scan(&t, &enc); err != nil {
-				return err
-			}
-			h, err := hdrhistogram.Decode([]byte(enc))
-			if err != nil {
-				return fmt.Errorf("decoding the %s histogram: %w", t, err)
-			}
-			if r.Latency == nil {
-				r.Latency = map[string]*hdrhistogram.Snapshot{}
-			}
-			r.Latency[t] = h.Export()
-			return nil
-		})
-	}
-	if err == nil {
-		err = s.each(ctx, `SELECT second, txn_type, length_s, count, errors, p50_us, p95_us, p99_us, max_us FROM pgoltp_series WHERE run_id = ? ORDER BY second, txn_type`, id, func(rs *sql.Rows) error {
-			var iv Interval
-			if err := rs.Scan(&iv.Second, &iv.Type, &iv.Length, &iv.Count, &iv.Errors, &iv.P50, &iv.P95, &iv.P99, &iv.Max); err != nil {
-				return err
-			}
-			r.Series = append(r.Series, iv)
-			return nil
-		})
-	}
-	if err == nil {
-		err = s.each(ctx, `SELECT at_us, metric, key, value FROM pgoltp_samples WHERE run_id = ? ORDER BY metric, key, at_us`, id, func(rs *sql.Rows) error {
-			var p collect.Point
-			var at int64
-			if err := rs.Scan(&at, &p.Metric, &p.Key, &p.Value); err != nil {
-				return err
-			}
-			p.At = fromMicros(at)
-			sm.Points = append(sm.Points, p)
-			hasSamples = true
-			return nil
-		})
-	}
-	if err == nil {
-		err = s.each(ctx, `SELECT at_us, kind, detail FROM pgoltp_events WHERE run_id = ? ORDER BY at_us`, id, func(rs *sql.Rows) error {
-			var e collect.Event
-			var at int64
-			if err := rs.Scan(&at, &e.Kind, &e.Detail); err != nil {
-				return err
-			}
-			e.At = fromMicros(at)
-			sm.Events = append(sm.Events, e)
-			return nil
-		})
-	}
-	if err == nil {
-		err = s.each(ctx, `SELECT wait_type, wait_event, samples FROM pgoltp_waits WHERE run_id = ? ORDER BY samples DESC, wait_type, wait_event`, id, func(rs *sql.Rows) error {
-			var w collect.Wait
-			if err := rs.Scan(&w.Type, &w.Event, &w.Samples); err != nil {
-				return err
-			}
-			sm.Waits = append(sm.Waits, w)
-			hasSamples = true
-			return nil
-		})
-	}
-	if err == nil {
-		err = s.each(ctx, `SELECT queryid, query, calls, total_ms, rows_returned, shared_hit, shared_read, wal_bytes FROM pgoltp_statements WHERE run_id = ? ORDER BY pos`, id, func(rs *sql.Rows) error {
-			var st collect.Statement
-			if err := rs.Scan(&st.QueryID, &st.Query, &st.Calls, &st.TotalMs, &st.Rows, &st.SharedHit, &st.SharedRead, &st.WALBytes); err != nil {
-				return err
-			}
-			sm.Statements = append(sm.Statements, st)
-			hasSamples = true
-			return nil
-		})
-	}
-	if err == nil {
-		err = s.each(ctx, `SELECT name, table_before, table_after, index_before, index_after, live_after, dead_after, inserts, updates, hot_updates, deletes, autovacuums, autoanalyzes, freeze_age, bloat_before, bloat_after FROM pgoltp_tables WHERE run_id = ? ORDER BY table_after + index_after DESC, name`, id, func(rs *sql.Rows) error {
-			var t collect.Table
-			if err := rs.Scan(&t.Name, &t.TableBefore, &t.TableAfter, &t.IndexBefore, &t.IndexAfter, &t.LiveAfter, &t.DeadAfter, &t.Inserts, &t.Updates, &t.HotUpdates, &t.Deletes, &t.Autovacuums, &t.Autoanalyzes, &t.FreezeAge, &t.BloatBefore, &t.BloatAfter); err != nil {
-				return err
-			}
-			sm.Tables = append(sm.Tables, t)
-			hasSamples = true
-			return nil
-		})
-	}
-	if err == nil {
-		err = s.each(ctx, `SELECT name, setting, unit, source, boot_val, reset_val, pending_restart, risk, risk_reason FROM pgoltp_settings WHERE run_id = ? ORDER BY name`, id, func(rs *sql.Rows) error {
-			var st collect.Setting
-			var pending int
-			if err := rs.Scan(&st.Name, &st.Setting, &st.Unit, &st.Source, &st.BootVal, &st.ResetVal, &pending, &st.Risk, &st.RiskReason); err != nil {
-				return err
-			}
-			st.PendingRestart = pending != 0
-			// Runs stored before secrets were redacted at write are redacted here,
-			// so no report or export shows one.
-			sm.Settings = append(sm.Settings, st.Redacted())
-			hasSamples = true
-			return nil
-		})
-	}
-	if err == nil {
-		err = s.each(ctx, `SELECT scope, name, value FROM pgoltp_facts WHERE run_id = ? ORDER BY scope, name`, id, func(rs *sql.Rows) error {
-			var f collect.Fact
-			if err := rs.Scan(&f.Scope, &f.Name, &f.Value); err != nil {
-				return err
-			}
-			hasSamples = true
-			switch f.Scope {
-			case "cost":
-				readCost(&sm.Cost, f)
-			case "warning":
-				sm.Warnings = append(sm.Warnings, f.Value)
-			default:
-				sm.Facts = append(sm.Facts, f)
-			}
-			return nil
-		})
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading run %s: %w", id, err)
-	}
-	if hasSamples {
-		r.Samples = sm
+	if rd.hasSamples {
+		r.Samples = rd.samples
 	}
 	return r, nil
+}
+
+// runReader reads the rows of one run, one method per table, into run and
+// samples (kept only when some table had collector data).
+type runReader struct {
+	s          *Store
+	id         string
+	run        *Run
+	samples    *collect.Samples
+	hasSamples bool
+}
+
+// headline reads pgoltp_figures.
+func (rd *runReader) headline(ctx context.Context) (err error) {
+	rd.run.Headline, err = rd.s.figures(ctx, rd.id)
+	return err
+}
+
+// params reads pgoltp_params.
+func (rd *runReader) params(ctx context.Context) error {
+	return rd.s.each(ctx, `SELECT name, value FROM pgoltp_params WHERE run_id = ? ORDER BY pos`, rd.id, func(rs *sql.Rows) error {
+		var kv KV
+		rd.run.Params = append(rd.run.Params, kv)
+		return rs.Scan(&rd.run.Params[len(rd.run.Params)-1].Name, &rd.run.Params[len(rd.run.Params)-1].Value)
+	})
+}
+
+// notes reads pgoltp_notes.
+func (rd *runReader) notes(ctx context.Context) error {
+	return rd.s.each(ctx, `SELECT note FROM pgoltp_notes WHERE run_id = ? ORDER BY pos`, rd.id, func(rs *sql.Rows) error {
+		var n string
+		rd.run.Notes = append(rd.run.Notes, n)
+		return rs.Scan(&rd.run.Notes[len(rd.run.Notes)-1])
+	})
+}
+
+// histograms reads pgoltp_histograms.
+func (rd *runReader) histograms(ctx context.Context) error {
+	return rd.s.each(ctx, `SELECT txn_type, encoded FROM pgoltp_histograms WHERE run_id = ?`, rd.id, func(rs *sql.Rows) error {
+		var t, enc string
+		if err := rs.Scan(&t, &enc); err != nil {
+			return err
+		}
+		h, err := hdrhistogram.Decode([]byte(enc))
+		if err != nil {
+			return fmt.Errorf("decoding the %s histogram: %w", t, err)
+		}
+		if rd.run.Latency == nil {
+			rd.run.Latency = map[string]*hdrhistogram.Snapshot{}
+		}
+		rd.run.Latency[t] = h.Export()
+		return nil
+	})
+}
+
+// series reads pgoltp_series.
+func (rd *runReader) series(ctx context.Context) error {
+	return rd.s.each(ctx, `SELECT second, txn_type, length_s, count, errors, p50_us, p95_us, p99_us, max_us FROM pgoltp_series WHERE run_id = ? ORDER BY second, txn_type`, rd.id, func(rs *sql.Rows) error {
+		var iv Interval
+		if err := rs.Scan(&iv.Second, &iv.Type, &iv.Length, &iv.Count, &iv.Errors, &iv.P50, &iv.P95, &iv.P99, &iv.Max); err != nil {
+			return err
+		}
+		rd.run.Series = append(rd.run.Series, iv)
+		return nil
+	})
+}
+
+// samplePoints reads pgoltp_samples.
+func (rd *runReader) samplePoints(ctx context.Context) error {
+	return rd.s.each(ctx, `SELECT at_us, metric, key, value FROM pgoltp_samples WHERE run_id = ? ORDER BY metric, key, at_us`, rd.id, func(rs *sql.Rows) error {
+		var p collect.Point
+		var at int64
+		if err := rs.Scan(&at, &p.Metric, &p.Key, &p.Value); err != nil {
+			return err
+		}
+		p.At = fromMicros(at)
+		rd.samples.Points = append(rd.samples.Points, p)
+		rd.hasSamples = true
+		return nil
+	})
+}
+
+// events reads pgoltp_events.
+func (rd *runReader) events(ctx context.Context) error {
+	return rd.s.each(ctx, `SELECT at_us, kind, detail FROM pgoltp_events WHERE run_id = ? ORDER BY at_us`, rd.id, func(rs *sql.Rows) error {
+		var e collect.Event
+		var at int64
+		if err := rs.Scan(&at, &e.Kind, &e.Detail); err != nil {
+			return err
+		}
+		e.At = fromMicros(at)
+		rd.samples.Events = append(rd.samples.Events, e)
+		return nil
+	})
+}
+
+// waits reads pgoltp_waits.
+func (rd *runReader) waits(ctx context.Context) error {
+	return rd.s.each(ctx, `SELECT wait_type, wait_event, samples FROM pgoltp_waits WHERE run_id = ? ORDER BY samples DESC, wait_type, wait_event`, rd.id, func(rs *sql.Rows) error {
+		var w collect.Wait
+		if err := rs.Scan(&w.Type, &w.Event, &w.Samples); err != nil {
+			return err
+		}
+		rd.samples.Waits = append(rd.samples.Waits, w)
+		rd.hasSamples = true
+		return nil
+	})
+}
+
+// statements reads pgoltp_statements.
+func (rd *runReader) statements(ctx context.Context) error {
+	return rd.s.each(ctx, `SELECT queryid, query, calls, total_ms, rows_returned, shared_hit, shared_read, wal_bytes FROM pgoltp_statements WHERE run_id = ? ORDER BY pos`, rd.id, func(rs *sql.Rows) error {
+		var st collect.Statement
+		if err := rs.Scan(&st.QueryID, &st.Query, &st.Calls, &st.TotalMs, &st.Rows, &st.SharedHit, &st.SharedRead, &st.WALBytes); err != nil {
+			return err
+		}
+		rd.samples.Statements = append(rd.samples.Statements, st)
+		rd.hasSamples = true
+		return nil
+	})
+}
+
+// tables reads pgoltp_tables.
+func (rd *runReader) tables(ctx context.Context) error {
+	return rd.s.each(ctx, `SELECT name, table_before, table_after, index_before, index_after, live_after, dead_after, inserts, updates, hot_updates, deletes, autovacuums, autoanalyzes, freeze_age, bloat_before, bloat_after FROM pgoltp_tables WHERE run_id = ? ORDER BY table_after + index_after DESC, name`, rd.id, func(rs *sql.Rows) error {
+		var t collect.Table
+		if err := rs.Scan(&t.Name, &t.TableBefore, &t.TableAfter, &t.IndexBefore, &t.IndexAfter, &t.LiveAfter, &t.DeadAfter, &t.Inserts, &t.Updates, &t.HotUpdates, &t.Deletes, &t.Autovacuums, &t.Autoanalyzes, &t.FreezeAge, &t.BloatBefore, &t.BloatAfter); err != nil {
+			return err
+		}
+		rd.samples.Tables = append(rd.samples.Tables, t)
+		rd.hasSamples = true
+		return nil
+	})
+}
+
+// settings reads pgoltp_settings.
+func (rd *runReader) settings(ctx context.Context) error {
+	return rd.s.each(ctx, `SELECT name, setting, unit, source, boot_val, reset_val, pending_restart, risk, risk_reason FROM pgoltp_settings WHERE run_id = ? ORDER BY name`, rd.id, func(rs *sql.Rows) error {
+		var st collect.Setting
+		var pending int
+		if err := rs.Scan(&st.Name, &st.Setting, &st.Unit, &st.Source, &st.BootVal, &st.ResetVal, &pending, &st.Risk, &st.RiskReason); err != nil {
+			return err
+		}
+		st.PendingRestart = pending != 0
+		// Runs stored before secrets were redacted at write are redacted here,
+		// so no report or export shows one.
+		rd.samples.Settings = append(rd.samples.Settings, st.Redacted())
+		rd.hasSamples = true
+		return nil
+	})
+}
+
+// facts reads pgoltp_facts.
+func (rd *runReader) facts(ctx context.Context) error {
+	return rd.s.each(ctx, `SELECT scope, name, value FROM pgoltp_facts WHERE run_id = ? ORDER BY scope, name`, rd.id, func(rs *sql.Rows) error {
+		var f collect.Fact
+		if err := rs.Scan(&f.Scope, &f.Name, &f.Value); err != nil {
+			return err
+		}
+		rd.hasSamples = true
+		switch f.Scope {
+		case "cost":
+			readCost(&rd.samples.Cost, f)
+		case "warning":
+			rd.samples.Warnings = append(rd.samples.Warnings, f.Value)
+		default:
+			rd.samples.Facts = append(rd.samples.Facts, f)
+		}
+		return nil
+	})
 }
 
 func readCost(c *collect.Cost, f collect.Fact) {

@@ -137,6 +137,34 @@ func (s *Store) writeAll(ctx context.Context, tx *sql.Tx, run *Run) error {
 	if err := s.writeParams(ctx, tx, run); err != nil {
 		return err
 	}
+	batches, err := runBatches(run)
+	if err != nil {
+		return err
+	}
+	if sm := run.Samples; sm != nil {
+		if err := s.writePoints(ctx, tx, run.ID, sm.Points); err != nil {
+			return err
+		}
+		batches = append(batches, sampleBatches(run.ID, sm)...)
+	}
+	for _, b := range batches {
+		if err := s.insert(ctx, tx, b.table, b.cols, b.rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// batch is the rows of one table to insert.
+type batch struct {
+	table string
+	cols  []string
+	rows  [][]any
+}
+
+// runBatches are the rows of the driver's results: headline figures, notes,
+// latency histograms and the per-second series.
+func runBatches(run *Run) ([]batch, error) {
 	id := run.ID
 	var figures, notes, hists, series [][]any
 	for i, f := range run.Headline {
@@ -157,75 +185,61 @@ func (s *Store) writeAll(ctx context.Context, tx *sql.Tx, run *Run) error {
 		}
 		enc, err := hdrhistogram.Import(snap).Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 		if err != nil {
-			return fmt.Errorf("encoding the %s histogram: %w", t, err)
+			return nil, fmt.Errorf("encoding the %s histogram: %w", t, err)
 		}
 		hists = append(hists, []any{id, t, string(enc)})
 	}
 	for _, iv := range run.Series {
 		series = append(series, []any{id, iv.Second, iv.Type, iv.Length, iv.Count, iv.Errors, iv.P50, iv.P95, iv.P99, iv.Max})
 	}
-	batches := []struct {
-		table string
-		cols  []string
-		rows  [][]any
-	}{
+	return []batch{
 		{"pgoltp_figures", []string{"run_id", "pos", "name", "value", "unit"}, figures},
 		{"pgoltp_notes", []string{"run_id", "pos", "note"}, notes},
 		{"pgoltp_histograms", []string{"run_id", "txn_type", "encoded"}, hists},
 		{"pgoltp_series", []string{"run_id", "second", "txn_type", "length_s", "count", "errors", "p50_us", "p95_us", "p99_us", "max_us"}, series},
+	}, nil
+}
+
+// sampleBatches are the rows of what the collectors saw (the points are
+// written apart, by writePoints).
+func sampleBatches(id string, sm *collect.Samples) []batch {
+	var events, waits, stmts, tables, settings, facts [][]any
+	for _, e := range sm.Events {
+		events = append(events, []any{id, micros(e.At), e.Kind, e.Detail})
 	}
-	if sm := run.Samples; sm != nil {
-		if err := s.writePoints(ctx, tx, id, sm.Points); err != nil {
-			return err
-		}
-		var events, waits, stmts, tables, settings, facts [][]any
-		for _, e := range sm.Events {
-			events = append(events, []any{id, micros(e.At), e.Kind, e.Detail})
-		}
-		for _, w := range sm.Waits {
-			waits = append(waits, []any{id, w.Type, w.Event, w.Samples})
-		}
-		for i, st := range sm.Statements {
-			stmts = append(stmts, []any{id, i, st.QueryID, st.Query, st.Calls, st.TotalMs, st.Rows, st.SharedHit, st.SharedRead, st.WALBytes})
-		}
-		for _, t := range sm.Tables {
-			tables = append(tables, []any{id, t.Name, t.TableBefore, t.TableAfter, t.IndexBefore, t.IndexAfter, t.LiveAfter, t.DeadAfter,
-				t.Inserts, t.Updates, t.HotUpdates, t.Deletes, t.Autovacuums, t.Autoanalyzes, t.FreezeAge, t.BloatBefore, t.BloatAfter})
-		}
-		for _, st := range sm.Settings {
-			st = st.Redacted() // never store a secret, whoever collected the snapshot
-			settings = append(settings, []any{id, st.Name, st.Setting, st.Unit, st.Source, st.BootVal, st.ResetVal, boolInt(st.PendingRestart), st.Risk, st.RiskReason})
-		}
-		seen := map[string]bool{}
-		for _, f := range append(sm.Facts, costFacts(sm.Cost)...) {
-			if k := f.Scope + "\x00" + f.Name; !seen[k] {
-				seen[k] = true
-				facts = append(facts, []any{id, f.Scope, f.Name, f.Value})
-			}
-		}
-		for i, w := range sm.Warnings {
-			facts = append(facts, []any{id, "warning", strconv.Itoa(i), w})
-		}
-		batches = append(batches, []struct {
-			table string
-			cols  []string
-			rows  [][]any
-		}{
-			{"pgoltp_events", []string{"run_id", "at_us", "kind", "detail"}, events},
-			{"pgoltp_waits", []string{"run_id", "wait_type", "wait_event", "samples"}, waits},
-			{"pgoltp_statements", []string{"run_id", "pos", "queryid", "query", "calls", "total_ms", "rows_returned", "shared_hit", "shared_read", "wal_bytes"}, stmts},
-			{"pgoltp_tables", []string{"run_id", "name", "table_before", "table_after", "index_before", "index_after", "live_after", "dead_after",
-				"inserts", "updates", "hot_updates", "deletes", "autovacuums", "autoanalyzes", "freeze_age", "bloat_before", "bloat_after"}, tables},
-			{"pgoltp_settings", []string{"run_id", "name", "setting", "unit", "source", "boot_val", "reset_val", "pending_restart", "risk", "risk_reason"}, settings},
-			{"pgoltp_facts", []string{"run_id", "scope", "name", "value"}, facts},
-		}...)
+	for _, w := range sm.Waits {
+		waits = append(waits, []any{id, w.Type, w.Event, w.Samples})
 	}
-	for _, b := range batches {
-		if err := s.insert(ctx, tx, b.table, b.cols, b.rows); err != nil {
-			return err
+	for i, st := range sm.Statements {
+		stmts = append(stmts, []any{id, i, st.QueryID, st.Query, st.Calls, st.TotalMs, st.Rows, st.SharedHit, st.SharedRead, st.WALBytes})
+	}
+	for _, t := range sm.Tables {
+		tables = append(tables, []any{id, t.Name, t.TableBefore, t.TableAfter, t.IndexBefore, t.IndexAfter, t.LiveAfter, t.DeadAfter,
+			t.Inserts, t.Updates, t.HotUpdates, t.Deletes, t.Autovacuums, t.Autoanalyzes, t.FreezeAge, t.BloatBefore, t.BloatAfter})
+	}
+	for _, st := range sm.Settings {
+		st = st.Redacted() // never store a secret, whoever collected the snapshot
+		settings = append(settings, []any{id, st.Name, st.Setting, st.Unit, st.Source, st.BootVal, st.ResetVal, boolInt(st.PendingRestart), st.Risk, st.RiskReason})
+	}
+	seen := map[string]bool{}
+	for _, f := range append(sm.Facts, costFacts(sm.Cost)...) {
+		if k := f.Scope + "\x00" + f.Name; !seen[k] {
+			seen[k] = true
+			facts = append(facts, []any{id, f.Scope, f.Name, f.Value})
 		}
 	}
-	return nil
+	for i, w := range sm.Warnings {
+		facts = append(facts, []any{id, "warning", strconv.Itoa(i), w})
+	}
+	return []batch{
+		{"pgoltp_events", []string{"run_id", "at_us", "kind", "detail"}, events},
+		{"pgoltp_waits", []string{"run_id", "wait_type", "wait_event", "samples"}, waits},
+		{"pgoltp_statements", []string{"run_id", "pos", "queryid", "query", "calls", "total_ms", "rows_returned", "shared_hit", "shared_read", "wal_bytes"}, stmts},
+		{"pgoltp_tables", []string{"run_id", "name", "table_before", "table_after", "index_before", "index_after", "live_after", "dead_after",
+			"inserts", "updates", "hot_updates", "deletes", "autovacuums", "autoanalyzes", "freeze_age", "bloat_before", "bloat_after"}, tables},
+		{"pgoltp_settings", []string{"run_id", "name", "setting", "unit", "source", "boot_val", "reset_val", "pending_restart", "risk", "risk_reason"}, settings},
+		{"pgoltp_facts", []string{"run_id", "scope", "name", "value"}, facts},
+	}
 }
 
 // costFacts keeps the collectors' self-cost as facts of scope "cost".

@@ -107,150 +107,194 @@ func Advise(in AdviseInput) (Advice, error) {
 		conns = 100
 		a.Notes = append(a.Notes, "connections not given: per-connection memory assumes 100 (pass --connections)")
 	}
-	var recs []Recommendation
-	add := func(name, value, reason string) {
-		recs = append(recs, Recommendation{Name: name, Value: value, Reason: reason})
+	c := &adviceContext{in: in, ram: in.Host.RAM, cpus: in.Host.CPUs, conns: conns}
+	for _, area := range adviceAreas {
+		area.rule(c)
 	}
-	ram := in.Host.RAM
-	cpus := in.Host.CPUs
+	a.Items = finish(c.recs, in.Major, in.Live, &a.Notes)
+	return a, nil
+}
 
-	// Memory.
-	sb := ram / 4
-	sbWhy := "25% of the " + humanBytes(ram) + " PostgreSQL may use: the OS cache holds the rest, and double caching beyond ~40% stops paying"
-	if ram < 1*gB {
-		sb = ram * 15 / 100
-		sbWhy = "15% of " + humanBytes(ram) + ": on a small machine backends and the OS need the rest"
+// adviceContext is what the per-area rules read (the input, with defaults
+// filled in) and the recommendations they add.
+type adviceContext struct {
+	in            AdviseInput
+	ram           int64
+	cpus          float64
+	conns         int   // connections, or the assumed 100
+	sharedBuffers int64 // set by adviseMemory, read by later rules
+	recs          []Recommendation
+}
+
+func (c *adviceContext) add(name, value, reason string) {
+	c.recs = append(c.recs, Recommendation{Name: name, Value: value, Reason: reason})
+}
+
+// adviceAreas are the advisor's rules, one per area, in the order their
+// recommendations are listed (memory first: later areas read its
+// shared_buffers).
+var adviceAreas = []struct {
+	area string
+	rule func(*adviceContext)
+}{
+	{"memory", adviseMemory},
+	{"wal and checkpoints", adviseWAL},
+	{"background writer", adviseBackgroundWriter},
+	{"autovacuum", adviseAutovacuum},
+	{"group commit", adviseGroupCommit},
+	{"i/o", adviseIO},
+	{"cpu", adviseCPU},
+}
+
+// adviseMemory sizes the memory areas; it sets c.sharedBuffers, which later
+// rules read.
+func adviseMemory(c *adviceContext) {
+	sb := c.ram / 4
+	sbWhy := "25% of the " + humanBytes(c.ram) + " PostgreSQL may use: the OS cache holds the rest, and double caching beyond ~40% stops paying"
+	if c.ram < 1*gB {
+		sb = c.ram * 15 / 100
+		sbWhy = "15% of " + humanBytes(c.ram) + ": on a small machine backends and the OS need the rest"
 	}
 	if sb >= 2*gB {
 		sb = roundDown(sb, 128*mB)
 	} else {
 		sb = roundDown(sb, 16*mB)
 	}
-	add("shared_buffers", mem(sb), sbWhy)
-	add("effective_cache_size", mem(roundDown(ram*3/4, 16*mB)),
+	c.sharedBuffers = sb
+	c.add("shared_buffers", mem(sb), sbWhy)
+	c.add("effective_cache_size", mem(roundDown(c.ram*3/4, 16*mB)),
 		"75% of memory: what shared_buffers plus the OS cache can hold; steers the planner to index scans, allocates nothing")
-	rest := ram - sb
-	wm := clampInt(roundDown(rest/4/int64(conns), mB), 4*mB, 64*mB)
-	add("work_mem", mem(wm), fmt.Sprintf("a quarter of the memory left after shared_buffers, shared by %d connections; OLTP sorts are small, so capped at 64MB", conns))
-	add("maintenance_work_mem", mem(clampInt(roundDown(ram/16, 64*mB), 64*mB, 2*gB)),
+	rest := c.ram - sb
+	wm := clampInt(roundDown(rest/4/int64(c.conns), mB), 4*mB, 64*mB)
+	c.add("work_mem", mem(wm), fmt.Sprintf("a quarter of the memory left after shared_buffers, shared by %d connections; OLTP sorts are small, so capped at 64MB", c.conns))
+	c.add("maintenance_work_mem", mem(clampInt(roundDown(c.ram/16, 64*mB), 64*mB, 2*gB)),
 		"1/16 of memory (64MB..2GB): faster VACUUM and index builds; only a few run at once")
-	if in.Connections > 0 {
-		add("max_connections", strconv.Itoa(in.Connections+10),
-			fmt.Sprintf("%d workload connections plus room for monitoring and superuser slots; every slot costs shared memory", in.Connections))
+	if c.in.Connections > 0 {
+		c.add("max_connections", strconv.Itoa(c.in.Connections+10),
+			fmt.Sprintf("%d workload connections plus room for monitoring and superuser slots; every slot costs shared memory", c.in.Connections))
 	}
-	recs = append(recs, hugePages(in.Host, sb))
+	c.recs = append(c.recs, hugePages(c.in.Host, sb))
+}
 
-	// WAL and checkpoints. A checkpoint is requested once WAL since the last
-	// one exceeds max_wal_size / (1 + checkpoint_completion_target)
-	// (xlog.c, CalculateCheckpointSegments); requested checkpoints come early
-	// and multiply full-page images.
+// adviseWAL sizes WAL and checkpoints. A checkpoint is requested once WAL since the last
+// one exceeds max_wal_size / (1 + checkpoint_completion_target)
+// (xlog.c, CalculateCheckpointSegments); requested checkpoints come early
+// and multiply full-page images.
+func adviseWAL(c *adviceContext) {
 	const timeout = 15 * 60
 	const cct = 0.9
-	if sb >= 2*gB {
-		add("wal_buffers", "64MB", "with shared_buffers this large, the automatic 16MB cap makes committing backends write WAL themselves during bursts")
+	if c.sharedBuffers >= 2*gB {
+		c.add("wal_buffers", "64MB", "with shared_buffers this large, the automatic 16MB cap makes committing backends write WAL themselves during bursts")
 	}
-	if in.WALBytesPerSecond > 0 {
-		need := in.WALBytesPerSecond * timeout * (1 + cct) * 1.25
+	if c.in.WALBytesPerSecond > 0 {
+		need := c.in.WALBytesPerSecond * timeout * (1 + cct) * 1.25
 		mw := clampInt(int64(math.Ceil(need/float64(gB)))*gB, 1*gB, math.MaxInt32*mB)
-		add("max_wal_size", mem(mw), fmt.Sprintf("measured %s/s of WAL × %ds checkpoint_timeout × (1 + %.1f completion target) + 25%%: checkpoints stay timed, not requested",
-			humanBytes(int64(in.WALBytesPerSecond)), timeout, cct))
-		add("min_wal_size", mem(mw/4), "a quarter of max_wal_size kept for recycling, so bursts do not create new WAL files")
+		c.add("max_wal_size", mem(mw), fmt.Sprintf("measured %s/s of WAL × %ds checkpoint_timeout × (1 + %.1f completion target) + 25%%: checkpoints stay timed, not requested",
+			humanBytes(int64(c.in.WALBytesPerSecond)), timeout, cct))
+		c.add("min_wal_size", mem(mw/4), "a quarter of max_wal_size kept for recycling, so bursts do not create new WAL files")
 	} else {
 		mw := int64(2 * gB)
 		switch {
-		case ram > 64*gB:
+		case c.ram > 64*gB:
 			mw = 32 * gB
-		case ram > 16*gB:
+		case c.ram > 16*gB:
 			mw = 16 * gB
-		case ram > 4*gB:
+		case c.ram > 4*gB:
 			mw = 8 * gB
 		}
-		add("max_wal_size", mem(mw), "no measured WAL rate, so sized from memory; run 'pgoltp advise --measure-wal 60s' during a run to size it from real WAL volume. Needs that much free disk in pg_wal")
-		add("min_wal_size", mem(mw/4), "a quarter of max_wal_size kept for recycling, so bursts do not create new WAL files")
+		c.add("max_wal_size", mem(mw), "no measured WAL rate, so sized from memory; run 'pgoltp advise --measure-wal 60s' during a run to size it from real WAL volume. Needs that much free disk in pg_wal")
+		c.add("min_wal_size", mem(mw/4), "a quarter of max_wal_size kept for recycling, so bursts do not create new WAL files")
 	}
-	add("checkpoint_timeout", settings.FormatDuration(timeout), "fewer checkpoints write fewer full-page images after each one; crash recovery replays at most ~15 minutes of WAL")
-	add("checkpoint_completion_target", strconv.FormatFloat(cct, 'f', 1, 64), "spread checkpoint writes over 90% of the interval instead of bursting")
-	if in.Major >= 15 {
+	c.add("checkpoint_timeout", settings.FormatDuration(timeout), "fewer checkpoints write fewer full-page images after each one; crash recovery replays at most ~15 minutes of WAL")
+	c.add("checkpoint_completion_target", strconv.FormatFloat(cct, 'f', 1, 64), "spread checkpoint writes over 90% of the interval instead of bursting")
+	if c.in.Major >= 15 {
 		v, why := "lz4", "compress full-page images with lz4: less WAL to write and fsync for little CPU"
-		if l, ok := in.Live["wal_compression"]; ok && !contains(l.Enum, "lz4") {
+		if l, ok := c.in.Live["wal_compression"]; ok && !contains(l.Enum, "lz4") {
 			v, why = "pglz", "compress full-page images (this server is built without lz4, so pglz, which costs more CPU)"
 		}
-		if cpus <= 2 {
+		if c.cpus <= 2 {
 			why += "; with few CPUs check the gain with 'pgoltp experiment'"
 		}
-		add("wal_compression", v, why)
+		c.add("wal_compression", v, why)
 	} else {
-		add("wal_compression", "on", "compress full-page images: less WAL to write and fsync for some CPU")
+		c.add("wal_compression", "on", "compress full-page images: less WAL to write and fsync for some CPU")
 	}
+}
 
-	// Background writer: clean buffers ahead of the backends so that they do
-	// not write dirty pages themselves on eviction.
-	add("bgwriter_lru_maxpages", "1000", "let the background writer clean up to 1000 buffers per round, so backends rarely write evicted pages themselves")
-	add("bgwriter_lru_multiplier", "4", "clean ahead of 4× the recent buffer demand")
-	add("bgwriter_delay", "100ms", "run the background writer twice as often as the default 200ms")
+// adviseBackgroundWriter has the background writer clean buffers ahead of
+// the backends, so that they do not write dirty pages themselves on eviction.
+func adviseBackgroundWriter(c *adviceContext) {
+	c.add("bgwriter_lru_maxpages", "1000", "let the background writer clean up to 1000 buffers per round, so backends rarely write evicted pages themselves")
+	c.add("bgwriter_lru_multiplier", "4", "clean ahead of 4× the recent buffer demand")
+	c.add("bgwriter_delay", "100ms", "run the background writer twice as often as the default 200ms")
+}
 
-	// Autovacuum: OLTP updates make dead rows fast; keeping up keeps HOT
-	// updates possible and indexes small.
-	avw := clampInt(int64(math.Round(cpus/2)), 3, 8)
-	add("autovacuum_max_workers", strconv.FormatInt(avw, 10), "half the CPUs (3..8) so large and small hot tables are vacuumed at the same time")
+// adviseAutovacuum keeps autovacuum up with OLTP updates, which make dead
+// rows fast; keeping up keeps HOT updates possible and indexes small.
+func adviseAutovacuum(c *adviceContext) {
+	avw := clampInt(int64(math.Round(c.cpus/2)), 3, 8)
+	c.add("autovacuum_max_workers", strconv.FormatInt(avw, 10), "half the CPUs (3..8) so large and small hot tables are vacuumed at the same time")
 	naptime := "30s"
-	if in.Workload == WorkloadTPCB {
+	if c.in.Workload == WorkloadTPCB {
 		naptime = "10s" // pgbench_branches and pgbench_tellers are tiny and updated by every transaction
 	}
-	add("autovacuum_naptime", naptime, "hot tables bloat within a minute under OLTP updates; look at them more often")
-	add("autovacuum_vacuum_scale_factor", "0.05", "vacuum a table after 5% of its rows are dead instead of 20%: keeps free space for HOT updates")
-	add("autovacuum_analyze_scale_factor", "0.02", "keep statistics fresh on large, growing tables (order lines, history)")
+	c.add("autovacuum_naptime", naptime, "hot tables bloat within a minute under OLTP updates; look at them more often")
+	c.add("autovacuum_vacuum_scale_factor", "0.05", "vacuum a table after 5% of its rows are dead instead of 20%: keeps free space for HOT updates")
+	c.add("autovacuum_analyze_scale_factor", "0.02", "keep statistics fresh on large, growing tables (order lines, history)")
 	costLimit := "2000"
-	if in.Host.Storage == StorageHDD {
+	if c.in.Host.Storage == StorageHDD {
 		costLimit = "800"
 	}
-	add("autovacuum_vacuum_cost_limit", costLimit, "the default 200 page budget per round throttles vacuum far below what "+in.Host.Storage+" storage sustains")
+	c.add("autovacuum_vacuum_cost_limit", costLimit, "the default 200 page budget per round throttles vacuum far below what "+c.in.Host.Storage+" storage sustains")
+}
 
-	// Group commit: with more committers than CPUs, waiting briefly lets
-	// several commits share one WAL flush. Durable: nothing is acknowledged early.
-	if conns >= int(2*cpus) && in.Host.Storage != StorageNVMe {
+// adviseGroupCommit: with more committers than CPUs, waiting briefly lets
+// several commits share one WAL flush. Durable: nothing is acknowledged early.
+func adviseGroupCommit(c *adviceContext) {
+	if c.conns >= int(2*c.cpus) && c.in.Host.Storage != StorageNVMe {
 		delay := "200"
-		if in.Host.Storage == StorageHDD {
+		if c.in.Host.Storage == StorageHDD {
 			delay = "1000"
 		}
-		add("commit_delay", delay, fmt.Sprintf("%d connections on %.3g CPUs commit concurrently; about half a %s flush lets commits share it (durable; prove it with 'pgoltp experiment')", conns, cpus, in.Host.Storage))
-		add("commit_siblings", "5", "only delay when at least 5 other transactions are active")
+		c.add("commit_delay", delay, fmt.Sprintf("%d connections on %.3g CPUs commit concurrently; about half a %s flush lets commits share it (durable; prove it with 'pgoltp experiment')", c.conns, c.cpus, c.in.Host.Storage))
+		c.add("commit_siblings", "5", "only delay when at least 5 other transactions are active")
 	}
+}
 
-	// I/O.
-	if in.Host.Storage != StorageHDD {
-		add("random_page_cost", "1.1", "random reads cost about as much as sequential ones on "+in.Host.Storage)
+// adviseIO sets the planner costs and I/O concurrency for the storage.
+func adviseIO(c *adviceContext) {
+	if c.in.Host.Storage != StorageHDD {
+		c.add("random_page_cost", "1.1", "random reads cost about as much as sequential ones on "+c.in.Host.Storage)
 		conc := "200"
-		if in.Host.Storage == StorageNVMe {
+		if c.in.Host.Storage == StorageNVMe {
 			conc = "256"
 		}
-		add("effective_io_concurrency", conc, "flash serves many reads at once; lets bitmap heap scans (and on 18 the read stream) prefetch")
-		add("maintenance_io_concurrency", conc, "the same for VACUUM and index builds")
+		c.add("effective_io_concurrency", conc, "flash serves many reads at once; lets bitmap heap scans (and on 18 the read stream) prefetch")
+		c.add("maintenance_io_concurrency", conc, "the same for VACUUM and index builds")
 	} else {
-		add("effective_io_concurrency", "2", "a single spindle gains little from more prefetch")
+		c.add("effective_io_concurrency", "2", "a single spindle gains little from more prefetch")
 	}
-	if in.Major >= 18 {
+	if c.in.Major >= 18 {
 		method, why := "worker", "asynchronous I/O through worker processes: works everywhere, the default"
-		if l, ok := in.Live["io_method"]; ok && contains(l.Enum, "io_uring") && in.Host.Storage == StorageNVMe {
+		if l, ok := c.in.Live["io_method"]; ok && contains(l.Enum, "io_uring") && c.in.Host.Storage == StorageNVMe {
 			method, why = "io_uring", "NVMe and a server built with liburing: io_uring issues I/O without extra processes"
 		}
-		add("io_method", method, why)
+		c.add("io_method", method, why)
 		if method == "worker" {
-			add("io_workers", strconv.FormatInt(clampInt(int64(cpus/4), 3, 32), 10), "a quarter of the CPUs (at least the default 3) to carry asynchronous reads")
+			c.add("io_workers", strconv.FormatInt(clampInt(int64(c.cpus/4), 3, 32), 10), "a quarter of the CPUs (at least the default 3) to carry asynchronous reads")
 		}
 	}
+}
 
-	// CPU.
-	add("jit", "off", "JIT compilation costs milliseconds that sub-millisecond OLTP statements never earn back")
-	if cpus > 8 {
-		n := strconv.Itoa(int(cpus))
-		add("max_worker_processes", n, "one background worker slot per CPU")
-		add("max_parallel_workers", n, "parallel workers may use every CPU")
+// adviseCPU sets what depends on the CPU count.
+func adviseCPU(c *adviceContext) {
+	c.add("jit", "off", "JIT compilation costs milliseconds that sub-millisecond OLTP statements never earn back")
+	if c.cpus > 8 {
+		n := strconv.Itoa(int(c.cpus))
+		c.add("max_worker_processes", n, "one background worker slot per CPU")
+		c.add("max_parallel_workers", n, "parallel workers may use every CPU")
 	}
-	add("track_io_timing", "on", "I/O timings in pg_stat_* let 'pgoltp doctor' tell I/O waits from CPU; cheap on modern clocks")
-
-	a.Items = finish(recs, in.Major, in.Live, &a.Notes)
-	return a, nil
+	c.add("track_io_timing", "on", "I/O timings in pg_stat_* let 'pgoltp doctor' tell I/O waits from CPU; cheap on modern clocks")
 }
 
 // hugePages recommends huge_pages from the shared memory the server will need

@@ -39,11 +39,7 @@ var hosts = []struct {
 // line has a reason and a risk class, never an unsafe one.
 func TestAdviseValidatedAgainstServer(t *testing.T) {
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn, _ := pgtest.Conn(t)
 	live, major, err := settings.ReadServer(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +102,9 @@ func TestAdviseVersions(t *testing.T) {
 		}
 		if v := got["shared_buffers"]; v != "2GB" {
 			t.Errorf("PostgreSQL %d: shared_buffers = %s on 8GB, want 2GB", major, v)
+		}
+		if v := got["wal_buffers"]; v != "64MB" { // the WAL rule reads the memory rule's shared_buffers
+			t.Errorf("PostgreSQL %d: wal_buffers = %q with 2GB of shared_buffers, want 64MB", major, v)
 		}
 		// jit and the fs-friendly WAL switches came in 11 and 12.
 		if _, ok := got["jit"]; ok != (major >= 11) {

@@ -62,42 +62,11 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 	if c.KillAfter <= 0 {
 		c.KillAfter = 5 * time.Second
 	}
-	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
-	defer cancel()
-	conn, err := pgx.Connect(setupCtx, c.DSN)
-	if err != nil {
-		return nil, problem.Wrap(err, "check the server", "cannot connect for the durability audit")
-	}
-	live, major, err := settings.ReadServer(setupCtx, conn)
-	var version string
-	if err == nil {
-		err = conn.QueryRow(setupCtx, "SELECT 'PostgreSQL ' || current_setting('server_version')").Scan(&version)
-	}
-	conn.Close(context.Background())
+	live, major, version, err := c.checkServer(ctx)
 	if err != nil {
 		return nil, err
 	}
 	names := sortedKeys(c.Settings)
-	for _, n := range names {
-		if err := settings.ValidateLive(live, major, n, c.Settings[n]); err != nil {
-			return nil, problem.BadInput("fix --set", "%v", err)
-		}
-		if r, why := settings.LabelFor(major, n, c.Settings[n]); r.Unsafe() && !c.AllowUnsafe {
-			return nil, problem.BadInput("pass --allow-unsafe to audit it (that is what the audit is for; it is labelled in every output)",
-				"%s=%s is %s: %s", n, c.Settings[n], r, why)
-		}
-	}
-	effective := map[string]string{}
-	for name, l := range live {
-		effective[name] = l.Value()
-	}
-	maps.Copy(effective, c.Settings)
-	if err := settings.CheckTogether(effective); err != nil {
-		return nil, problem.BadInput("fix --set", "%v", err)
-	}
-	if err := memoryFits(effective); err != nil {
-		return nil, problem.BadInput("fix --set", "%v", err)
-	}
 	rep := &CrashReport{Server: version, Settings: settings.Labelled(major, c.Settings), Workload: c.Workload.Name(),
 		KilledAfter: c.KillAfter, Caveat: killCaveat}
 	for _, p := range rep.Settings {
@@ -156,8 +125,57 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	ackSet := make(map[int64]struct{}, len(r.acked))
-	for _, id := range r.acked {
+	rep.count(r.acked, present)
+	return rep, nil
+}
+
+// checkServer reads the server's settings, major version and version string,
+// and refuses settings it would not take (or unsafe ones without
+// AllowUnsafe) before anything is applied.
+func (c *CrashAudit) checkServer(ctx context.Context) (map[string]settings.Live, int, string, error) {
+	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	conn, err := pgx.Connect(setupCtx, c.DSN)
+	if err != nil {
+		return nil, 0, "", problem.Wrap(err, "check the server", "cannot connect for the durability audit")
+	}
+	live, major, err := settings.ReadServer(setupCtx, conn)
+	var version string
+	if err == nil {
+		err = conn.QueryRow(setupCtx, "SELECT 'PostgreSQL ' || current_setting('server_version')").Scan(&version)
+	}
+	conn.Close(context.Background())
+	if err != nil {
+		return nil, 0, "", err
+	}
+	for _, n := range sortedKeys(c.Settings) {
+		if err := settings.ValidateLive(live, major, n, c.Settings[n]); err != nil {
+			return nil, 0, "", problem.BadInput("fix --set", "%v", err)
+		}
+		if r, why := settings.LabelFor(major, n, c.Settings[n]); r.Unsafe() && !c.AllowUnsafe {
+			return nil, 0, "", problem.BadInput("pass --allow-unsafe to audit it (that is what the audit is for; it is labelled in every output)",
+				"%s=%s is %s: %s", n, c.Settings[n], r, why)
+		}
+	}
+	effective := map[string]string{}
+	for name, l := range live {
+		effective[name] = l.Value()
+	}
+	maps.Copy(effective, c.Settings)
+	if err := settings.CheckTogether(effective); err != nil {
+		return nil, 0, "", problem.BadInput("fix --set", "%v", err)
+	}
+	if err := memoryFits(effective); err != nil {
+		return nil, 0, "", problem.BadInput("fix --set", "%v", err)
+	}
+	return live, major, version, nil
+}
+
+// count compares the acknowledged ids with those present after recovery and
+// gives the verdict.
+func (rep *CrashReport) count(acked ledger.Acked, present map[int64]struct{}) {
+	ackSet := make(map[int64]struct{}, len(acked))
+	for _, id := range acked {
 		ackSet[id] = struct{}{}
 		if _, ok := present[id]; !ok {
 			rep.Missing++
@@ -180,7 +198,6 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 	default:
 		rep.Verdict = fmt.Sprintf("%d of %d acknowledged commits LOST", rep.Missing, rep.Acknowledged)
 	}
-	return rep, nil
 }
 
 // ledgerIDs reads every id present in ledger_entry.

@@ -1,7 +1,6 @@
 package tune
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -14,22 +13,11 @@ import (
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
-// isLocalBackend reports whether the backend with this pid is a PostgreSQL
-// process visible on this host: then the OS checks describe the server's OS.
-func isLocalBackend(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-	if err != nil {
-		return false
-	}
-	comm := strings.TrimSpace(string(b))
-	return comm == "postgres" || comm == "postmaster"
-}
-
 // osChecks audits the host under a local server: huge pages, THP, dirty
 // writeback, swappiness, the I/O scheduler and read-ahead of the data disk,
 // and memory overcommit.
 func (s *doctorState) osChecks(backendPID int, dataDir string) {
-	postmaster := int(procStatusInt(backendPID, "PPid"))
+	postmaster := parentPID(backendPID)
 	s.hugePages(postmaster)
 	s.thp()
 	s.dirtyWriteback()
@@ -44,11 +32,11 @@ func (s *doctorState) osChecks(backendPID int, dataDir string) {
 // describes for older versions, from the postmaster's VmPeak.
 func (s *doctorState) hugePages(postmaster int) {
 	mem := readMeminfo()
-	pageSize := mem["Hugepagesize"]
+	pageSize := mem.HugePageSize
 	if pageSize == 0 {
 		return
 	}
-	total, free, rsvd := mem["HugePages_Total"]/1024, mem["HugePages_Free"]/1024, mem["HugePages_Rsvd"]/1024
+	total, free, rsvd := mem.HugePagesTotal, mem.HugePagesFree, mem.HugePagesRsvd
 	var need int64
 	method := ""
 	if l, ok := s.live["shared_memory_size_in_huge_pages"]; ok {
@@ -56,7 +44,7 @@ func (s *doctorState) hugePages(postmaster int) {
 			need, method = n, "shared_memory_size_in_huge_pages"
 		}
 	}
-	if peak := procStatusInt(postmaster, "VmPeak") * 1024; peak > 0 {
+	if peak := peakVirtualMemory(postmaster); peak > 0 {
 		byPeak := (int64(peak) + pageSize - 1) / pageSize
 		if need == 0 {
 			need, method = byPeak, fmt.Sprintf("postmaster VmPeak %s / %s", humanBytes(int64(peak)), humanBytes(pageSize))
@@ -87,23 +75,6 @@ func (s *doctorState) hugePages(postmaster int) {
 	}
 }
 
-// usesHugePages reports whether any mapping of the process uses pages larger than 4kB.
-func usesHugePages(pid int) bool {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps", pid))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "KernelPageSize:") && !strings.HasSuffix(strings.Join(strings.Fields(line), " "), " 4 kB") {
-			return true
-		}
-	}
-	return false
-}
-
 func (s *doctorState) thp() {
 	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	if err != nil {
@@ -125,9 +96,9 @@ func (s *doctorState) thp() {
 // dirtyWriteback checks how much dirty page cache may pile up before the
 // kernel writes it back: a checkpoint's fsync then has to flush all of it.
 func (s *doctorState) dirtyWriteback() {
-	bg, bgRatio := sysctlInt("vm/dirty_background_bytes"), sysctlInt("vm/dirty_background_ratio")
-	hard, hardRatio := sysctlInt("vm/dirty_bytes"), sysctlInt("vm/dirty_ratio")
-	ram := readMeminfo()["MemTotal"]
+	bg, bgRatio := sysctlInt("vm.dirty_background_bytes"), sysctlInt("vm.dirty_background_ratio")
+	hard, hardRatio := sysctlInt("vm.dirty_bytes"), sysctlInt("vm.dirty_ratio")
+	ram := readMeminfo().Total
 	bgBytes, hardBytes := bg, hard
 	bgHow, hardHow := "dirty_background_bytes", "dirty_bytes"
 	if bg <= 0 {
@@ -149,8 +120,8 @@ func (s *doctorState) dirtyWriteback() {
 }
 
 func (s *doctorState) swappiness() {
-	sw := sysctlInt("vm/swappiness")
-	swap := readMeminfo()["SwapTotal"]
+	sw := sysctlInt("vm.swappiness")
+	swap := readMeminfo().SwapTotal
 	ev := fmt.Sprintf("vm.swappiness = %d, swap %s", sw, humanBytes(swap))
 	if swap > 0 && sw > 10 {
 		s.add(Finding{ID: "swappiness", Area: "os", Severity: SeverityInfo, Title: "the kernel may swap PostgreSQL memory out", Evidence: ev,
@@ -208,11 +179,8 @@ func (s *doctorState) disk(dataDir string) {
 
 // overcommit checks whether the OOM killer can hit PostgreSQL.
 func (s *doctorState) overcommit(postmaster int) {
-	mode := sysctlInt("vm/overcommit_memory")
-	adj := -1
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/oom_score_adj", postmaster)); err == nil {
-		adj, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-	}
+	mode := sysctlInt("vm.overcommit_memory")
+	adj := oomScoreAdj(postmaster)
 	ev := fmt.Sprintf("vm.overcommit_memory = %d; postmaster oom_score_adj = %d", mode, adj)
 	if mode == 2 {
 		s.add(Finding{ID: "overcommit", Area: "os", Severity: SeverityOK, Title: "memory overcommit is strict", Evidence: ev,
@@ -234,36 +202,6 @@ func selected(s string) string {
 		}
 	}
 	return s
-}
-
-func sysctlInt(name string) int64 {
-	b, err := os.ReadFile("/proc/sys/" + name)
-	if err != nil {
-		return -1
-	}
-	n, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	return n
-}
-
-// procStatusInt reads a numeric field of /proc/<pid>/status (kB for sizes).
-func procStatusInt(pid int, field string) int64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, rest, ok := strings.Cut(sc.Text(), ":")
-		if ok && name == field {
-			fs := strings.Fields(rest)
-			if len(fs) > 0 {
-				n, _ := strconv.ParseInt(fs[0], 10, 64)
-				return n
-			}
-		}
-	}
-	return 0
 }
 
 // IsLocalServer reports whether the server behind conn runs on this host (its

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/tune"
@@ -20,13 +18,8 @@ import (
 // problem with a max_wal_size fix, and the non-HOT table, each with evidence.
 func TestDoctorOnMisconfiguredServer(t *testing.T) {
 	c := pgtest.Cluster(t)
-	dsn := pgtest.NewDatabase(t)
+	conn, dsn := pgtest.Conn(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
 	live, major, err := settings.ReadServer(ctx, conn, "max_wal_size", "checkpoint_timeout")
 	if err != nil {
 		t.Fatal(err)

@@ -181,78 +181,88 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 	current := baseLayout
 
 	for _, step := range p.Steps {
-		sr := StepResult{Name: step.Name, Settings: settings.Labelled(major, step.Values()), Layout: step.LayoutValues()}
-		sr.Unsafe = settings.WorstRisk(major, step.Values()).Unsafe()
-		// The baseline arm sets every setting the plan touches anywhere, so
-		// that an earlier step's values never leak into a later step's runs.
-		armA := maps.Clone(original)
-		maps.Copy(armA, p.Baseline.Values())
-		armB := maps.Clone(armA)
-		maps.Copy(armB, step.Values())
-		layoutA := baseLayout
-		layoutB := maps.Clone(baseLayout)
-		if layoutB == nil {
-			layoutB = workload.Layout{}
-		}
-		maps.Copy(layoutB, step.LayoutValues())
-
-		risk := settings.WorstRisk(major, step.Values())
-		// "step run 2/3", "baseline run 4/4" (one baseline run more than
-		// step runs); with auto the counts are upper bounds.
-		runsOf := func(arm string) string {
-			n, bound := p.Repetitions.Pairs, ""
-			if p.Repetitions.Auto {
-				n, bound = p.MaxRepetitions, "≤"
-			}
-			if arm == ArmBaseline {
-				n++
-			}
-			return bound + strconv.Itoa(n)
-		}
-		measure := func(arm string, r int) error {
-			values, layout := armA, layoutA
-			if arm == ArmStep {
-				values, layout = armB, layoutB
-			}
-			rec, err := e.runOnce(ctx, values, layout, &current, len(step.Layout) > 0 || p.ReloadEachRun)
-			rec.Arm, rec.Repetition = arm, r
-			if err != nil {
-				return fmt.Errorf("step %q, %s run %d: %w", step.Name, arm, r, err)
-			}
-			tag := ""
-			if arm == ArmStep && sr.Unsafe {
-				tag = " " + settings.Tag(risk)
-			}
-			e.logf("%-20s %-8s run %d/%s: %8.1f tps  p99 %-9s cv %.3f%s%s", step.Name, arm, r, runsOf(arm),
-				rec.TPS, rec.Measurement.P99.Round(10*time.Microsecond), rec.CV, mismatchNote(rec.Mismatch), tag)
-			sr.Runs = append(sr.Runs, rec)
-			return nil
-		}
-		if err := measure(ArmBaseline, 1); err != nil {
-			rep.Steps = append(rep.Steps, sr)
+		sr, err := e.runStep(ctx, step, major, original, baseLayout, &current)
+		rep.Steps = append(rep.Steps, sr)
+		if err != nil {
 			return rep, err
 		}
-		for r := 1; ; r++ {
-			if err := measure(ArmStep, r); err != nil {
-				rep.Steps = append(rep.Steps, sr)
-				return rep, err
-			}
-			if err := measure(ArmBaseline, r+1); err != nil {
-				rep.Steps = append(rep.Steps, sr)
-				return rep, err
-			}
-			summarize(&sr, p.Level(), risk)
-			if stop, why := stopAfter(p, &sr, r); stop {
-				sr.StoppedBy = why
-				break
-			}
-		}
-		e.logf("%-20s %s: %+.1f%% (%s CI %+.1f%% .. %+.1f%%, %d pairs, stopped: %s)", step.Name, sr.Summary, sr.Throughput.Percent,
-			levelText(sr.Throughput.Level), sr.Throughput.Low, sr.Throughput.High, sr.Throughput.Pairs, sr.StoppedBy)
-		rep.Steps = append(rep.Steps, sr)
 	}
 	rep.Finished = time.Now().UTC()
 	return rep, nil
+}
+
+// runStep measures one step against the baseline: a baseline run, then
+// step and baseline runs in turn until the plan's repetitions or stop rule
+// say enough. original holds the values before the experiment; current is
+// the layout the data has now.
+func (e *Experiment) runStep(ctx context.Context, step Step, major int, original map[string]string, baseLayout workload.Layout, current *workload.Layout) (StepResult, error) {
+	p := e.Plan
+	sr := StepResult{Name: step.Name, Settings: settings.Labelled(major, step.Values()), Layout: step.LayoutValues()}
+	sr.Unsafe = settings.WorstRisk(major, step.Values()).Unsafe()
+	// The baseline arm sets every setting the plan touches anywhere, so
+	// that an earlier step's values never leak into a later step's runs.
+	armA := maps.Clone(original)
+	maps.Copy(armA, p.Baseline.Values())
+	armB := maps.Clone(armA)
+	maps.Copy(armB, step.Values())
+	layoutA := baseLayout
+	layoutB := maps.Clone(baseLayout)
+	if layoutB == nil {
+		layoutB = workload.Layout{}
+	}
+	maps.Copy(layoutB, step.LayoutValues())
+
+	risk := settings.WorstRisk(major, step.Values())
+	// "step run 2/3", "baseline run 4/4" (one baseline run more than
+	// step runs); with auto the counts are upper bounds.
+	runsOf := func(arm string) string {
+		n, bound := p.Repetitions.Pairs, ""
+		if p.Repetitions.Auto {
+			n, bound = p.MaxRepetitions, "≤"
+		}
+		if arm == ArmBaseline {
+			n++
+		}
+		return bound + strconv.Itoa(n)
+	}
+	measure := func(arm string, r int) error {
+		values, layout := armA, layoutA
+		if arm == ArmStep {
+			values, layout = armB, layoutB
+		}
+		rec, err := e.runOnce(ctx, values, layout, current, len(step.Layout) > 0 || p.ReloadEachRun)
+		rec.Arm, rec.Repetition = arm, r
+		if err != nil {
+			return fmt.Errorf("step %q, %s run %d: %w", step.Name, arm, r, err)
+		}
+		tag := ""
+		if arm == ArmStep && sr.Unsafe {
+			tag = " " + settings.Tag(risk)
+		}
+		e.logf("%-20s %-8s run %d/%s: %8.1f tps  p99 %-9s cv %.3f%s%s", step.Name, arm, r, runsOf(arm),
+			rec.TPS, rec.Measurement.P99.Round(10*time.Microsecond), rec.CV, mismatchNote(rec.Mismatch), tag)
+		sr.Runs = append(sr.Runs, rec)
+		return nil
+	}
+	if err := measure(ArmBaseline, 1); err != nil {
+		return sr, err
+	}
+	for r := 1; ; r++ {
+		if err := measure(ArmStep, r); err != nil {
+			return sr, err
+		}
+		if err := measure(ArmBaseline, r+1); err != nil {
+			return sr, err
+		}
+		summarize(&sr, p.Level(), risk)
+		if stop, why := stopAfter(p, &sr, r); stop {
+			sr.StoppedBy = why
+			break
+		}
+	}
+	e.logf("%-20s %s: %+.1f%% (%s CI %+.1f%% .. %+.1f%%, %d pairs, stopped: %s)", step.Name, sr.Summary, sr.Throughput.Percent,
+		levelText(sr.Throughput.Level), sr.Throughput.Low, sr.Throughput.High, sr.Throughput.Pairs, sr.StoppedBy)
+	return sr, nil
 }
 
 // runOnce applies an arm's settings (restarting only if needed), reloads the
@@ -560,13 +570,13 @@ func sortedKeys[V any](m map[string]V) []string {
 // pages. (Restarts only happen on the lab's cluster, which runs here.)
 func memoryFits(values map[string]string) error {
 	mem := readMeminfo()
-	if sb, err := settings.ToUnit(values["shared_buffers"], "B"); err == nil && mem["MemTotal"] > 0 && sb > 0.9*float64(mem["MemTotal"]) {
-		return fmt.Errorf("shared_buffers=%s is more than 90%% of this host's %s of memory: the server would not start or would be killed", values["shared_buffers"], humanBytes(mem["MemTotal"]))
+	if sb, err := settings.ToUnit(values["shared_buffers"], "B"); err == nil && mem.Total > 0 && sb > 0.9*float64(mem.Total) {
+		return fmt.Errorf("shared_buffers=%s is more than 90%% of this host's %s of memory: the server would not start or would be killed", values["shared_buffers"], humanBytes(mem.Total))
 	}
 	if strings.ToLower(strings.Trim(values["huge_pages"], "'")) != "on" {
 		return nil
 	}
-	if mem["HugePages_Total"] == 0 {
+	if mem.HugePagesTotal == 0 {
 		return fmt.Errorf("huge_pages=on but this host has no huge pages reserved (vm.nr_hugepages=0): the server would not start")
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/dustin/go-humanize"
 )
 
 // Storage classes the advisor distinguishes.
@@ -37,9 +39,9 @@ type Host struct {
 func DetectHost(dataPath string) Host {
 	h := Host{CPUs: float64(runtime.NumCPU())}
 	mem := readMeminfo()
-	h.RAM = mem["MemTotal"]
-	h.HugePage = mem["Hugepagesize"]
-	h.HugePagesTotal = mem["HugePages_Total"] / 1024 // a count, not kB: undo readMeminfo's scaling
+	h.RAM = mem.Total
+	h.HugePage = mem.HugePageSize
+	h.HugePagesTotal = mem.HugePagesTotal
 	h.Notes = append(h.Notes, fmt.Sprintf("memory: host MemTotal %s", humanBytes(h.RAM)))
 	h.Notes = append(h.Notes, fmt.Sprintf("cpus: %d online", runtime.NumCPU()))
 	if lim, where, ok := cgroupMemoryLimit(); ok && lim < h.RAM {
@@ -57,57 +59,6 @@ func DetectHost(dataPath string) Host {
 	h.Storage = storage
 	h.Notes = append(h.Notes, note)
 	return h
-}
-
-// readMeminfo returns /proc/meminfo in bytes (values given in kB are scaled).
-func readMeminfo() map[string]int64 {
-	out := map[string]int64{}
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return out
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		name, rest, ok := strings.Cut(line, ":")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(rest)
-		if len(f) == 0 {
-			continue
-		}
-		n, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil {
-			continue
-		}
-		// Counts (HugePages_Total) have no unit; scale everything by 1024 and
-		// let callers of counts undo it, so that one map serves both.
-		out[name] = n * 1024
-	}
-	return out
-}
-
-// cgroupPaths returns, per controller ("" for cgroup v2), this process's
-// cgroup path from /proc/self/cgroup.
-func cgroupPaths() map[string]string {
-	out := map[string]string{}
-	b, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return out
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		f := strings.SplitN(line, ":", 3)
-		if len(f) != 3 {
-			continue
-		}
-		if f[1] == "" {
-			out[""] = f[2]
-			continue
-		}
-		for _, c := range strings.Split(f[1], ",") {
-			out[c] = f[2]
-		}
-	}
-	return out
 }
 
 // candidates lists the files to try for a controller file: the process's own
@@ -221,17 +172,11 @@ func storageClass(path string) (string, string) {
 	return StorageSSD, fmt.Sprintf("storage: %s holds %s (non-rotational)", name, path)
 }
 
-// humanBytes writes a byte count for people (binary units, as PostgreSQL does).
+// humanBytes writes a byte count for people in binary units ("1.5 GiB"),
+// as the report and the collected facts do.
 func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<40:
-		return strconv.FormatFloat(float64(n)/(1<<40), 'f', 1, 64) + "TB"
-	case n >= 1<<30:
-		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + "GB"
-	case n >= 1<<20:
-		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 0, 64) + "MB"
-	case n >= 1<<10:
-		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 0, 64) + "kB"
+	if n < 0 {
+		return "unknown"
 	}
-	return strconv.FormatInt(n, 10) + "B"
+	return humanize.IBytes(uint64(n))
 }

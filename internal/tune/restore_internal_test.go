@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
@@ -22,12 +20,7 @@ func (claimsApplied) Apply(context.Context, map[string]string) (bool, error) { r
 // never printed), and a real restore must pass the same check.
 func TestRestoreChecksValuesReadBack(t *testing.T) {
 	ctx := context.Background()
-	dsn := pgtest.NewDatabase(t)
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(ctx) })
+	conn, dsn := pgtest.Conn(t)
 	exec := func(sql string) {
 		t.Helper()
 		if _, err := conn.Exec(ctx, sql); err != nil {

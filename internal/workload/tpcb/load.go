@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
 )
 
 // LoadOptions are pgbench -i's options that matter for the data, plus the
@@ -310,34 +310,27 @@ func (p *connPool) close() {
 // run executes tasks on the pool's connections, at most one per connection at
 // a time, and returns the first error.
 func (p *connPool) run(ctx context.Context, tasks []task) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	queue := make(chan task, len(tasks))
 	for _, t := range tasks {
 		queue <- t
 	}
 	close(queue)
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
+	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range p.conns[:min(len(p.conns), len(tasks))] {
-		wg.Go(func() {
+		g.Go(func() error {
 			for t := range queue {
-				if ctx.Err() != nil {
-					return
+				if gctx.Err() != nil {
+					return nil
 				}
-				if err := t(ctx, c); err != nil {
-					once.Do(func() { first = err; cancel() })
-					return
+				if err := t(gctx, c); err != nil {
+					return err
 				}
 			}
+			return nil
 		})
 	}
-	wg.Wait()
-	if first == nil && ctx.Err() != nil {
-		return ctx.Err()
+	if err := g.Wait(); err != nil {
+		return err
 	}
-	return first
+	return ctx.Err() // interrupted: the remaining tasks did not run
 }

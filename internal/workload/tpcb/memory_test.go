@@ -44,7 +44,12 @@ func TestRunKeepsNothingPerTransaction(t *testing.T) {
 	}
 	// Under -race sync.Pool drops items at random: the allocation count is
 	// only checked without it (the bytes kept above are checked either way).
-	if perTxnMallocs > 0.5 && !raceDetector {
+	// About 0.47 per transaction on a quiet machine and 0.53 on a loaded one:
+	// what remains is the runtime's (timers, wake-ups), which grows with load.
+	// The bound of 1 still catches any allocation per transaction in our code
+	// (the pgx path makes several); the message encoding and splitting
+	// themselves are pinned at zero by TestWireHotPathAllocatesNothing.
+	if perTxnMallocs > 1 && !raceDetector {
 		t.Errorf("%.2f allocations per transaction on the hot path", perTxnMallocs)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/metrics"
@@ -204,25 +205,22 @@ func detectScale(ctx context.Context, conn *pgx.Conn) (int, error) {
 func connectClients(ctx context.Context, cfg *pgconn.Config, opts RunOptions, def *scriptDef, scale int64, rec *metrics.Recorder) ([]*client, time.Duration, error) {
 	t0 := time.Now()
 	clients := make([]*client, opts.Clients)
-	errs := make([]error, opts.Clients)
-	var wg sync.WaitGroup
+	var g errgroup.Group
 	for i := range clients {
 		local := rec.NewLocal()
-		wg.Go(func() {
+		g.Go(func() error {
 			conn, err := pgconn.ConnectConfig(ctx, cfg)
 			if err != nil {
-				errs[i] = fmt.Errorf("connecting client %d: %w", i, err)
-				return
+				return fmt.Errorf("connecting client %d: %w", i, err)
 			}
 			seed := opts.Seed + uint64(i)*0x9e3779b97f4a7c15
-			clients[i], errs[i] = newClient(ctx, conn, opts.Protocol, def, scale, seed, local)
-			if errs[i] != nil {
+			if clients[i], err = newClient(ctx, conn, opts.Protocol, def, scale, seed, local); err != nil {
 				_ = conn.Close(context.Background())
 			}
+			return err
 		})
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := g.Wait(); err != nil {
 		for _, c := range clients {
 			if c != nil {
 				_ = c.conn.Close(context.Background())

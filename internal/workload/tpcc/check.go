@@ -88,19 +88,9 @@ type checkPiece struct {
 // error: look at CheckReport.Passed.
 func Check(ctx context.Context, dsn string, opts CheckOptions) (CheckReport, error) {
 	start := time.Now()
-	if opts.Schema == "" {
-		opts.Schema = DefaultSchema
-	}
-	if opts.Workers <= 0 {
-		opts.Workers = runtime.NumCPU()
-	}
-	if opts.MaxRows <= 0 {
-		opts.MaxRows = 5
-	}
-	for _, n := range opts.Only {
-		if !checkExists(n) {
-			return CheckReport{}, fmt.Errorf("unknown check %q (checks: %s)", n, strings.Join(CheckNames(), ", "))
-		}
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return CheckReport{}, err
 	}
 	pathDSN, err := WithSearchPath(dsn, opts.Schema)
 	if err != nil {
@@ -116,31 +106,70 @@ func Check(ctx context.Context, dsn string, opts CheckOptions) (CheckReport, err
 		}
 	}()
 	rep := CheckReport{Schema: opts.Schema}
-	first := conns[0]
+	maxW, err := readCheckTarget(ctx, conns[0], opts, &rep)
+	if err != nil {
+		return rep, err
+	}
+	selected, pieces := planChecks(opts, maxW, &rep)
+	if err := runChecks(ctx, conns, selected, pieces, opts.MaxRows, &rep); err != nil {
+		return rep, err
+	}
+	rep.Passed = true
+	for _, r := range rep.Results {
+		if r.Status == StatusFail {
+			rep.Passed = false
+		}
+	}
+	rep.Duration = time.Since(start)
+	return rep, nil
+}
 
+// withDefaults fills in the options left zero and refuses unknown check names.
+func (opts CheckOptions) withDefaults() (CheckOptions, error) {
+	if opts.Schema == "" {
+		opts.Schema = DefaultSchema
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.NumCPU()
+	}
+	if opts.MaxRows <= 0 {
+		opts.MaxRows = 5
+	}
+	for _, n := range opts.Only {
+		if !checkExists(n) {
+			return opts, fmt.Errorf("unknown check %q (checks: %s)", n, strings.Join(CheckNames(), ", "))
+		}
+	}
+	return opts, nil
+}
+
+// readCheckTarget reads, in the snapshot of first, whether the schema was
+// completely loaded, its warehouses (into rep; the highest w_id is returned)
+// and whether it looks freshly loaded.
+func readCheckTarget(ctx context.Context, first *pgx.Conn, opts CheckOptions, rep *CheckReport) (int, error) {
 	// A missing pgoltp_meta must not abort the snapshot's transaction.
 	if _, err := first.Exec(ctx, "SAVEPOINT pgoltp_meta"); err != nil {
-		return rep, err
+		return 0, err
 	}
 	meta, err := ReadMeta(ctx, first)
 	switch {
 	case errors.Is(err, ErrNotLoaded):
 		// Not loaded by pgoltp (another tool's TPC-C database): check it anyway.
 		if _, err := first.Exec(ctx, "ROLLBACK TO SAVEPOINT pgoltp_meta"); err != nil {
-			return rep, err
+			return 0, err
 		}
 	case err != nil:
-		return rep, err
+		return 0, err
 	case !meta.Complete:
-		return rep, fmt.Errorf("%w (schema %s, interrupted while loading); run 'pgoltp tpcc load' again", ErrNotComplete, opts.Schema)
+		return 0, fmt.Errorf("%w (schema %s, interrupted while loading); run 'pgoltp tpcc load' again", ErrNotComplete, opts.Schema)
 	}
 	var maxW int
 	if err := first.QueryRow(ctx, "SELECT count(*), coalesce(max(w_id), 0) FROM warehouse").Scan(&rep.Warehouses, &maxW); err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "42P01" {
-			return rep, fmt.Errorf("%w in schema %s", ErrNotLoaded, opts.Schema)
+			return 0, fmt.Errorf("%w in schema %s", ErrNotLoaded, opts.Schema)
 		}
-		return rep, fmt.Errorf("reading warehouses: %w", err)
+		return 0, fmt.Errorf("reading warehouses: %w", err)
 	}
 	switch opts.Fresh {
 	case FreshYes:
@@ -148,12 +177,16 @@ func Check(ctx context.Context, dsn string, opts CheckOptions) (CheckReport, err
 	case FreshAuto:
 		rep.Fresh, err = looksFresh(ctx, first, rep.Warehouses)
 		if err != nil {
-			return rep, err
+			return 0, err
 		}
 	}
+	return maxW, nil
+}
 
-	// Select the checks, then cut the per-warehouse ones into ranges so that
-	// the expensive ones spread over the workers.
+// planChecks selects the checks opts asks for (filling rep.Results, skipped
+// ones marked) and cuts the per-warehouse ones into ranges so that the
+// expensive ones spread over the workers.
+func planChecks(opts CheckOptions, maxW int, rep *CheckReport) ([]consistencyCheck, []checkPiece) {
 	var selected []consistencyCheck
 	for _, c := range consistencyChecks {
 		if len(opts.Only) > 0 && !containsName(opts.Only, c.name) {
@@ -190,24 +223,28 @@ func Check(ctx context.Context, dsn string, opts CheckOptions) (CheckReport, err
 		}
 	}
 	// Expensive pieces first so that the cheap ones fill in at the end.
-	expensiveFirst := make([]checkPiece, 0, len(pieces))
+	ordered := make([]checkPiece, 0, len(pieces))
 	for _, p := range pieces {
 		if selected[p.check].expensive {
-			expensiveFirst = append(expensiveFirst, p)
+			ordered = append(ordered, p)
 		}
 	}
 	for _, p := range pieces {
 		if !selected[p.check].expensive {
-			expensiveFirst = append(expensiveFirst, p)
+			ordered = append(ordered, p)
 		}
 	}
-	pieces = expensiveFirst
+	return selected, ordered
+}
 
+// runChecks runs the pieces over the snapshot connections and adds what they
+// find to rep.Results.
+func runChecks(ctx context.Context, conns []*pgx.Conn, selected []consistencyCheck, pieces []checkPiece, maxRows int, rep *CheckReport) error {
 	var mu sync.Mutex
-	err = runParallel(ctx, conns, len(pieces), func(ctx context.Context, conn *pgx.Conn, i int) error {
+	return runParallel(ctx, conns, len(pieces), func(ctx context.Context, conn *pgx.Conn, i int) error {
 		p := pieces[i]
 		t0 := time.Now()
-		cols, rows, n, err := runCheckQuery(ctx, conn, selected[p.check], p.lo, p.hi, opts.MaxRows)
+		cols, rows, n, err := runCheckQuery(ctx, conn, selected[p.check], p.lo, p.hi, maxRows)
 		if err != nil {
 			return fmt.Errorf("check %s: %w", selected[p.check].name, err)
 		}
@@ -218,7 +255,7 @@ func Check(ctx context.Context, dsn string, opts CheckOptions) (CheckReport, err
 		r.Columns = cols
 		r.Violations += n
 		for _, row := range rows {
-			if len(r.Rows) < opts.MaxRows {
+			if len(r.Rows) < maxRows {
 				r.Rows = append(r.Rows, row)
 			}
 		}
@@ -227,17 +264,6 @@ func Check(ctx context.Context, dsn string, opts CheckOptions) (CheckReport, err
 		}
 		return nil
 	})
-	if err != nil {
-		return rep, err
-	}
-	rep.Passed = true
-	for _, r := range rep.Results {
-		if r.Status == StatusFail {
-			rep.Passed = false
-		}
-	}
-	rep.Duration = time.Since(start)
-	return rep, nil
 }
 
 // runCheckQuery runs one check over warehouses lo..hi and returns the column

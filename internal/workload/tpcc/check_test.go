@@ -6,6 +6,18 @@ import (
 	"testing"
 )
 
+// mustCheck runs the consistency checker and fails the test on any violation.
+func mustCheck(t *testing.T, dsn string) {
+	t.Helper()
+	rep, err := Check(context.Background(), dsn, CheckOptions{Fresh: FreshNo})
+	if err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	for _, f := range rep.Failed() {
+		t.Errorf("check %s (%s) failed: %d violations, e.g. %v", f.Name, f.Clause, f.Violations, f.Rows)
+	}
+}
+
 // TestCheckDetectsCorruption loads one warehouse, verifies that every check
 // passes, then breaks the database one way at a time and asserts that exactly
 // the checks the damage must trip fail (a corruption usually breaks more than

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
 )
 
 // LoadOptions say what to load and how.
@@ -116,56 +117,19 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 			return stats, fmt.Errorf("creating schema %s: %w", opts.Schema, err)
 		}
 	}
-	// One load per schema at a time: a second one would drop the first's tables.
-	// A session lock outlives its client until the server notices the
-	// disconnect, so the lock is released explicitly, and a lock still held
-	// is waited for a moment before the schema is declared busy.
-	const lockSQL = "SELECT pg_try_advisory_lock(hashtext('pgoltp tpcc load ' || current_schema()))"
-	var locked bool
-	for wait := time.Now().Add(3 * time.Second); ; {
-		if err := conn.QueryRow(ctx, lockSQL).Scan(&locked); err != nil {
-			return stats, fmt.Errorf("locking the schema for the load: %w", err)
-		}
-		if locked || time.Now().After(wait) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if !locked {
-		return stats, fmt.Errorf("%w: another load into schema %s is running", ErrLoadBusy, opts.Schema)
-	}
-	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('pgoltp tpcc load ' || current_schema()))")
-	old, err := ReadMeta(ctx, conn)
-	switch {
-	case errors.Is(err, ErrNotLoaded):
-		if n, err := countTPCCTables(ctx, conn); err != nil {
-			return stats, err
-		} else if n > 0 && !opts.Force {
-			return stats, fmt.Errorf("%w: %d TPC-C tables exist in schema %s but were not loaded by pgoltp (no pgoltp_meta)", ErrLoadExists, n, opts.Schema)
-		} else if n > 0 {
-			stats.Replaced = true
-		}
-	case err != nil:
+	unlock, err := lockSchemaForLoad(ctx, conn, opts.Schema)
+	if err != nil {
 		return stats, err
-	case old.Complete && !opts.Force:
-		if old.Warehouses == opts.Warehouses && old.Partitions == opts.Partitions && old.ForeignKeys == opts.ForeignKeys &&
-			(opts.Seed == 0 || opts.Seed == old.Seed) {
-			stats.AlreadyLoaded, stats.Seed, stats.Constants = true, old.Seed, old.Load
-			stats.Total = time.Since(start)
-			return stats, nil
-		}
-		return stats, fmt.Errorf("%w: a complete load of %d warehouses (seed %d, partitions %d) exists in schema %s",
-			ErrLoadExists, old.Warehouses, old.Seed, old.Partitions, opts.Schema)
-	default:
-		stats.Replaced = true // incomplete (interrupted) or forced
+	}
+	defer unlock()
+	if done, err := checkExistingLoad(ctx, conn, opts, &stats); err != nil {
+		return stats, err
+	} else if done {
+		stats.Total = time.Since(start)
+		return stats, nil
 	}
 
-	seed := opts.Seed
-	for seed == 0 {
-		var b [8]byte
-		_, _ = crand.Read(b[:])
-		seed = binary.LittleEndian.Uint64(b[:])
-	}
+	seed := chooseSeed(opts.Seed)
 	stats.Seed = seed
 	stats.Constants = NewLoadConstants(NewRand(seed))
 	// The dates of the initial rows are timestamps without time zone: the
@@ -176,37 +140,13 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 	}
 	pop := &population{seed: seed, warehouses: opts.Warehouses, c: stats.Constants, now: newTimestampField(wall)}
 
-	// Drop, record the load as incomplete, and create the bare tables, in one
-	// transaction: afterwards the schema either has its old state or a fresh
-	// incomplete load.
 	t0 := time.Now()
 	meta := Meta{Warehouses: opts.Warehouses, Load: stats.Constants, Seed: seed, LoadedAt: now,
 		Partitions: opts.Partitions, ForeignKeys: opts.ForeignKeys}
-	if err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, dropSQL()); err != nil {
-			return fmt.Errorf("dropping the old tables: %w", err)
-		}
-		if err := writeMeta(ctx, tx, meta); err != nil {
-			return err
-		}
-		for _, t := range tpccTables {
-			for _, stmt := range t.createSQL(opts.SchemaOptions) {
-				if _, err := tx.Exec(ctx, stmt); err != nil {
-					return fmt.Errorf("creating %s: %w", t.name, err)
-				}
-			}
-		}
-		return nil
-	}); err != nil {
+	if err := createTables(ctx, conn, meta, opts.SchemaOptions); err != nil {
 		return stats, err
 	}
 	stats.Create = time.Since(t0)
-
-	workers, err := openWorkers(ctx, pathDSN, opts.Workers)
-	if err != nil {
-		return stats, err
-	}
-	defer closeWorkers(context.WithoutCancel(ctx), workers)
 
 	units := pop.units()
 	var total int64
@@ -215,37 +155,9 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 	}
 	prog := newLoadProgress(opts.Progress, opts.ProgressBar, total)
 	defer prog.stop()
-
-	var partitionOf map[int]int
-	if opts.Partitions > 1 {
-		if partitionOf, err = warehousePartitions(ctx, conn, opts.Warehouses, opts.Partitions); err != nil {
-			return stats, err
-		}
-	}
-	jobs := planCopyJobs(units, opts.SchemaOptions, partitionOf, opts.Workers)
-
-	t0 = time.Now()
-	stats.Rows, err = loadData(ctx, workers, jobs, prog.rows)
-	if err != nil {
+	if err := fillTables(ctx, conn, pathDSN, opts, units, prog, &stats); err != nil {
 		return stats, err
 	}
-	stats.Data = time.Since(t0)
-
-	t0 = time.Now()
-	builds, attach := indexPlan(opts.SchemaOptions)
-	prog.phase(fmt.Sprintf("building %d indexes", len(builds)))
-	if err := buildIndexes(ctx, workers, builds, attach); err != nil {
-		return stats, err
-	}
-	stats.Index = time.Since(t0)
-
-	t0 = time.Now()
-	prog.phase("analyzing")
-	if err := analyzeTables(ctx, workers); err != nil {
-		return stats, err
-	}
-	stats.Analyze = time.Since(t0)
-
 	stats.Total = time.Since(start)
 	meta.Complete = true
 	meta.LoadSeconds = stats.Total.Seconds()
@@ -254,6 +166,135 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 	}
 	prog.phase("done")
 	return stats, nil
+}
+
+// lockSchemaForLoad takes the schema's load lock and returns its release.
+func lockSchemaForLoad(ctx context.Context, conn *pgx.Conn, schema string) (func(), error) {
+	// One load per schema at a time: a second one would drop the first's tables.
+	// A session lock outlives its client until the server notices the
+	// disconnect, so the lock is released explicitly, and a lock still held
+	// is waited for a moment before the schema is declared busy.
+	const lockSQL = "SELECT pg_try_advisory_lock(hashtext('pgoltp tpcc load ' || current_schema()))"
+	var locked bool
+	for wait := time.Now().Add(3 * time.Second); ; {
+		if err := conn.QueryRow(ctx, lockSQL).Scan(&locked); err != nil {
+			return nil, fmt.Errorf("locking the schema for the load: %w", err)
+		}
+		if locked || time.Now().After(wait) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !locked {
+		return nil, fmt.Errorf("%w: another load into schema %s is running", ErrLoadBusy, schema)
+	}
+	return func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(hashtext('pgoltp tpcc load ' || current_schema()))")
+	}, nil
+}
+
+// checkExistingLoad decides from pgoltp_meta what to do with what the schema
+// holds: done when the same complete load is already there (stats says so),
+// an error when something else is there and opts.Force is not set; otherwise
+// the load goes on and stats.Replaced says whether it replaces something.
+func checkExistingLoad(ctx context.Context, conn *pgx.Conn, opts LoadOptions, stats *LoadStats) (done bool, err error) {
+	old, err := ReadMeta(ctx, conn)
+	switch {
+	case errors.Is(err, ErrNotLoaded):
+		if n, err := countTPCCTables(ctx, conn); err != nil {
+			return false, err
+		} else if n > 0 && !opts.Force {
+			return false, fmt.Errorf("%w: %d TPC-C tables exist in schema %s but were not loaded by pgoltp (no pgoltp_meta)", ErrLoadExists, n, opts.Schema)
+		} else if n > 0 {
+			stats.Replaced = true
+		}
+	case err != nil:
+		return false, err
+	case old.Complete && !opts.Force:
+		if old.Warehouses == opts.Warehouses && old.Partitions == opts.Partitions && old.ForeignKeys == opts.ForeignKeys &&
+			(opts.Seed == 0 || opts.Seed == old.Seed) {
+			stats.AlreadyLoaded, stats.Seed, stats.Constants = true, old.Seed, old.Load
+			return true, nil
+		}
+		return false, fmt.Errorf("%w: a complete load of %d warehouses (seed %d, partitions %d) exists in schema %s",
+			ErrLoadExists, old.Warehouses, old.Seed, old.Partitions, opts.Schema)
+	default:
+		stats.Replaced = true // incomplete (interrupted) or forced
+	}
+	return false, nil
+}
+
+// chooseSeed returns seed, or a random one when it is 0.
+func chooseSeed(seed uint64) uint64 {
+	for seed == 0 {
+		var b [8]byte
+		_, _ = crand.Read(b[:])
+		seed = binary.LittleEndian.Uint64(b[:])
+	}
+	return seed
+}
+
+// createTables drops the old tables, records the load as incomplete, and
+// creates the bare tables, in one transaction: afterwards the schema either
+// has its old state or a fresh incomplete load.
+func createTables(ctx context.Context, conn *pgx.Conn, meta Meta, schema SchemaOptions) error {
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, dropSQL()); err != nil {
+			return fmt.Errorf("dropping the old tables: %w", err)
+		}
+		if err := writeMeta(ctx, tx, meta); err != nil {
+			return err
+		}
+		for _, t := range tpccTables {
+			for _, stmt := range t.createSQL(schema) {
+				if _, err := tx.Exec(ctx, stmt); err != nil {
+					return fmt.Errorf("creating %s: %w", t.name, err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// fillTables streams the rows of units over parallel workers, then builds the
+// primary keys and indexes and analyzes, timing each phase into stats.
+func fillTables(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOptions, units []rowSource, prog *loadProgress, stats *LoadStats) error {
+	workers, err := openWorkers(ctx, pathDSN, opts.Workers)
+	if err != nil {
+		return err
+	}
+	defer closeWorkers(context.WithoutCancel(ctx), workers)
+
+	var partitionOf map[int]int
+	if opts.Partitions > 1 {
+		if partitionOf, err = warehousePartitions(ctx, conn, opts.Warehouses, opts.Partitions); err != nil {
+			return err
+		}
+	}
+	jobs := planCopyJobs(units, opts.SchemaOptions, partitionOf, opts.Workers)
+
+	t0 := time.Now()
+	stats.Rows, err = loadData(ctx, workers, jobs, prog.rows)
+	if err != nil {
+		return err
+	}
+	stats.Data = time.Since(t0)
+
+	t0 = time.Now()
+	builds, attach := indexPlan(opts.SchemaOptions)
+	prog.phase(fmt.Sprintf("building %d indexes", len(builds)))
+	if err := buildIndexes(ctx, workers, builds, attach); err != nil {
+		return err
+	}
+	stats.Index = time.Since(t0)
+
+	t0 = time.Now()
+	prog.phase("analyzing")
+	if err := analyzeTables(ctx, workers); err != nil {
+		return err
+	}
+	stats.Analyze = time.Since(t0)
+	return nil
 }
 
 // units lists the load's units, each table's in warehouse order
@@ -308,29 +349,27 @@ func closeWorkers(ctx context.Context, conns []*pgx.Conn) {
 // runParallel runs job(conn, i) for i in 0..n-1 over the connections, each
 // connection taking the next index when free; the first error cancels the rest.
 func runParallel(ctx context.Context, conns []*pgx.Conn, n int, job func(ctx context.Context, conn *pgx.Conn, i int) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	g, gctx := errgroup.WithContext(ctx)
 	var next atomic.Int64
-	var wg sync.WaitGroup
 	for _, c := range conns {
-		wg.Go(func() {
+		g.Go(func() error {
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
+				if i >= n || gctx.Err() != nil {
+					return nil
 				}
-				if err := job(ctx, c, i); err != nil {
-					cancel(err)
-					return
+				if err := job(gctx, c, i); err != nil {
+					return err
 				}
 			}
 		})
 	}
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil {
-		return err
+	err := g.Wait()
+	if ctx.Err() != nil {
+		// Interrupted: say so, not what the cut connections reported.
+		return context.Cause(ctx)
 	}
-	return nil
+	return err
 }
 
 // loadData runs the copy jobs over the workers and returns the rows per table.

@@ -181,7 +181,7 @@ func TestPopulation(t *testing.T) {
 		var chiNURand, chiUniform float64
 		for v := range 1000 {
 			exp := n * p[v] / float64((NURandCLast+1)*1000)
-			o := observed[LastName(v)]
+			o := observed[string(AppendLastName(nil, v))]
 			if exp > 0 {
 				chiNURand += (o - exp) * (o - exp) / exp
 			}

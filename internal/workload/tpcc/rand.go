@@ -124,13 +124,8 @@ func (g *Rand) AppendOriginal(dst []byte, minLen, maxLen int) []byte {
 // syllables spell the digits of a customer last name (clause 4.3.2.3).
 var syllables = [10]string{"BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATION", "EING"}
 
-// LastName returns the last name for num in 0..999: its three digits, each as a
-// syllable (371 → PRICALLYOUGHT), clause 4.3.2.3.
-func LastName(num int) string {
-	return string(AppendLastName(nil, num))
-}
-
-// AppendLastName appends LastName(num) to dst.
+// AppendLastName appends the last name for num in 0..999 to dst: its three
+// digits, each as a syllable (371 → PRICALLYOUGHT), clause 4.3.2.3.
 func AppendLastName(dst []byte, num int) []byte {
 	return append(append(append(dst, syllables[num/100%10]...), syllables[num/10%10]...), syllables[num%10]...)
 }

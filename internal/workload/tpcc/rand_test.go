@@ -15,8 +15,8 @@ func TestLastName(t *testing.T) {
 		{999, "EINGEINGEING"},
 		{40, "BARPRESBAR"},
 	} {
-		if got := LastName(tc.num); got != tc.want {
-			t.Errorf("LastName(%d) = %q, want %q", tc.num, got, tc.want)
+		if got := string(AppendLastName(nil, tc.num)); got != tc.want {
+			t.Errorf("AppendLastName(%d) = %q, want %q", tc.num, got, tc.want)
 		}
 	}
 }

@@ -25,18 +25,6 @@ func loadForRun(t *testing.T, warehouses int) string {
 	return dsn
 }
 
-// mustCheck runs the consistency checker and fails the test on any violation.
-func mustCheck(t *testing.T, dsn string) {
-	t.Helper()
-	rep, err := Check(context.Background(), dsn, CheckOptions{Fresh: FreshNo})
-	if err != nil {
-		t.Fatalf("check: %v", err)
-	}
-	for _, f := range rep.Failed() {
-		t.Errorf("check %s (%s) failed: %d violations, e.g. %v", f.Name, f.Clause, f.Violations, f.Rows)
-	}
-}
-
 func TestRunPathsAndModes(t *testing.T) {
 	dsn := loadForRun(t, 2)
 	tests := []struct {

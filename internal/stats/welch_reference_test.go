@@ -12,8 +12,8 @@ type WelchEffect struct {
 
 // Welch returns mean(b) − mean(a) with a two-sided interval at level from
 // Welch's t-test on the values (e.g. run means), which does not assume equal
-// variances. Experiments used it on run means before Paired; it stays as
-// the reference Paired is measured against (see the power test).
+// variances. Experiments used it on run means before Paired; it stays, in a
+// test file, as the reference Paired is measured against (see the power test).
 func Welch(a, b []float64, level float64) WelchEffect {
 	ma, sa := meanSD(a)
 	mb, sb := meanSD(b)
