@@ -253,6 +253,10 @@ func TestTpcbBadInput(t *testing.T) {
 		{"unlimited tries unbounded", []string{"tpcb", "run", "--max-tries", "0"}, []string{"tries"}},
 		// -T accepts Go durations: 24h parses, and the clash with -t is what is reported.
 		{"-T 24h with -t", []string{"tpcb", "run", "-T", "24h", "-t", "5"}, []string{"either a number of transactions or a duration"}},
+		{"negative stop-at-txns", []string{"tpcb", "run", "--stop-at-txns", "-1"}, []string{"--stop-at-txns"}},
+		{"stop-at-txns with -t", []string{"tpcb", "run", "--stop-at-txns", "100", "-t", "5"}, []string{"--stop-at-txns"}},
+		{"negative bloat-every", []string{"tpcb", "run", "-T", "2h", "--bloat-every", "-1m"}, []string{"--bloat-every"}},
+		{"tpcc negative stop-at-txns", []string{"tpcc", "run", "--stop-at-txns", "-1"}, []string{"--stop-at-txns"}},
 		{"bad expect-history", []string{"tpcb", "check", "--expect-history", "-5"}, []string{"expect-history"}},
 	}
 	for _, tc := range cases {

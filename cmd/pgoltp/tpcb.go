@@ -82,6 +82,7 @@ func newTPCBRunCmd() *cobra.Command {
 		progress                 int
 		maxTries                 int
 		snapshotEach, seriesEach time.Duration
+		bloatEvery               time.Duration
 		record                   bool
 	)
 	cmd := &cobra.Command{
@@ -126,6 +127,10 @@ one row per committed transaction.`,
 			if err := o.Validate(); err != nil {
 				return bad(err)
 			}
+			ro := recordOptions(record)
+			if ro.Collect.BloatEvery, err = resolveBloatEvery(cmd.Flags().Changed("bloat-every"), bloatEvery, o.Duration); err != nil {
+				return err
+			}
 			// -j is pgbench's thread count: here the event loops, each on its
 			// own thread, plus one for the rest of the process (progress,
 			// aggregation), so both tools use the same number of CPUs.
@@ -137,7 +142,7 @@ one row per committed transaction.`,
 			if o.Progress > 0 {
 				o.Out = os.Stderr
 			}
-			out, err := recorder.Run(cmd.Context(), dsn, &tpcb.Workload{Options: o, SkipCheck: o.NoCheck}, recordOptions(record))
+			out, err := recorder.Run(cmd.Context(), dsn, &tpcb.Workload{Options: o, SkipCheck: o.NoCheck}, ro)
 			if err != nil {
 				return tpcbError("tpcb run", err)
 			}
@@ -164,6 +169,7 @@ one row per committed transaction.`,
 	f.IntVar(&maxTries, "max-tries", 1, "tries per transaction on serialization failures and deadlocks (0 = unlimited)")
 	f.IntVarP(&o.Transactions, "transactions", "t", 0, "transactions per client (default 10 without --duration)")
 	f.StringVarP(&duration, "duration", "T", "", "run this long: seconds (60) or a duration (90m, 24h)")
+	f.Int64Var(&o.StopAtTxns, "stop-at-txns", 0, "stop after this many transactions over all clients (committed or failed; instead of -t; with -T, whichever comes first)")
 	f.IntVarP(&progress, "progress", "P", 0, "print progress every N seconds to stderr")
 	f.StringVar(&o.Isolation, "isolation", "", "default_transaction_isolation of the clients: read-committed, repeatable-read or serializable")
 	f.BoolVarP(&o.NoVacuum, "no-vacuum", "n", false, "do not vacuum pgbench_tellers and pgbench_branches before the run")
@@ -172,6 +178,7 @@ one row per committed transaction.`,
 	f.Uint64Var(&o.Seed, "random-seed", 0, "random seed (0 = from the clock)")
 	f.DurationVar(&snapshotEach, "snapshot-interval", time.Minute, "keep a histogram snapshot of every window this long")
 	f.DurationVar(&seriesEach, "series-interval", time.Second, "length of one point of the throughput/latency series")
+	addBloatEveryFlag(f, &bloatEvery)
 	f.BoolVar(&record, "record", true, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
 	return cmd
 }

@@ -35,6 +35,7 @@ func tpccRunCommand() *cobra.Command {
 		record      bool
 		cpuProfile  string
 		procs       int
+		bloatEvery  time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -67,6 +68,11 @@ cleanly and still prints the summary.`,
 			if err := driver.UseCPUs(procs, w.Options.Conns); err != nil {
 				return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", err.Error())
 			}
+			ro := recordOptions(record)
+			var err error
+			if ro.Collect.BloatEvery, err = resolveBloatEvery(cmd.Flags().Changed("bloat-every"), bloatEvery, w.Options.Ramp+w.Options.Duration); err != nil {
+				return err
+			}
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err
@@ -89,7 +95,7 @@ cleanly and still prints the summary.`,
 				}
 				defer stop()
 			}
-			out, err := recorder.Run(cmd.Context(), dsn, w, recordOptions(record))
+			out, err := recorder.Run(cmd.Context(), dsn, w, ro)
 			if err != nil {
 				return tpccRunError(cmd.Context(), err)
 			}
@@ -116,15 +122,17 @@ cleanly and still prints the summary.`,
 	f.IntVar(&opts.Terminals, "terminals", 0, "emulated terminals, at least one per driven warehouse (0 = 10 per warehouse)")
 	f.IntVar(&opts.Conns, "conns", 0, "connections the terminals share (0 = 8 in nowait mode, 1 per 50 terminals in spec mode)")
 	f.IntVar(&opts.DeliveryWorkers, "delivery-workers", 0, "workers executing queued Deliveries, one connection each (0 = conns/8, at least 1)")
-	f.DurationVar(&opts.Duration, "duration", 0, "measured time after ramp-up (0 = 1m in nowait mode, or until --txns-per-terminal / Ctrl-C)")
+	f.DurationVar(&opts.Duration, "duration", 0, "measured time after ramp-up (0 = 1m in nowait mode, or until --txns-per-terminal / --stop-at-txns / Ctrl-C)")
 	f.DurationVar(&opts.Ramp, "ramp", 0, "warm-up before measuring")
 	f.IntVar(&opts.TxnsPerTerminal, "txns-per-terminal", 0, "stop each terminal after this many transactions (0 = no limit)")
+	f.Int64Var(&opts.StopAtTxns, "stop-at-txns", 0, "stop after this many transactions of all five kinds over all terminals, ramp-up included (with --duration, whichever comes first)")
 	f.Float64Var(&opts.Rate, "rate", 0, "limit to this many transactions per minute over all terminals (0 = unlimited)")
 	f.StringVar(&weights, "weights", "", "mix as card counts NO,P,OS,D,SL (default: the 23-card deck 10,10,1,1,1); below the minimums of clause 5.2.3 the run is marked non-compliant")
 	f.BoolVar(&opts.AllowNonCompliant, "allow-noncompliant", false, "let spec mode run a mix below clause 5.2.3's minimums or more than 10 terminals per warehouse (marked non-compliant)")
 	f.IntVar(&opts.MaxRetries, "max-retries", 10, "retries of serialization failures and deadlocks (-1 = none)")
 	f.StringVar(&opts.Isolation, "isolation", "read-committed", "read-committed, repeatable-read or serializable (Stock-Level may run at read committed)")
 	f.Float64Var(&opts.KeyingScale, "keying-scale", 1, "multiply keying and think times in spec mode (1 = the standard)")
+	addBloatEveryFlag(f, &bloatEvery)
 	f.IntVar(&progressSec, "progress", 5, "print a live line every N seconds on stderr (0 = off)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "random seed (0 = random; printed with the result)")
 	f.StringVar(&opts.Schema, "schema", tpcc.DefaultSchema, "schema that holds the TPC-C tables")

@@ -141,6 +141,21 @@ func tickQueries() []tickQuery {
 			t.gauges["sessions.total"], t.gauges["sessions.active"], t.gauges["sessions.idle_in_xact"] = total, active, idleTx
 			return rows.Err()
 		}})
+	// The oldest open transaction of the clients: a long-running one holds
+	// back vacuum, and on a soak run of days it decides where bloat goes.
+	qs = append(qs, tickQuery{name: "pg_stat_activity (longest transaction)",
+		sql: `SELECT coalesce(extract(epoch FROM max(now() - xact_start)), 0)::float8 FROM pg_stat_activity
+			WHERE xact_start IS NOT NULL AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+		read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
+			for rows.Next() {
+				var longest float64
+				if err := rows.Scan(&longest); err != nil {
+					return err
+				}
+				t.gauges["xact.longest_s"] = longest
+			}
+			return rows.Err()
+		}})
 	qs = append(qs, tickQuery{name: "pg_stat_user_tables",
 		sql:  `SELECT relid, n_dead_tup::float8 FROM pg_stat_user_tables WHERE relid = ANY($1)`,
 		args: func(s *pgSampler) []any { return []any{s.tableOIDs} },

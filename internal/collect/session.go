@@ -19,7 +19,13 @@ import (
 type Options struct {
 	Interval time.Duration // between samples; 0 means one second
 	NoOS     bool          // skip /proc and /sys (the server is on another machine)
-	NoBloat  bool          // skip pgstattuple_approx before and after
+	NoBloat  bool          // skip pgstattuple_approx before and after (and during)
+	// GrowthEvery is how often sizes and autovacuum counts are read during
+	// the run (growth.go); 0 means DefaultGrowthEvery, negative never.
+	GrowthEvery time.Duration
+	// BloatEvery is how often pgstattuple_approx estimates bloat during the
+	// run (under the same time budget as before and after); 0 = never.
+	BloatEvery time.Duration
 }
 
 // Session is a running collection. Start it before the workload, Stop it after.
@@ -37,6 +43,7 @@ type Session struct {
 
 	os           *osSampler
 	pg           *pgSampler
+	growth       growthSampler
 	stmtsBefore  map[int64]Statement
 	tablesBefore []tableState
 	backendPID   int
@@ -108,6 +115,15 @@ func Start(ctx context.Context, dsn string, opts Options) (*Session, error) {
 		}
 	}
 	s.opts.NoBloat = !withBloat
+	s.growth = growthSampler{every: opts.GrowthEvery}
+	if s.growth.every == 0 {
+		s.growth.every = DefaultGrowthEvery
+	}
+	if withBloat {
+		// The before-snapshot just estimated bloat: the next one is due
+		// BloatEvery from now.
+		s.growth.bloatEvery, s.growth.lastBloat = opts.BloatEvery, time.Now()
+	}
 	if s.tablesBefore, err = readTables(ctx, conn, withBloat); err != nil {
 		s.warn("no table sizes: %v", err)
 	}
@@ -242,6 +258,13 @@ func (s *Session) tick(ctx context.Context, now time.Time) error {
 	var err error
 	if s.conn != nil {
 		err = s.pg.sample(ctx, s.conn, now, add, func(e Event) { evs = append(evs, e) })
+	}
+	if due, bloat := s.growth.due(now); due && err == nil && s.conn != nil {
+		// A slow size or bloat reading is not a lost server: warn once, go on.
+		if gerr := sampleGrowth(ctx, s.conn, bloat, add); gerr != nil && !s.growth.warned {
+			s.growth.warned = true
+			s.warn("sizes during the run: %v", gerr)
+		}
 	}
 	s.keep(pts, evs)
 	return err

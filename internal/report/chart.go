@@ -15,7 +15,10 @@ const (
 	padL, padR, padT, padB = 64, 16, 10, 26
 	plotW                  = chartW - padL - padR
 	plotH                  = chartH - padT - padB
-	maxPointsPerLine       = 1200
+	// maxPointsPerLine bounds what a line puts in the page (SVG and
+	// read-out data): a week at 1 s is 604,800 points, drawn as 1,200
+	// buckets with their min/max envelope (downsample.go).
+	maxPointsPerLine = 1200
 )
 
 // marker is a vertical line on every time chart: a checkpoint, a deadlock.
@@ -83,15 +86,41 @@ func svgTimeChart(c *timeChart, x0, x1 float64, markers []marker, spans []span) 
 			m.Kind, html.EscapeString(m.Kind), clock(m.X), html.EscapeString(m.Detail), px, px, padT, padT+plotH, px+3, padT+10, html.EscapeString(markerLabel(m)))
 	}
 	for i, l := range c.Lines {
-		xs, ys := downsample(l.X, l.Y, maxPointsPerLine)
+		bk := bucketize(l.X, l.Y, maxPointsPerLine)
+		if bk.Thinned {
+			// The envelope: each bucket's largest values left to right, then
+			// its smallest right to left, closed; a gap ends a polygon.
+			var env strings.Builder
+			from := 0
+			for j := 0; j <= len(bk.X); j++ {
+				if j < len(bk.X) && !math.IsNaN(bk.Min[j]) {
+					continue
+				}
+				if j-from > 1 {
+					fmt.Fprintf(&env, "M%.1f %.1f", sx(bk.X[from]), sy(bk.Max[from]))
+					for k := from + 1; k < j; k++ {
+						fmt.Fprintf(&env, "L%.1f %.1f", sx(bk.X[k]), sy(bk.Max[k]))
+					}
+					for k := j - 1; k >= from; k-- {
+						fmt.Fprintf(&env, "L%.1f %.1f", sx(bk.X[k]), sy(bk.Min[k]))
+					}
+					env.WriteString("Z")
+				}
+				from = j + 1
+			}
+			if env.Len() > 0 {
+				fmt.Fprintf(&b, `<path class="envelope" d="%s" fill="%s"><title>%s: range within each of %d buckets</title></path>`,
+					env.String(), l.Color, html.EscapeString(l.Name), len(bk.X))
+			}
+		}
 		var d strings.Builder
 		pen := "M"
-		for j := range xs {
-			if math.IsNaN(ys[j]) || math.IsInf(ys[j], 0) {
+		for j := range bk.X {
+			if math.IsNaN(bk.Mean[j]) || math.IsInf(bk.Mean[j], 0) {
 				pen = "M"
 				continue
 			}
-			fmt.Fprintf(&d, "%s%.1f %.1f", pen, sx(xs[j]), sy(ys[j]))
+			fmt.Fprintf(&d, "%s%.1f %.1f", pen, sx(bk.X[j]), sy(bk.Mean[j]))
 			pen = "L"
 		}
 		dash := ""
@@ -146,26 +175,6 @@ func markerLabel(m marker) string {
 		return "server back"
 	}
 	return m.Kind
-}
-
-// downsample averages runs of points so long runs stay light in the page.
-func downsample(xs, ys []float64, limit int) ([]float64, []float64) {
-	if len(xs) <= limit {
-		return xs, ys
-	}
-	step := int(math.Ceil(float64(len(xs)) / float64(limit)))
-	ox, oy := make([]float64, 0, limit), make([]float64, 0, limit)
-	for i := 0; i < len(xs); i += step {
-		end := min(i+step, len(xs))
-		var sx, sy float64
-		for j := i; j < end; j++ {
-			sx += xs[j]
-			sy += ys[j]
-		}
-		n := float64(end - i)
-		ox, oy = append(ox, sx/n), append(oy, sy/n)
-	}
-	return ox, oy
 }
 
 // niceScale returns an axis maximum and gridline step for data up to max.

@@ -19,6 +19,7 @@ type document struct {
 	Latency   []LatencyRow
 	Main      []*timeChart // throughput, latency, errors
 	Sections  []section    // collector charts
+	LongRun   *LongRun     // per-hour drift panels; nil for runs under LongRunPanelsFrom
 	Markers   []marker
 	Spans     []span // outside the measured interval
 	X0, X1    float64
@@ -48,7 +49,14 @@ func newDocument(r *store.Run, now time.Time) *document {
 	d := &document{Run: r, Generated: now, Latency: latencyRows(r), Facts: map[string][]collect.Fact{}}
 	d.Main = throughputCharts(r)
 	d.Sections = collectorCharts(r.Samples, r.StartedAt)
+	if g := growthCharts(r.StartedAt, r.Samples); len(g) > 0 {
+		d.Sections = append(d.Sections, section{Title: "Growth", Charts: g})
+	}
+	d.LongRun = longRunView(r)
 	all := append([]*timeChart(nil), d.Main...)
+	if d.LongRun != nil {
+		all = append(all, d.LongRun.charts...)
+	}
 	for _, s := range d.Sections {
 		all = append(all, s.Charts...)
 	}
@@ -149,6 +157,8 @@ func chartData(charts []*timeChart, x0, x1 float64) template.JS {
 		Color string    `json:"c"`
 		X     []float64 `json:"x"`
 		Y     []float64 `json:"y"`
+		Lo    []float64 `json:"lo,omitempty"` // a thinned line's bucket minimum
+		Hi    []float64 `json:"hi,omitempty"` // and maximum
 	}
 	type jc struct {
 		Title string `json:"t"`
@@ -163,12 +173,18 @@ func chartData(charts []*timeChart, x0, x1 float64) template.JS {
 	for _, c := range charts {
 		j := jc{Title: c.Title, Unit: c.Unit}
 		for _, l := range c.Lines {
-			xs, ys := downsample(l.X, l.Y, maxPointsPerLine)
-			rx, ry := make([]float64, len(xs)), make([]float64, len(ys))
-			for i := range xs {
-				rx[i], ry[i] = round(xs[i], 2), sig(ys[i], 4)
+			bk := bucketize(l.X, l.Y, maxPointsPerLine)
+			out := jl{Name: l.Name, Color: l.Color, X: make([]float64, len(bk.X)), Y: make([]float64, len(bk.X))}
+			if bk.Thinned {
+				out.Lo, out.Hi = make([]float64, len(bk.X)), make([]float64, len(bk.X))
 			}
-			j.Lines = append(j.Lines, jl{Name: l.Name, Color: l.Color, X: rx, Y: ry})
+			for i := range bk.X {
+				out.X[i], out.Y[i] = round(bk.X[i], 2), sig(bk.Mean[i], 4)
+				if bk.Thinned {
+					out.Lo[i], out.Hi[i] = sig(bk.Min[i], 4), sig(bk.Max[i], 4)
+				}
+			}
+			j.Lines = append(j.Lines, out)
 		}
 		out.Charts[c.ID] = j
 	}

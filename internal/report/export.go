@@ -30,6 +30,8 @@ type Export struct {
 	Series       []store.Interval `json:"series"`
 	Notes        []string         `json:"notes,omitempty"`
 	Collected    *ExportSamples   `json:"collected,omitempty"`
+	// LongRun is the per-hour drift view, for runs of LongRunPanelsFrom or more.
+	LongRun *LongRun `json:"long_run,omitempty"`
 }
 
 // ExportSamples is what the collectors saw, with times as seconds since the
@@ -73,7 +75,8 @@ type ExportCost struct {
 // NewExport builds the JSON form of r.
 func NewExport(r *store.Run) *Export {
 	e := &Export{ID: r.ID, Workload: r.Workload, Title: r.Title, Status: r.Status, StartedAt: r.StartedAt, EndedAt: r.EndedAt,
-		Seconds: r.Duration().Seconds(), MeasureStart: r.MeasureStart, MeasureEnd: r.MeasureEnd, Params: r.Params, Headline: r.Headline, Latency: latencyRows(r), Series: r.Series, Notes: r.Notes}
+		Seconds: r.Duration().Seconds(), MeasureStart: r.MeasureStart, MeasureEnd: r.MeasureEnd, Params: r.Params, Headline: r.Headline, Latency: latencyRows(r), Series: r.Series, Notes: r.Notes,
+		LongRun: longRunView(r)}
 	if s := r.Samples; s != nil {
 		x := &ExportSamples{Waits: s.Waits, Statements: s.Statements, Tables: s.Tables, Settings: s.Settings, Facts: s.Facts, Warnings: s.Warnings,
 			Cost: ExportCost{Ticks: s.Cost.Ticks, TickCPUms: ms(s.Cost.TickCPU), BackendCPUms: ms(s.Cost.BackendCPU), SnapshotCPUms: ms(s.Cost.SnapshotCPU), PercentOfCore: s.Cost.PercentOfCore()}}

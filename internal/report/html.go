@@ -55,7 +55,14 @@ func funcs(d *document) template.FuncMap {
 			}
 			return fmt.Sprint(v)
 		},
-		"pct":   func(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" },
+		"pct":    func(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" },
+		"signed": func(f float64) string { return fmt.Sprintf("%+.2f", f) },
+		"ratio": func(f float64) string {
+			if f == 0 {
+				return "–"
+			}
+			return strconv.FormatFloat(f, 'f', 3, 64)
+		},
 		"clock": clock,
 		"trunc": func(s string, n int) string {
 			s = strings.Join(strings.Fields(s), " ")

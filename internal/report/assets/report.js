@@ -68,6 +68,7 @@
           var sw = document.createElement('i'); sw.style.background = line.c;
           name.appendChild(sw); name.appendChild(document.createTextNode(line.n));
           var val = document.createElement('span'); val.textContent = fmt(line.y[i]) + ' ' + cd.u;
+          if (line.lo) val.textContent += ' (' + fmt(line.lo[i]) + '\u2013' + fmt(line.hi[i]) + ')';
           row.appendChild(name); row.appendChild(val); tip.appendChild(row);
         });
         tip.hidden = false;

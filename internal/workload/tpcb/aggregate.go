@@ -105,6 +105,9 @@ func (a *aggregator) progressLine(now time.Time) string {
 	if a.opts.MaxTries != 1 {
 		line += fmt.Sprintf(", %d retried, %d retries", p.Counter(kindTxn, cntRetried), p.Counter(kindTxn, cntRetries))
 	}
+	if left := a.opts.budget.TimeLeft(now.Sub(a.start)); left != "" {
+		line += ", " + left
+	}
 	return line
 }
 

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
@@ -20,8 +21,9 @@ type book struct {
 	maxTries int           // --max-tries; 0 or less = unlimited
 	limit    time.Duration // --latency-limit; 0 = none
 	sched    *poissonSchedule
-	count    int       // -t per client; 0 = until the deadline
-	deadline time.Time // end of -T; zero = none
+	count    int            // -t per client; 0 = until the deadline
+	deadline time.Time      // end of -T; zero = none
+	budget   *driver.Budget // --stop-at-txns over all clients; nil = none
 
 	done  int       // transactions scheduled so far, skipped and failed ones included
 	start time.Time // when the current transaction was due: its latency counts from there
@@ -31,7 +33,7 @@ type book struct {
 // newBook is client id's bookkeeping for a run that started at start.
 func newBook(local *metrics.Local, def *scriptDef, opts RunOptions, id int, start, deadline time.Time) *book {
 	b := &book{local: local, lagKind: kindLag(def), maxTries: opts.MaxTries, limit: opts.LatencyLimit,
-		count: opts.Transactions, deadline: deadline}
+		count: opts.Transactions, deadline: deadline, budget: opts.budget}
 	if opts.Rate > 0 {
 		b.sched = newPoissonSchedule(opts.Rate, opts.Clients, start, rand.New(rand.NewPCG(opts.Seed, uint64(id))))
 	}
@@ -40,9 +42,10 @@ func newBook(local *metrics.Local, def *scriptDef, opts RunOptions, id int, star
 
 // next is the schedule step: it returns when the client's next transaction
 // is due (now without a rate), or false when the client has done its count
-// or the deadline has come. Under --rate with --latency-limit, transactions
-// already later than the limit at now are skipped, as pgbench does; they
-// count towards -t.
+// or the deadline has come or the run's --stop-at-txns budget is spent.
+// Under --rate with --latency-limit, transactions already later than the
+// limit at now are skipped, as pgbench does; they count towards -t and the
+// budget.
 func (b *book) next(now time.Time) (due time.Time, ok bool) {
 	if b.count > 0 && b.done >= b.count {
 		return time.Time{}, false
@@ -51,10 +54,13 @@ func (b *book) next(now time.Time) (due time.Time, ok bool) {
 		return time.Time{}, false
 	}
 	if b.sched == nil {
-		return now, true
+		return now, b.budget.Take()
 	}
 	due = b.sched.take()
 	for b.limit > 0 && now.Sub(due) > b.limit {
+		if !b.budget.Take() {
+			return time.Time{}, false
+		}
 		b.local.Add(kindTxn, cntSkipped, 1)
 		if b.done++; b.count > 0 && b.done >= b.count {
 			return time.Time{}, false
@@ -64,7 +70,7 @@ func (b *book) next(now time.Time) (due time.Time, ok bool) {
 	if !b.deadline.IsZero() && !due.Before(b.deadline) {
 		return time.Time{}, false
 	}
-	return due, true
+	return due, b.budget.Take()
 }
 
 // begin starts, at now, the transaction that was due at due.
@@ -90,6 +96,10 @@ func (b *book) committed(now time.Time) {
 	}
 	b.done++
 }
+
+// lost counts the transaction in flight when the connection was lost as
+// ended (its outcome is in doubt), so that -t and --stop-at-txns count it.
+func (b *book) lost() { b.done++ }
 
 // retry is called, at now, once a try has failed at statement at with a
 // serialization failure or deadlock and been rolled back. It reports

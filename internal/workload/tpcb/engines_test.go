@@ -230,8 +230,9 @@ func waitForSleepers(t *testing.T, dsn string, n int) {
 }
 
 // When the server ends a connection with a FATAL error (here an
-// administrator's pg_terminate_backend), the client's error is that message,
-// not just a lost connection.
+// administrator's pg_terminate_backend), the client reconnects and goes on
+// (reconnect.go), and the outage it records says that message, not just a
+// lost connection. The transaction it was in is in doubt and counts towards -t.
 func TestRunReportsFatalErrorOnClose(t *testing.T) {
 	dsn := loadedDatabase(t)
 	execSQL(t, dsn, `create function slow() returns trigger language plpgsql as $$
@@ -249,8 +250,11 @@ func TestRunReportsFatalErrorOnClose(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.AbortedClients != 1 || len(res.Errors) != 1 || !strings.Contains(res.Errors[0], "terminating connection due to administrator command") {
-				t.Errorf("aborted %d: %v", res.AbortedClients, res.Errors)
+			if res.AbortedClients != 0 || len(res.Outages) != 1 || !strings.Contains(res.Outages[0].Error, "terminating connection due to administrator command") {
+				t.Fatalf("aborted %d (%v), outages %+v", res.AbortedClients, res.Errors, res.Outages)
+			}
+			if res.InDoubt != 1 || res.Committed != 0 || res.Outages[0].Restored.IsZero() {
+				t.Errorf("in doubt %d, committed %d, outage %+v: want the one transaction in doubt and the connection back", res.InDoubt, res.Committed, res.Outages[0])
 			}
 		})
 	}

@@ -49,7 +49,10 @@ const (
 
 // loopClient is one connection driven by a job's loop.
 type loopClient struct {
-	id     int
+	id int
+	// onLost takes the client over when its connection is lost (the
+	// reconnector): the loop is done with it, without an error.
+	onLost func(error)
 	fd     int
 	def    *scriptDef
 	proto  Protocol
@@ -440,6 +443,11 @@ func (c *loopClient) finish(err error) {
 		return
 	}
 	c.state, c.err = stFinished, err
+	if c.onLost != nil && connectionLost(err) {
+		c.err = nil
+		c.close()
+		c.onLost(err)
+	}
 }
 
 var terminateMsg, _ = (&pgproto3.Terminate{}).Encode(nil)
@@ -457,7 +465,7 @@ func (c *loopClient) close() {
 // runLoops hijacks every client's socket and drives them in opts.Jobs
 // loops. It reports false, having touched nothing, when a connection is not
 // a plain socket (TLS): the caller then uses the goroutine path.
-func runLoops(ctx context.Context, clients []*client, opts RunOptions, start, deadline time.Time) ([]error, bool, error) {
+func runLoops(ctx context.Context, clients []*client, books []*book, rc *reconnector, opts RunOptions) ([]error, bool, error) {
 	for _, c := range clients {
 		switch c.conn.Conn().(type) {
 		case *net.TCPConn, *net.UnixConn:
@@ -477,7 +485,8 @@ func runLoops(ctx context.Context, clients []*client, opts RunOptions, start, de
 			}
 			return nil, true, fmt.Errorf("taking over connection %d: %w", i, err)
 		}
-		loops[i] = newLoopClient(i, fd, c, newBook(c.local, c.def, opts, i, start, deadline), k)
+		loops[i] = newLoopClient(i, fd, c, books[i], k)
+		loops[i].onLost = func(err error) { rc.handOver(i, c, books[i], err) }
 	}
 	defer func() {
 		for _, l := range loops {

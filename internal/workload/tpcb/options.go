@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/pgoltp/pgoltp/internal/driver"
 )
 
 // RunOptions are pgbench's run options, under pgbench's names where it has
@@ -18,9 +20,15 @@ type RunOptions struct {
 	MaxTries     int           `json:"max_tries"`     // --max-tries: 1 = no retries (0 means the default, 1); negative = unlimited
 	Transactions int           `json:"transactions"`  // -t: per client (default 10 when no Duration)
 	Duration     time.Duration `json:"duration"`      // -T
-	Progress     time.Duration `json:"progress"`      // -P: print progress this often; 0 = never
-	Isolation    string        `json:"isolation"`     // default_transaction_isolation of the clients; "" = server default
-	NoVacuum     bool          `json:"no_vacuum"`     // -n: skip the vacuum of tellers and branches before the run
+	// StopAtTxns (--stop-at-txns) ends the run after this many transactions
+	// over all clients, for fixed-size studies: exactly that many are
+	// started and run to their end (committed, or failed after --max-tries;
+	// under --rate with --latency-limit, skipped ones count too, as with -t).
+	// With Duration, whichever comes first ends the run.
+	StopAtTxns int64         `json:"stop_at_txns,omitempty"`
+	Progress   time.Duration `json:"progress"`  // -P: print progress this often; 0 = never
+	Isolation  string        `json:"isolation"` // default_transaction_isolation of the clients; "" = server default
+	NoVacuum   bool          `json:"no_vacuum"` // -n: skip the vacuum of tellers and branches before the run
 	// TruncateHistory empties pgbench_history before the run, as pgbench's
 	// own pre-run step does (pgoltp keeps it by default so that Check holds
 	// over the database's life). The run's check is unaffected.
@@ -34,6 +42,8 @@ type RunOptions struct {
 	// TLS connections always do.
 	GoroutinePerClient bool      `json:"goroutine_per_client"`
 	Out                io.Writer `json:"-"` // progress lines ("progress: ..."); nil = none
+
+	budget *driver.Budget // StopAtTxns, shared by the clients of one Run
 }
 
 // isolationLevels maps the accepted names to PostgreSQL's.
@@ -94,7 +104,13 @@ func (o *RunOptions) Validate() error {
 	if o.Transactions > 0 && o.Duration > 0 {
 		return fmt.Errorf("specify either a number of transactions or a duration, not both")
 	}
-	if o.Transactions == 0 && o.Duration == 0 {
+	if o.StopAtTxns < 0 {
+		return fmt.Errorf("invalid --stop-at-txns %d: must be positive", o.StopAtTxns)
+	}
+	if o.StopAtTxns > 0 && o.Transactions > 0 {
+		return fmt.Errorf("specify either transactions per client (-t) or a total (--stop-at-txns), not both")
+	}
+	if o.Transactions == 0 && o.Duration == 0 && o.StopAtTxns == 0 {
 		o.Transactions = 10
 	}
 	if o.Progress < 0 {

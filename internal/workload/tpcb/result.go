@@ -3,6 +3,7 @@ package tpcb
 import (
 	"time"
 
+	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
@@ -41,6 +42,13 @@ type RunResult struct {
 
 	AbortedClients int      `json:"aborted_clients"`
 	Errors         []string `json:"errors,omitempty"`
+
+	// Outages are the connections lost during the run (a server restart,
+	// a network blip) and when each came back; the client went on after.
+	// InDoubt counts the transactions in flight when a connection went:
+	// each may or may not have committed, so the check allows for them.
+	Outages []driver.Outage `json:"outages,omitempty"`
+	InDoubt int64           `json:"in_doubt,omitempty"`
 
 	// Series has one point per SeriesEach (default one second) of the one
 	// kind "transaction" (committed transactions, their p50/p95/p99 and the

@@ -17,7 +17,8 @@ import (
 )
 
 // Run drives the script with opts.Clients connections until each has run
-// opts.Transactions or opts.Duration has passed, like pgbench's run, then
+// opts.Transactions or opts.Duration has passed, like pgbench's run (or, with
+// opts.StopAtTxns, until that many were run over all clients), then
 // (unless opts.NoCheck) checks that balances and history moved together and
 // that no committed transaction is missing.
 //
@@ -30,6 +31,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		return nil, err
 	}
 	def, _ := opts.Script.def()
+	opts.budget = driver.NewBudget(opts.StopAtTxns)
 	cfg, err := pgconn.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("invalid DSN: %w", err)
@@ -103,23 +105,35 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	if opts.Duration > 0 {
 		deadline = start.Add(opts.Duration)
 	}
+	books := make([]*book, len(clients))
+	for i, c := range clients {
+		books[i] = newBook(c.local, &def, opts, i, start, deadline)
+	}
+	rc := newReconnector(ctx, cfg, len(clients), deadline)
 	var errs []error
 	looped := false
 	if !opts.GoroutinePerClient {
-		if errs, looped, err = runLoops(ctx, clients, opts, start, deadline); err != nil {
+		if errs, looped, err = runLoops(ctx, clients, books, rc, opts); err != nil {
 			close(stopAgg)
 			<-aggDone
 			return nil, err
+		}
+		rc.wg.Wait() // clients that lost their connection went on as goroutines
+		for i := range errs {
+			if rc.handed[i] {
+				errs[i] = rc.errs[i]
+			}
 		}
 	}
 	if !looped {
 		errs = make([]error, len(clients))
 		var wg sync.WaitGroup
 		for i, c := range clients {
-			wg.Go(func() { errs[i] = c.loop(ctx, newBook(c.local, &def, opts, i, start, deadline)) })
+			wg.Go(func() { errs[i] = rc.resume(i, c, books[i], c.loop(ctx, books[i])) })
 		}
 		wg.Wait()
 	}
+	rc.result(res)
 	res.EventLoop = looped
 	end := time.Now()
 	close(stopAgg)
@@ -142,10 +156,19 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 
 	if !opts.NoCheck && !res.Interrupted {
 		after, err := readSums(ctx, admin)
+		if err != nil && len(res.Outages) > 0 {
+			// The server went away during the run (a restart): the
+			// admin connection went with it.
+			var again *pgx.Conn
+			if again, err = pgx.Connect(ctx, dsn); err == nil {
+				defer again.Close(context.Background())
+				after, err = readSums(ctx, again)
+			}
+		}
 		if err != nil {
 			return res, err
 		}
-		res.Check = checkRun(before, after, &def, res.Committed)
+		res.Check = checkRun(before, after, &def, res.Committed, res.InDoubt)
 	}
 	return res, nil
 }

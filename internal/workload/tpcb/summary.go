@@ -30,12 +30,18 @@ func (r *RunResult) WriteSummary(w io.Writer) {
 	}
 	if o.Duration > 0 {
 		p("duration: %s", formatDuration(o.Duration))
-	} else {
+	} else if o.Transactions > 0 {
 		p("number of transactions per client: %d", o.Transactions)
 	}
-	if o.Duration > 0 {
+	if o.StopAtTxns > 0 {
+		p("stop at transactions: %d (all clients)", o.StopAtTxns)
+	}
+	switch {
+	case o.StopAtTxns > 0:
+		p("number of transactions actually processed: %d/%d", r.Committed, o.StopAtTxns)
+	case o.Duration > 0:
 		p("number of transactions actually processed: %d", r.Committed)
-	} else {
+	default:
 		p("number of transactions actually processed: %d/%d", r.Committed, int64(o.Transactions)*int64(o.Clients))
 	}
 	all := r.Committed + r.Failed
@@ -76,6 +82,18 @@ func (r *RunResult) WriteSummary(w io.Writer) {
 	}
 	for _, e := range r.Errors {
 		p("%s", e)
+	}
+	if len(r.Outages) > 0 {
+		var longest time.Duration
+		restored := 0
+		for _, o := range r.Outages {
+			if !o.Restored.IsZero() {
+				restored++
+				longest = max(longest, o.Restored.Sub(o.Lost))
+			}
+		}
+		p("connection outages: %d (%d restored, longest %.1f s), %d transactions in doubt",
+			len(r.Outages), restored, longest.Seconds(), r.InDoubt)
 	}
 	if r.Check != nil {
 		if r.Check.OK {

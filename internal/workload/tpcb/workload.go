@@ -102,6 +102,7 @@ func (r *RunResult) Result() *workload.Result {
 		{Name: "protocol", Value: string(o.Protocol)},
 		{Name: "duration", Value: o.Duration.String()},
 		{Name: "transactions per client", Value: strconv.Itoa(o.Transactions)},
+		{Name: "stop at transactions", Value: strconv.FormatInt(o.StopAtTxns, 10)},
 		{Name: "rate (tps)", Value: strconv.FormatFloat(o.Rate, 'f', -1, 64)},
 		{Name: "latency limit", Value: o.LatencyLimit.String()},
 		{Name: "max tries", Value: strconv.Itoa(o.MaxTries)},
@@ -115,6 +116,13 @@ func (r *RunResult) Result() *workload.Result {
 		{Name: "committed", Value: float64(r.Committed), Unit: "txn"},
 		{Name: "failed", Value: float64(r.Failed), Unit: "txn"},
 		{Name: "retries", Value: float64(r.Retries), Unit: "txn"},
+	}
+	for _, o := range r.Outages {
+		out.Notes = append(out.Notes, fmt.Sprintf("client %d lost its connection at %s for %s (%d reconnect attempts): %s",
+			o.Conn, o.Lost.Format(time.TimeOnly), o.Duration().Round(time.Millisecond), o.Attempts, o.Error))
+	}
+	if r.InDoubt > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d transactions in doubt: in flight when their connection was lost", r.InDoubt))
 	}
 	return out
 }

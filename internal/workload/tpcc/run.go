@@ -32,6 +32,7 @@ type runner struct {
 	delivery []*deliveryWorker
 	dlog     *deliveryLog
 	errors   errorLog
+	budget   *driver.Budget // --stop-at-txns; nil = none
 }
 
 // Grace periods after the terminals stop: in-flight transactions and queued
@@ -84,7 +85,8 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		}
 	}
 
-	r := &runner{opts: opts, loaded: meta.Warehouses, work: make(chan *request), dlog: newDeliveryLog(opts.DeliveryLog)}
+	r := &runner{opts: opts, loaded: meta.Warehouses, work: make(chan *request), dlog: newDeliveryLog(opts.DeliveryLog),
+		budget: driver.NewBudget(opts.StopAtTxns)}
 	r.rec = metrics.NewRecorder(kindNames(), counterNames()...)
 	r.pool, err = driver.NewPool(ctx, driver.PoolOptions{
 		Size:     opts.Conns + opts.DeliveryWorkers,
@@ -166,6 +168,9 @@ loop:
 			res.StopReason = "duration reached"
 			break loop
 		case <-terminalsDone:
+			if r.budget.Spent() {
+				res.StopReason = "stop-at-txns reached"
+			}
 			break loop
 		case <-ctx.Done():
 			res.Interrupted = true

@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
@@ -96,6 +97,9 @@ func (a *aggregator) progressLine(now time.Time, measured bool) string {
 	note := ""
 	if !measured {
 		note = "(ramp-up)"
+	}
+	if left := a.r.budget.TimeLeft(now.Sub(a.start)); left != "" {
+		note = strings.TrimSpace(note + " " + left)
 	}
 	return driver.ProgressLine(now.Sub(a.start), figures, lat, a.all.CounterTotal(cntErrors), a.all.CounterTotal(cntRetries), note)
 }

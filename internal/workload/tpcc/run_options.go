@@ -45,10 +45,18 @@ type RunOptions struct {
 	Duration        time.Duration // measurement after Ramp; 0 = until TxnsPerTerminal or cancel
 	Ramp            time.Duration // warm-up, not measured
 	TxnsPerTerminal int           // stop each terminal after this many; 0 = no limit
-	Rate            float64       // transactions per minute over all terminals; 0 = unlimited
-	Weights         []int         // NO,P,OS,D,SL card counts; nil = the 23-card deck
-	MaxRetries      int           // retries of serialization failures and deadlocks; 0 = default 10, <0 = none
-	Isolation       string        // read-committed (default), repeatable-read, serializable
+	// StopAtTxns (--stop-at-txns) ends the run after this many transactions
+	// of all five kinds over all terminals, ramp-up included, for
+	// fixed-size studies: each terminal takes a ticket before it keys a
+	// transaction, so exactly that many are submitted and each runs to its
+	// end (committed, rolled back by the spec's 1% rule, failed after its
+	// retries, or queued as a Delivery that the delivery workers then
+	// finish). 0 = no limit; with Duration, whichever comes first.
+	StopAtTxns int64
+	Rate       float64 // transactions per minute over all terminals; 0 = unlimited
+	Weights    []int   // NO,P,OS,D,SL card counts; nil = the 23-card deck
+	MaxRetries int     // retries of serialization failures and deadlocks; 0 = default 10, <0 = none
+	Isolation  string  // read-committed (default), repeatable-read, serializable
 	// KeyingScale multiplies keying and think times in spec mode (1 = the
 	// standard's times; tests use a small value to finish in seconds).
 	KeyingScale float64
@@ -109,6 +117,7 @@ func (o *RunOptions) Validate() error {
 		{o.Duration < 0, fmt.Sprintf("--duration %v is negative", o.Duration)},
 		{o.Ramp < 0, fmt.Sprintf("--ramp %v is negative", o.Ramp)},
 		{o.TxnsPerTerminal < 0, fmt.Sprintf("--txns-per-terminal %d is negative", o.TxnsPerTerminal)},
+		{o.StopAtTxns < 0, fmt.Sprintf("--stop-at-txns %d is negative; use a total over all terminals (0 = no limit)", o.StopAtTxns)},
 		{o.Rate < 0, fmt.Sprintf("--rate %v is negative; transactions per minute, 0 = unlimited", o.Rate)},
 		{o.KeyingScale < 0, fmt.Sprintf("keying scale %v is negative", o.KeyingScale)},
 		{o.Progress < 0, fmt.Sprintf("--progress %v is negative", o.Progress)},
@@ -183,7 +192,7 @@ func (o *RunOptions) Resolve(loaded int) error {
 		o.DeliveryWorkers = max(1, o.Conns/8)
 	}
 	o.DeliveryWorkers = min(o.DeliveryWorkers, o.Warehouses)
-	if o.Duration == 0 && o.TxnsPerTerminal == 0 && o.Mode == ModeNoWait {
+	if o.Duration == 0 && o.TxnsPerTerminal == 0 && o.StopAtTxns == 0 && o.Mode == ModeNoWait {
 		o.Duration = time.Minute
 	}
 	return nil
@@ -197,7 +206,8 @@ func (o RunOptions) Describe() [][2]string {
 		{"terminals", fmt.Sprint(o.Terminals)}, {"conns", fmt.Sprint(o.Conns)},
 		{"delivery_workers", fmt.Sprint(o.DeliveryWorkers)},
 		{"duration", o.Duration.String()}, {"ramp", o.Ramp.String()},
-		{"txns_per_terminal", fmt.Sprint(o.TxnsPerTerminal)}, {"rate_per_min", fmt.Sprint(o.Rate)},
+		{"txns_per_terminal", fmt.Sprint(o.TxnsPerTerminal)}, {"stop_at_txns", fmt.Sprint(o.StopAtTxns)},
+		{"rate_per_min", fmt.Sprint(o.Rate)},
 		{"weights", weightsString(o.Weights)}, {"max_retries", fmt.Sprint(o.MaxRetries)},
 		{"isolation", o.Isolation}, {"keying_scale", fmt.Sprint(o.KeyingScale)},
 		{"seed", fmt.Sprint(o.Seed)}, {"schema", schemaOrDefault(o.Schema)},

@@ -96,7 +96,8 @@ func (t *terminal) keyIn(kind int) {
 	}
 }
 
-// terminalLoop runs the terminal until the run stops or it has done its share.
+// terminalLoop runs the terminal until the run stops, it has done its share
+// or the run's --stop-at-txns budget is spent.
 func (r *runner) terminalLoop(t *terminal) {
 	defer func() {
 		if t.conn != nil {
@@ -107,6 +108,9 @@ func (r *runner) terminalLoop(t *terminal) {
 	scale := r.opts.KeyingScale
 	for r.stop.Err() == nil {
 		if r.opts.TxnsPerTerminal > 0 && t.done >= r.opts.TxnsPerTerminal {
+			return
+		}
+		if !r.budget.Take() {
 			return
 		}
 		kind := t.deck.Next()

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# bench/soak.sh: a soak run (issue 14) on a fresh managed cluster (its own
+# lab): one long recorded run whose driver memory must stay flat.
+#
+#   1. load TPC-B at SCALE (or TPC-C at WAREHOUSES with WORKLOAD=tpcc)
+#   2. run it for DURATION (-P 60, recorded, --bloat-every BLOAT_EVERY), and
+#      sample the pgoltp process's RSS (VmRSS) every SAMPLE_EVERY into
+#      OUT/rss.csv (elapsed_s,rss_kb)
+#   3. fit RSS = a + b·t by least squares over the last 3/4 of the samples
+#      (the first quarter is warm-up: buffers and histograms reach their
+#      size) and fail when b is above MAX_SLOPE_KB_PER_H. The per-second
+#      throughput series grows by design until its cap (36,000 points, 10 h
+#      at 1 s; then neighbours merge): an estimated few hundred KB per hour,
+#      hence the default of 4 MB/h. A run of minutes is all warm-up: its
+#      slope says nothing; give it hours.
+#   4. write the run's report (drift panels from 2 h on) to OUT/report.html
+#
+# Usage: bench/soak.sh            (4 hours with the defaults)
+# Env:   PGOLTP=path/to/binary (default: built from this checkout)
+#        DURATION=4h WORKLOAD=tpcb|tpcc SCALE=10 CLIENTS=4 JOBS=2 RATE= (tpcb -R)
+#        WAREHOUSES=2 CONNS=4 (tpcc)  SAMPLE_EVERY=60 (seconds)
+#        MAX_SLOPE_KB_PER_H=4096 BLOAT_EVERY=15m OUT=./soak-<UTC time>
+#        KEEP=1 (keep the lab: cluster and results store)
+# Exit status 1 when RSS trends up (or the run failed).
+set -euo pipefail
+
+DURATION=${DURATION:-4h}
+WORKLOAD=${WORKLOAD:-tpcb}
+SCALE=${SCALE:-10}
+CLIENTS=${CLIENTS:-4}
+JOBS=${JOBS:-2}
+RATE=${RATE:-}
+WAREHOUSES=${WAREHOUSES:-2}
+CONNS=${CONNS:-4}
+SAMPLE_EVERY=${SAMPLE_EVERY:-60}
+MAX_SLOPE_KB_PER_H=${MAX_SLOPE_KB_PER_H:-4096}
+BLOAT_EVERY=${BLOAT_EVERY:-15m}
+OUT=${OUT:-./soak-$(date -u +%Y%m%dT%H%M%SZ)}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=$(mktemp -d)
+chmod 755 "$WORK" # the server user must reach the lab
+LAB=$WORK/lab
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+RUN_PID=
+cleanup() {
+  if [ -n "$RUN_PID" ] && kill -0 "$RUN_PID" 2>/dev/null; then kill -INT "$RUN_PID" || true; wait "$RUN_PID" || true; fi
+  if [ -n "${KEEP:-}" ]; then
+    echo "lab kept in $LAB" >&2
+    return
+  fi
+  "$PGOLTP" cluster destroy --lab "$LAB" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+if [ -z "${PGOLTP:-}" ]; then
+  PGOLTP=$WORK/pgoltp
+  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
+fi
+trap cleanup EXIT
+
+echo "# bench/soak.sh $(date -u +%FT%TZ) workload=$WORKLOAD duration=$DURATION sample_every=${SAMPLE_EVERY}s max_slope=${MAX_SLOPE_KB_PER_H}KB/h"
+echo "# host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); output in $OUT"
+"$PGOLTP" cluster up --lab "$LAB" >/dev/null
+case "$WORKLOAD" in
+  tpcb)
+    "$PGOLTP" --lab "$LAB" tpcb load -s "$SCALE" >/dev/null
+    args=(tpcb run -M prepared -c "$CLIENTS" -j "$JOBS" -T "$DURATION" -P 60 --bloat-every "$BLOAT_EVERY")
+    [ -n "$RATE" ] && args+=(-R "$RATE")
+    ;;
+  tpcc)
+    "$PGOLTP" --lab "$LAB" tpcc load --warehouses "$WAREHOUSES" >/dev/null
+    args=(tpcc run --conns "$CONNS" --duration "$DURATION" --progress 60 --check quick --bloat-every "$BLOAT_EVERY")
+    ;;
+  *) echo "WORKLOAD=$WORKLOAD: use tpcb or tpcc" >&2; exit 2 ;;
+esac
+
+"$PGOLTP" --lab "$LAB" "${args[@]}" >"$OUT/run.out" 2>"$OUT/run.err" &
+RUN_PID=$!
+echo "elapsed_s,rss_kb" >"$OUT/rss.csv"
+start=$(date +%s)
+while kill -0 "$RUN_PID" 2>/dev/null; do
+  rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$RUN_PID/status" 2>/dev/null || true)
+  [ -n "$rss" ] && echo "$(($(date +%s) - start)),$rss" >>"$OUT/rss.csv"
+  sleep "$SAMPLE_EVERY" &
+  wait $! || true
+done
+status=0
+wait "$RUN_PID" || status=$?
+RUN_PID=
+tail -n 25 "$OUT/run.out"
+if [ "$status" -ne 0 ]; then
+  echo "the run failed (exit $status):" >&2
+  tail -n 5 "$OUT/run.err" >&2
+  exit 1
+fi
+
+verdict=0
+python3 - "$OUT/rss.csv" "$MAX_SLOPE_KB_PER_H" <<'PY' || verdict=1
+import csv, sys
+rows = [(float(r["elapsed_s"]), float(r["rss_kb"])) for r in csv.DictReader(open(sys.argv[1]))]
+limit = float(sys.argv[2])
+tail = rows[len(rows) // 4:]
+if len(tail) < 3:
+    sys.exit(f"only {len(rows)} RSS samples: run longer or sample more often (SAMPLE_EVERY)")
+n = len(tail)
+mx = sum(t for t, _ in tail) / n
+my = sum(v for _, v in tail) / n
+sxx = sum((t - mx) ** 2 for t, _ in tail)
+slope = sum((t - mx) * (v - my) for t, v in tail) / sxx * 3600  # KB per hour
+print(f"RSS: {len(rows)} samples, {min(v for _, v in rows)/1024:.1f}-{max(v for _, v in rows)/1024:.1f} MB; "
+      f"last 3/4: mean {my/1024:.1f} MB, slope {slope:+.1f} KB/h (limit {limit:.0f} KB/h)")
+if slope > limit:
+    sys.exit(f"RSS trends up: {slope:+.1f} KB/h over the last 3/4 of the run")
+print("RSS flat: ok")
+PY
+"$PGOLTP" --lab "$LAB" report last -o "$OUT/report.html"
+echo "report: $OUT/report.html; RSS trace: $OUT/rss.csv"
+exit "$verdict"

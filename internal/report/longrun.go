@@ -1,0 +1,362 @@
+package report
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/collect"
+	"github.com/pgoltp/pgoltp/internal/store"
+)
+
+// LongRunPanelsFrom is the shortest run that gets the per-hour panels (drift
+// of throughput and p99, WAL per transaction, checkpoints and autovacuum
+// runs per hour): with fewer full hours a trend is two points or one.
+const LongRunPanelsFrom = 2 * time.Hour
+
+// HourRow is one full hour of a long run.
+type HourRow struct {
+	Hour int `json:"hour"` // from 0
+	// TPS is the drift type's completions per second over the hour.
+	TPS float64 `json:"tps"`
+	// P99 is the count-weighted mean of the per-interval p99 latencies of
+	// the drift type over the hour, in ms: how the tail moves, not the
+	// hour's exact percentile (the store keeps per-interval percentiles).
+	P99 float64 `json:"p99_ms"`
+	// WALPerTxn is WAL bytes per transaction the server committed in the
+	// hour (pg_stat_wal or the WAL position, over pg_stat_database's
+	// commits); 0 when either was not sampled.
+	WALPerTxn    float64 `json:"wal_bytes_per_txn"`
+	Checkpoints  int     `json:"checkpoints"`
+	Autovacuums  int64   `json:"autovacuums"`
+	Autoanalyzes int64   `json:"autoanalyzes"`
+}
+
+// Trend is a least-squares line through the hourly values, and the last
+// full hour against the first.
+type Trend struct {
+	PerHour   float64 `json:"per_hour"`  // slope, in the value's unit per hour
+	Intercept float64 `json:"intercept"` // the line's value at hour 0 (its middle)
+	// PerHourPct is the slope as a share of the mean hourly value.
+	PerHourPct float64 `json:"per_hour_pct"`
+	// LastOverFirst is the last full hour's value over the first's.
+	LastOverFirst float64 `json:"last_over_first"`
+}
+
+// TableVacuums is one table's autovacuum and autoanalyze runs over the run.
+type TableVacuums struct {
+	Table        string `json:"table"`
+	Autovacuums  int64  `json:"autovacuums"`
+	Autoanalyzes int64  `json:"autoanalyzes"`
+}
+
+// LongRun is the long-run view of a run: per-hour drift, growth and
+// maintenance.
+type LongRun struct {
+	DriftType        string         `json:"drift_type"` // the transaction type the hourly figures follow
+	Hours            []HourRow      `json:"hours"`
+	Throughput       Trend          `json:"throughput_trend"`
+	P99              Trend          `json:"p99_trend"`
+	Tables           []TableVacuums `json:"tables,omitempty"`
+	LongestXact      float64        `json:"longest_transaction_s"` // the oldest open client transaction seen
+	LongestXactAt    float64        `json:"longest_transaction_at_s,omitempty"`
+	Checkpoints      int            `json:"checkpoints"`
+	charts           []*timeChart
+	hasMaintenance   bool
+	hasWALPerTxn     bool
+	hasLongestSample bool
+}
+
+// Charts are the per-hour charts, for the template.
+func (lr *LongRun) Charts() []*timeChart { return lr.charts }
+
+// longRunView builds the long-run view of r, or nil when the run is shorter
+// than LongRunPanelsFrom or has no per-interval series.
+func longRunView(r *store.Run) *LongRun {
+	if r.Duration() < LongRunPanelsFrom || len(r.Series) == 0 {
+		return nil
+	}
+	full := int(r.Duration() / time.Hour)
+	lr := &LongRun{DriftType: driftType(r.Series), Hours: make([]HourRow, full)}
+	type acc struct {
+		count                int64
+		p99Weighted, weights float64
+	}
+	hours := make([]acc, full)
+	for _, iv := range r.Series {
+		h := iv.Second / 3600
+		if iv.Type != lr.DriftType || iv.Second < 0 || h >= full {
+			continue
+		}
+		hours[h].count += iv.Count
+		if iv.P99 > 0 && iv.Count > 0 {
+			hours[h].p99Weighted += iv.P99 / 1000 * float64(iv.Count)
+			hours[h].weights += float64(iv.Count)
+		}
+	}
+	var tps, p99 []float64
+	for h := range lr.Hours {
+		row := &lr.Hours[h]
+		row.Hour, row.TPS = h, float64(hours[h].count)/3600
+		if hours[h].weights > 0 {
+			row.P99 = hours[h].p99Weighted / hours[h].weights
+		}
+		tps, p99 = append(tps, row.TPS), append(p99, row.P99)
+	}
+	lr.Throughput, lr.P99 = trendOf(tps), trendOf(p99)
+	lr.addSamples(r, full)
+	lr.buildCharts(r.Samples)
+	return lr
+}
+
+// driftType is the transaction type the hourly figures follow: New-Order
+// for TPC-C (tpmC is its throughput), else the type with the most
+// completions.
+func driftType(series []store.Interval) string {
+	counts := map[string]int64{}
+	for _, iv := range series {
+		counts[iv.Type] += iv.Count
+	}
+	if _, ok := counts["new_order"]; ok {
+		return "new_order"
+	}
+	best := ""
+	for t, n := range counts {
+		if best == "" || n > counts[best] || (n == counts[best] && t < best) {
+			best = t
+		}
+	}
+	return best
+}
+
+// trendOf fits y = a + b·hour by least squares over the hours.
+func trendOf(y []float64) Trend {
+	n := float64(len(y))
+	if n == 0 {
+		return Trend{}
+	}
+	var sx, sy, sxx, sxy float64
+	for i, v := range y {
+		x := float64(i)
+		sx, sy, sxx, sxy = sx+x, sy+v, sxx+x*x, sxy+x*v
+	}
+	t := Trend{Intercept: sy / n}
+	if d := n*sxx - sx*sx; d > 0 {
+		t.PerHour = (n*sxy - sx*sy) / d
+		t.Intercept = (sy - t.PerHour*sx) / n
+	}
+	if mean := sy / n; mean != 0 {
+		t.PerHourPct = 100 * t.PerHour / mean
+	}
+	if y[0] != 0 {
+		t.LastOverFirst = y[len(y)-1] / y[0]
+	}
+	return t
+}
+
+// addSamples fills what the collectors saw per hour: WAL per transaction,
+// checkpoints, autovacuum runs, and the longest transaction.
+func (lr *LongRun) addSamples(r *store.Run, full int) {
+	s := r.Samples
+	if s == nil {
+		return
+	}
+	hourOf := func(t time.Time) int { return int(t.Sub(r.StartedAt) / time.Hour) }
+	walSum, walN := make([]float64, full), make([]float64, full)
+	comSum, comN := make([]float64, full), make([]float64, full)
+	// Cumulative per-table counters: the last reading of each table per
+	// hour, and the first and last of the run.
+	type counter struct{ metric, table string }
+	lastIn := map[counter][]float64{}
+	first, last := map[counter]float64{}, map[counter]float64{}
+	for _, p := range s.Points {
+		h := hourOf(p.At)
+		switch p.Metric {
+		case "pg.wal.mb_per_s":
+			if h >= 0 && h < full {
+				walSum[h], walN[h] = walSum[h]+p.Value*1e6, walN[h]+1
+			}
+		case "pg.xact.commits_per_s":
+			if h >= 0 && h < full {
+				comSum[h], comN[h] = comSum[h]+p.Value, comN[h]+1
+			}
+		case collect.MetricAutovacuums, collect.MetricAutoanalyzes:
+			k := counter{p.Metric, p.Key}
+			if _, ok := first[k]; !ok {
+				first[k] = p.Value
+			}
+			last[k] = p.Value
+			if lastIn[k] == nil {
+				lastIn[k] = make([]float64, full)
+				for i := range lastIn[k] {
+					lastIn[k][i] = math.NaN()
+				}
+			}
+			if h >= 0 && h < full {
+				lastIn[k][h] = p.Value
+			}
+			lr.hasMaintenance = true
+		case collect.MetricLongestXact:
+			lr.hasLongestSample = true
+			if p.Value > lr.LongestXact {
+				lr.LongestXact, lr.LongestXactAt = p.Value, p.At.Sub(r.StartedAt).Seconds()
+			}
+		}
+	}
+	for h := range lr.Hours {
+		if walN[h] > 0 && comN[h] > 0 && comSum[h] > 0 {
+			lr.Hours[h].WALPerTxn = (walSum[h] / walN[h]) / (comSum[h] / comN[h])
+			lr.hasWALPerTxn = true
+		}
+	}
+	for _, e := range s.Events {
+		if e.Kind != "checkpoint" {
+			continue
+		}
+		lr.Checkpoints++
+		if h := hourOf(e.At); h >= 0 && h < full {
+			lr.Hours[h].Checkpoints++
+		}
+	}
+	// Runs per hour: the rise of each table's counter since the previous
+	// hour's last reading (a counter that went down was reset: no runs).
+	for k, byHour := range lastIn {
+		prev := first[k]
+		for h, v := range byHour {
+			if math.IsNaN(v) {
+				continue
+			}
+			n := int64(max(0, v-prev))
+			prev = v
+			if k.metric == collect.MetricAutovacuums {
+				lr.Hours[h].Autovacuums += n
+			} else {
+				lr.Hours[h].Autoanalyzes += n
+			}
+		}
+	}
+	tables := map[string]*TableVacuums{}
+	for k, v := range last {
+		t := tables[k.table]
+		if t == nil {
+			t = &TableVacuums{Table: k.table}
+			tables[k.table] = t
+		}
+		n := int64(max(0, v-first[k]))
+		if k.metric == collect.MetricAutovacuums {
+			t.Autovacuums = n
+		} else {
+			t.Autoanalyzes = n
+		}
+	}
+	for _, t := range tables {
+		lr.Tables = append(lr.Tables, *t)
+	}
+	sort.Slice(lr.Tables, func(i, j int) bool {
+		a, b := lr.Tables[i], lr.Tables[j]
+		if a.Autovacuums+a.Autoanalyzes != b.Autovacuums+b.Autoanalyzes {
+			return a.Autovacuums+a.Autoanalyzes > b.Autovacuums+b.Autoanalyzes
+		}
+		return a.Table < b.Table
+	})
+}
+
+// buildCharts draws the hourly figures at each hour's middle on the run's
+// time axis, with the trend line dashed.
+func (lr *LongRun) buildCharts(s *collect.Samples) {
+	mid := func(h int) float64 { return float64(h)*3600 + 1800 }
+	hourly := func(id, title, unit, name string, value func(HourRow) float64, trend *Trend) *timeChart {
+		c := &timeChart{ID: id, Title: title, Unit: unit}
+		l := &line{Name: name, Color: palette[0]}
+		for _, h := range lr.Hours {
+			l.X, l.Y = append(l.X, mid(h.Hour)), append(l.Y, value(h))
+		}
+		c.Lines = append(c.Lines, l)
+		if trend != nil {
+			tl := &line{Name: "least-squares trend", Color: palette[5], Dashed: true}
+			for _, h := range []int{0, len(lr.Hours) - 1} {
+				tl.X, tl.Y = append(tl.X, mid(h)), append(tl.Y, trend.Intercept+trend.PerHour*float64(h))
+			}
+			c.Lines = append(c.Lines, tl)
+		}
+		return c
+	}
+	lr.charts = append(lr.charts,
+		hourly("lr-tps", "Throughput per hour ("+lr.DriftType+")", "txn/s", "per hour", func(h HourRow) float64 { return h.TPS }, &lr.Throughput),
+		hourly("lr-p99", "p99 latency per hour ("+lr.DriftType+")", "ms", "p99", func(h HourRow) float64 { return h.P99 }, &lr.P99))
+	if lr.hasWALPerTxn {
+		lr.charts = append(lr.charts, hourly("lr-wal", "WAL per transaction, per hour", "bytes", "WAL / commit", func(h HourRow) float64 { return h.WALPerTxn }, nil))
+	}
+	if s != nil {
+		lr.charts = append(lr.charts, hourly("lr-ckpt", "Checkpoints per hour", "checkpoints", "checkpoints", func(h HourRow) float64 { return float64(h.Checkpoints) }, nil))
+	}
+	if lr.hasMaintenance {
+		c := hourly("lr-vac", "Autovacuum and autoanalyze runs per hour (all tables)", "runs", "autovacuum", func(h HourRow) float64 { return float64(h.Autovacuums) }, nil)
+		an := hourly("", "", "", "autoanalyze", func(h HourRow) float64 { return float64(h.Autoanalyzes) }, nil).Lines[0]
+		an.Color = palette[1]
+		c.Lines = append(c.Lines, an)
+		lr.charts = append(lr.charts, c)
+	}
+}
+
+// growthCharts are the sizes, bloat and longest transaction over time, from
+// the readings the collectors take every minute (and every --bloat-every);
+// a chart needs two readings of a series, so runs of a minute or less have
+// none.
+func growthCharts(start time.Time, s *collect.Samples) []*timeChart {
+	if s == nil {
+		return nil
+	}
+	specs := []struct {
+		id, title, unit, metric string
+		scale                   float64
+	}{
+		{"g-db", "Database size", "MB", collect.MetricDatabaseSize, 1e-6},
+		{"g-table", "Table size (heap, TOAST, maps)", "MB", collect.MetricTableSize, 1e-6},
+		{"g-index", "Index size per table", "MB", collect.MetricIndexSize, 1e-6},
+		{"g-bloat", "Bloat (pgstattuple_approx: free + dead)", "%", collect.MetricBloat, 1},
+		{"g-xact", "Longest open transaction", "s", collect.MetricLongestXact, 1},
+	}
+	var out []*timeChart
+	for _, sp := range specs {
+		byKey := map[string]*line{}
+		var keys []string
+		for _, p := range s.Points {
+			if p.Metric != sp.metric {
+				continue
+			}
+			l := byKey[p.Key]
+			if l == nil {
+				name := p.Key
+				if name == "" {
+					name = sp.title
+				}
+				l = &line{Name: name}
+				byKey[p.Key] = l
+				keys = append(keys, p.Key)
+			}
+			l.X, l.Y = append(l.X, p.At.Sub(start).Seconds()), append(l.Y, p.Value*sp.scale)
+		}
+		c := &timeChart{ID: sp.id, Title: sp.title, Unit: sp.unit}
+		for _, k := range keys {
+			if len(byKey[k].X) >= 2 {
+				c.Lines = append(c.Lines, byKey[k])
+			}
+		}
+		if len(c.Lines) == 0 {
+			continue
+		}
+		sort.SliceStable(c.Lines, func(i, j int) bool { return lastOf(c.Lines[i].Y) > lastOf(c.Lines[j].Y) })
+		if len(c.Lines) > 10 {
+			c.Note = "the 10 largest at the end are drawn"
+			c.Lines = c.Lines[:10]
+		}
+		for i, l := range c.Lines {
+			l.Color = palette[i%len(palette)]
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func lastOf(v []float64) float64 { return v[len(v)-1] }
