@@ -54,7 +54,8 @@ func twoDigits(n int) string {
 // history to c_data (keeping 500 characters) and inserts the history row
 // with h_data = w_name + 4 spaces + d_name in the same statement. By last
 // name, the customer is the one at position ⌈n/2⌉ of those with that name
-// ordered by c_first (2.5.2.2), i.e. offset (n−1)/2.
+// ordered by c_first (2.5.2.2), i.e. element (n+1)/2 of their c_ids in that
+// order: one scan of the name's customers, not one to count and one to skip.
 const (
 	sqlPayWarehouse = `UPDATE warehouse SET w_ytd = w_ytd + $2::numeric WHERE w_id = $1
 		RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip`
@@ -80,9 +81,8 @@ const (
 		WHERE c_w_id = $3::int AND c_d_id = $4::int AND c_id = `
 	sqlPayCustomerByID   = sqlPayCustomerHead + `$6::int` + sqlPayCustomerTail
 	sqlPayCustomerByName = sqlPayCustomerHead + `(
-			SELECT c_id FROM customer WHERE c_w_id = $3::int AND c_d_id = $4::int AND c_last = $6::text
-			ORDER BY c_first OFFSET (SELECT (count(*) - 1) / 2 FROM customer
-				WHERE c_w_id = $3::int AND c_d_id = $4::int AND c_last = $6::text) LIMIT 1)` + sqlPayCustomerTail
+			SELECT (array_agg(c_id ORDER BY c_first))[(count(*) + 1) / 2]
+			FROM customer WHERE c_w_id = $3::int AND c_d_id = $4::int AND c_last = $6::text)` + sqlPayCustomerTail
 )
 
 // paymentClient runs a Payment in one round trip: the three statements in
