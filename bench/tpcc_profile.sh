@@ -129,7 +129,7 @@ WITH s AS (
   SELECT toplevel, calls, total_exec_time, plans, total_plan_time, shared_blks_hit, shared_blks_read, shared_blks_dirtied, wal_bytes, query,
     pg_temp.kind(query) AS kind
   FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-    AND query !~ '^(--|select pg_stat|SELECT pg_advisory|SELECT warehouses)'),
+    AND calls > 0 AND query !~ '^(--|select pg_stat|SELECT pg_advisory|SELECT warehouses)'),
 t AS (SELECT sum(total_exec_time) AS top FROM s WHERE toplevel)
 SELECT kind, CASE WHEN toplevel THEN 'top' ELSE 'nested' END AS lvl,
   round(calls * 1000 / :txns) AS calls_1k,
