@@ -224,32 +224,30 @@ BEGIN
 END $$;
 
 -- Delivery (2.7), deferred: one call delivers the oldest undelivered order
--- of each of the ten districts, each district in one statement, the client
--- path's (sqlDeliveryDistrict): delete the new_order row, set the carrier,
--- stamp the lines and credit the customer with their sum (summed from the
--- updated lines, not read again). Returns the delivered o_id per district,
--- 0 for a skipped district.
+-- of each of the ten districts, all in one statement, the client path's
+-- (sqlDelivery): delete the new_order rows, set the carriers, stamp the
+-- lines and credit each customer with the sum of its order's lines. Returns
+-- the delivered o_id per district, 0 for a skipped district.
 CREATE OR REPLACE FUNCTION pgoltp_delivery(p_w int, p_carrier int) RETURNS int[]
 LANGUAGE plpgsql AS $$
 DECLARE
-	v_d int; v_o int;
-	v_out int[] := '{}';
+	v_out int[];
 BEGIN
-	FOR v_d IN 1 .. 10 LOOP
-		WITH no AS (
-				DELETE FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d
-					AND no_o_id = (SELECT min(no_o_id) FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d)
-				RETURNING no_o_id),
-			o AS (UPDATE orders SET o_carrier_id = p_carrier FROM no
-				WHERE o_w_id = p_w AND o_d_id = v_d AND o_id = no.no_o_id RETURNING o_id, o_c_id),
-			ol AS (UPDATE order_line SET ol_delivery_d = localtimestamp FROM no
-				WHERE ol_w_id = p_w AND ol_d_id = v_d AND ol_o_id = no.no_o_id RETURNING ol_amount),
-			c AS (UPDATE customer SET c_balance = c_balance + (SELECT coalesce(sum(ol_amount), 0) FROM ol),
-					c_delivery_cnt = c_delivery_cnt + 1
-				FROM o WHERE c_w_id = p_w AND c_d_id = v_d AND c_id = o.o_c_id RETURNING c_id)
-		SELECT o.o_id INTO v_o FROM o, c;
-		v_out := v_out || coalesce(v_o, 0);
-	END LOOP;
+	WITH no AS (
+			DELETE FROM new_order
+				USING (SELECT d, (SELECT min(no_o_id) FROM new_order WHERE no_w_id = p_w AND no_d_id = d) AS o
+					FROM generate_series(1, 10) AS d) x
+				WHERE no_w_id = p_w AND no_d_id = x.d AND no_o_id = x.o
+			RETURNING no_d_id, no_o_id),
+		o AS (UPDATE orders SET o_carrier_id = p_carrier FROM no
+			WHERE o_w_id = p_w AND o_d_id = no.no_d_id AND o_id = no.no_o_id RETURNING o_d_id, o_id, o_c_id),
+		ol AS (UPDATE order_line SET ol_delivery_d = localtimestamp FROM no
+			WHERE ol_w_id = p_w AND ol_d_id = no.no_d_id AND ol_o_id = no.no_o_id RETURNING ol_d_id, ol_amount),
+		c AS (UPDATE customer SET c_balance = c_balance + coalesce(s.amount, 0), c_delivery_cnt = c_delivery_cnt + 1
+			FROM o LEFT JOIN (SELECT ol_d_id, sum(ol_amount) AS amount FROM ol GROUP BY ol_d_id) s ON s.ol_d_id = o.o_d_id
+			WHERE c_w_id = p_w AND c_d_id = o.o_d_id AND c_id = o.o_c_id)
+	SELECT array_agg(coalesce(o.o_id, 0) ORDER BY d) INTO v_out
+		FROM generate_series(1, 10) AS d LEFT JOIN o ON o.o_d_id = d;
 	RETURN v_out;
 END $$;
 

@@ -84,22 +84,7 @@ func (ss *session) orderStatusServer(ctx context.Context, in *orderStatusInput) 
 }
 
 func (ss *session) deliveryServer(ctx context.Context, req deliveryRequest, out *deliveryOutcome) error {
-	conn := ss.conn
-	var orders []int32
-	if err := conn.QueryRow(ctx, sqlSrvDelivery, req.w, req.carrier).Scan(&orders); err != nil {
-		return err
-	}
-	out.skipped = 0
-	for d := range out.orders {
-		out.orders[d] = 0
-		if d < len(orders) {
-			out.orders[d] = orders[d]
-		}
-		if out.orders[d] == 0 {
-			out.skipped++
-		}
-	}
-	return nil
+	return ss.readDelivery(ctx, sqlSrvDelivery, req, out)
 }
 
 func (ss *session) stockLevelServer(ctx context.Context, in *stockLevelInput) (int64, error) {
