@@ -7,8 +7,9 @@
 # warehouses, then per path runs DUR seconds in no-wait mode with the default
 # terminals (10 per warehouse) over CONNS connections and reports, for that
 # run alone (statistics reset before it):
-#   - the server's CPU per 1,000 transactions (/proc of the postmaster and its
-#     children, exited children through the postmaster's cutime/cstime),
+#   - the server's CPU per 1,000 transactions in the driver's measured
+#     interval (/proc of the postmaster and its children, exited children
+#     through the postmaster's cutime/cstime: bench/server_cpu.py),
 #   - per statement: transaction type, calls per transaction, mean and total
 #     execution time, share of the top-level time, shared blocks hit/read and
 #     WAL bytes per call (top-level statements first, then nested ones),
@@ -77,19 +78,20 @@ psql -q "$DSN" -c "vacuum analyze"
 # Install the server-path functions and warm the cache.
 "$PGOLTP" --dsn "$DSN" tpcc run --record=false --check none --path server --duration 10s --progress 0 >/dev/null 2>&1
 
-# server_cpu: CPU seconds of the postmaster and all its children so far
-# (bench/server_cpu.py); 0 when the postmaster's pid is unknown.
-server_cpu() { if [ -n "$PM_PID" ]; then python3 "$ROOT/bench/server_cpu.py" "$PM_PID"; else echo 0; fi; }
 
 for path in $PATHS; do
   echo
   echo "## path=$path"
   psql -q "$DSN" -c "select pg_stat_statements_reset()" -c "select pg_stat_reset()" >/dev/null
+  sampler=""
+  if [ -n "$PM_PID" ]; then
+    python3 "$ROOT/bench/server_cpu.py" "$PM_PID" 0.5 >"$WORK/server_cpu" &
+    sampler=$!
+  fi
   "$PGOLTP" --dsn "$DSN" --json tpcc run --record=false --check none --path "$path" --conns "$CONNS" \
     --duration "${DUR}s" --ramp "${RAMP}s" --progress 0 >"$WORK/run.json" 2>"$WORK/run.err" &
   pid=$!
   sleep "$RAMP"; sleep 1
-  t0=$(date +%s.%N); c0=$(server_cpu)
   perfpid=""
   if [ "$PERF" = 1 ] && [ -n "$PM_PID" ] && command -v perf >/dev/null; then
     # The server's processes only (the connections are open by now).
@@ -97,17 +99,24 @@ for path in $PATHS; do
     perf record -e cpu-clock -F 499 -p "$pids" -o "$WORK/perf.data" -- sleep $((DUR - 2)) >/dev/null 2>&1 &
     perfpid=$!
   fi
-  sleep $((DUR - 2))
-  c1=$(server_cpu); t1=$(date +%s.%N)
-  [ -n "$perfpid" ] && wait "$perfpid" || true
   wait "$pid" || { echo "run failed: $(cat "$WORK/run.err")"; exit 1; }
-  python3 - "$WORK/run.json" "$c0" "$c1" "$t0" "$t1" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1])); c0, c1, t0, t1 = map(float, sys.argv[2:6])
+  [ -n "$perfpid" ] && { wait "$perfpid" || true; }
+  [ -n "$sampler" ] && { kill "$sampler"; wait "$sampler" 2>/dev/null || true; }
+  python3 - "$WORK/run.json" "$WORK/server_cpu" <<'PY'
+import json, sys, datetime
+r = json.load(open(sys.argv[1]))
+def unix(ts):  # RFC 3339 with nanoseconds
+    head, frac = ts.rstrip("Z").split(".")
+    return datetime.datetime.fromisoformat(head).replace(tzinfo=datetime.timezone.utc).timestamp() + float("0." + frac)
+t0, t1 = unix(r["measure_start"]), unix(r["measure_end"])
+samples = [tuple(map(float, l.split())) for l in open(sys.argv[2]) if len(l.split()) == 2]
+inside = [s for s in samples if t0 <= s[0] <= t1]
 tps = r["tpm_total"] / 60
-srv = (c1 - c0) / (t1 - t0)  # server CPU-s per second
-print(f"tpmC={int(r['tpmc'])} tpmTOTAL={r['tpm_total']:.0f} driver_cpu_s_per_1k={r['driver_cpu_s_per_1k']:.3f} "
-      f"server_cpu_s_per_1k={1000 * srv / tps:.3f} server_cpu_s_per_s={srv:.2f} errors={r['errors']}")
+line = f"tpmC={int(r['tpmc'])} tpmTOTAL={r['tpm_total']:.0f} driver_cpu_s_per_1k={r['driver_cpu_s_per_1k']:.3f}"
+if len(inside) >= 2 and inside[-1][0] > inside[0][0]:
+    srv = (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0])  # server CPU-s per second
+    line += f" server_cpu_s_per_1k={1000 * srv / tps:.3f} server_cpu_s_per_s={srv:.2f}"
+print(line + f" errors={r['errors']}")
 PY
   txns=$(python3 -c 'import json,sys;r=json.load(open(sys.argv[1]));print(sum(t["count"] for t in r["txns"][:5]))' "$WORK/run.json")
   # The statistics cover ramp-up and measured time; per-transaction figures

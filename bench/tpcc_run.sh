@@ -14,7 +14,8 @@
 #   - the server: utime+stime of the postmaster and all its children
 #     (backends, walwriter, checkpointer, bgwriter, autovacuum, ...; children
 #     that exit meanwhile through the postmaster's cutime/cstime), sampled
-#     from 1 s after the ramp-up to 1 s before the end (bench/server_cpu.py);
+#     every 0.5 s and read off at the driver's measured interval
+#     (bench/server_cpu.py);
 #     only when this script started the server or SERVER_PID names the
 #     postmaster of BENCH_DSN,
 # and tpmTOTAL as a share of the ceiling the host's CPUs allow at that cost:
@@ -99,39 +100,44 @@ psql -q "$REF_DSN" -c "vacuum analyze"
 # cpu_ticks PID: utime+stime of PID from /proc/PID/stat (clock ticks), empty when gone.
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || true; }
 HZ=$(getconf CLK_TCK)
-# server_cpu: CPU-seconds of the postmaster and all its children so far.
-server_cpu() { python3 "$ROOT/bench/server_cpu.py" "$SERVER_PID"; }
-now() { date +%s.%N; }
 
 REF_TPS=""
 # run_tpcc LABEL BINARY PATH CONNS: one no-wait run; prints one result line.
+# The server's CPU is sampled every 0.5 s during the run and read off at the
+# driver's measured interval (measure_start..measure_end of its --json).
 run_tpcc() {
-  local label=$1 bin=$2 path=$3 conns=$4 pid ticks=0 t start s0="" s1="" t0="" t1="" el
-  start=$(now)
+  local label=$1 bin=$2 path=$3 conns=$4 pid ticks=0 t sampler=""
+  : >"$WORK/server_cpu"
+  if [ -n "$SERVER_PID" ]; then
+    python3 "$ROOT/bench/server_cpu.py" "$SERVER_PID" 0.5 >"$WORK/server_cpu" &
+    sampler=$!
+  fi
   "$bin" --dsn "$TPCC_DSN" --json tpcc run --record=false --check none --path "$path" --conns "$conns" \
     --duration "${DUR}s" --ramp "${RAMP}s" --progress 0 ${EXTRA:-} >"$WORK/run.json" 2>"$WORK/run.err" &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
     t=$(cpu_ticks "$pid"); [ -n "$t" ] && ticks=$t
-    if [ -n "$SERVER_PID" ]; then
-      el=$(echo "$(now) - $start" | bc)
-      if [ -z "$s0" ] && [ "$(echo "$el >= $RAMP + 1" | bc)" = 1 ]; then t0=$(now); s0=$(server_cpu); fi
-      if [ -z "$s1" ] && [ "$(echo "$el >= $RAMP + $DUR - 1" | bc)" = 1 ]; then s1=$(server_cpu); t1=$(now); fi
-    fi
     sleep 0.2
   done
+  [ -n "$sampler" ] && { kill "$sampler"; wait "$sampler" 2>/dev/null || true; }
   wait "$pid" || { echo "run failed: $(cat "$WORK/run.err")"; return 1; }
-  python3 - "$WORK/run.json" "$label" "$path" "$conns" "$ticks" "$HZ" "${s0:-0}" "${s1:-0}" "${t0:-0}" "${t1:-1}" "$NCPU" "${REF_TPS:-0}" <<'PY'
-import json, sys
+  python3 - "$WORK/run.json" "$label" "$path" "$conns" "$ticks" "$HZ" "$WORK/server_cpu" "$NCPU" "${REF_TPS:-0}" <<'PY'
+import json, sys, datetime
 r = json.load(open(sys.argv[1])); label, path, conns = sys.argv[2:5]
 ticks, hz = int(sys.argv[5]), int(sys.argv[6])
-s0, s1, t0, t1, ncpu, ref = map(float, sys.argv[7:13])
+ncpu, ref = float(sys.argv[8]), float(sys.argv[9])
+def unix(ts):  # RFC 3339 with nanoseconds
+    head, frac = ts.rstrip("Z").split(".")
+    return datetime.datetime.fromisoformat(head).replace(tzinfo=datetime.timezone.utc).timestamp() + float("0." + frac)
+t0, t1 = unix(r["measure_start"]), unix(r["measure_end"])
+samples = [tuple(map(float, l.split())) for l in open(sys.argv[7]) if len(l.split()) == 2]
+inside = [s for s in samples if t0 <= s[0] <= t1]
 tps = r["tpm_total"] / 60
 drv = r["driver_cpu_s_per_1k"]
 line = (f"tpcc bin={label} path={path} terminals={r['options']['Terminals']} conns={conns} tpmC={int(r['tpmc'])} "
         f"tpmTOTAL={r['tpm_total']:.0f} driver_cpu_s_per_1k={drv:.3f}")
-if s1 > s0:
-    srv = 1000 * (s1 - s0) / (t1 - t0) / tps
+if len(inside) >= 2 and inside[-1][0] > inside[0][0]:
+    srv = 1000 * (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0]) / tps
     ceiling = 60 * ncpu / ((srv + drv) / 1000)  # tpmTOTAL the CPUs allow at this cost
     line += f" server_cpu_s_per_1k={srv:.3f} ceiling_pct={100 * r['tpm_total'] / ceiling:.1f}"
 if ref > 0:
