@@ -113,16 +113,15 @@ BEGIN
 			v_s_qty := v_s_qty || v_q; v_dist := v_dist || v_di; v_s_orig := v_s_orig || v_so;
 		END LOOP;
 	END IF;
-	-- The order lines, ol_amount = qty × i_price, ol_dist_info = s_dist_xx.
-	INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
-			ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-		SELECT v_o_id, p_d, p_w, l.n, l.i, l.s, NULL, l.q, l.q * v_price[l.n], v_dist[l.n]
-		FROM unnest(p_items[1:v_upto], p_supply[1:v_upto], p_qty[1:v_upto]) WITH ORDINALITY AS l(i, s, q, n);
-	IF v_missing IS NOT NULL THEN
-		RAISE EXCEPTION 'item not found' USING ERRCODE = 'TPC01',
-			DETAIL = v_o_id || ' ' || v_credit || ' ' || v_last;
-	END IF;
-	RETURN QUERY SELECT v_o_id, v_last, v_credit, (v_discount * 10000)::bigint, (v_w_tax * 10000)::bigint,
+	-- The order lines (ol_amount = qty × i_price, ol_dist_info = s_dist_xx)
+	-- and the output in one statement; then the rollback of an order with an
+	-- item not found, which discards the output.
+	RETURN QUERY WITH ins AS (
+			INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
+				ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
+			SELECT v_o_id, p_d, p_w, l.n, l.i, l.s, NULL, l.q, l.q * v_price[l.n], v_dist[l.n]
+			FROM unnest(p_items[1:v_upto], p_supply[1:v_upto], p_qty[1:v_upto]) WITH ORDINALITY AS l(i, s, q, n))
+		SELECT v_o_id, v_last, v_credit, (v_discount * 10000)::bigint, (v_w_tax * 10000)::bigint,
 			(v_d_tax * 10000)::bigint, v_entry,
 			(round(t.total * (1 - v_discount) * (1 + v_w_tax + v_d_tax), 2) * 100)::bigint,
 			l.s, l.i, v_name[l.n], l.q, v_s_qty[l.n], v_i_orig[l.n] AND v_s_orig[l.n],
@@ -130,6 +129,10 @@ BEGIN
 		FROM unnest(p_items, p_supply, p_qty) WITH ORDINALITY AS l(i, s, q, n),
 			(SELECT sum(u.q * v_price[u.n]) AS total FROM unnest(p_qty) WITH ORDINALITY AS u(q, n)) t
 		ORDER BY l.n;
+	IF v_missing IS NOT NULL THEN
+		RAISE EXCEPTION 'item not found' USING ERRCODE = 'TPC01',
+			DETAIL = v_o_id || ' ' || v_credit || ' ' || v_last;
+	END IF;
 END $$;
 
 -- Payment (2.5). p_c_id = 0 selects the customer by p_c_last: position
