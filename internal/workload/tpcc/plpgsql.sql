@@ -135,11 +135,14 @@ BEGIN
 	END IF;
 END $$;
 
--- Payment (2.5). p_c_id = 0 selects the customer by p_c_last: position
--- ceil(n/2) of the customers with that name ordered by c_first. Returns the
--- output of 2.5.3.3: the warehouse's and district's names and addresses and
--- the customer's fields, with the first 200 characters of c_data for a BC
--- customer; money in cents, the discount in 1/10,000.
+-- Payment (2.5) in one statement, the client path's (sqlPayment): the
+-- warehouse, the district and the customer updated in that lock order (each
+-- UPDATE joins the previous one's row), then the history row. p_c_id = 0
+-- selects the customer by p_c_last: position ceil(n/2) of the customers with
+-- that name ordered by c_first. Returns the output of 2.5.3.3: the
+-- warehouse's and district's names and addresses and the customer's fields,
+-- with the first 200 characters of c_data for a BC customer; money in cents,
+-- the discount in 1/10,000.
 CREATE OR REPLACE FUNCTION pgoltp_payment(p_w int, p_d int, p_c_w int, p_c_d int,
 	p_c_id int, p_c_last text, p_amount numeric)
 RETURNS TABLE (r_w_name text, r_w_street_1 text, r_w_street_2 text, r_w_city text, r_w_state text, r_w_zip text,
@@ -148,43 +151,38 @@ RETURNS TABLE (r_w_name text, r_w_street_1 text, r_w_street_2 text, r_w_city tex
 	r_c_city text, r_c_state text, r_c_zip text, r_c_phone text, r_c_since timestamp, r_c_credit text,
 	r_c_credit_lim bigint, r_c_discount bigint, r_c_balance bigint, r_c_data_200 text)
 LANGUAGE plpgsql AS $$
-DECLARE
-	v_c int := p_c_id;
 BEGIN
-	UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w
-		RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip
-		INTO r_w_name, r_w_street_1, r_w_street_2, r_w_city, r_w_state, r_w_zip;
-	UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d
-		RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip
-		INTO r_d_name, r_d_street_1, r_d_street_2, r_d_city, r_d_state, r_d_zip;
-	IF v_c = 0 THEN
-		-- Position ceil(n/2) by c_first, in one scan of the name's customers.
-		SELECT (array_agg(c_id ORDER BY c_first))[(count(*) + 1) / 2] INTO v_c
-			FROM customer WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_last = p_c_last;
-	END IF;
-	-- The customer and the history row in one statement, as on the client
-	-- path.
-	WITH c AS (
-		UPDATE customer SET c_balance = c_balance - p_amount, c_ytd_payment = c_ytd_payment + p_amount,
-			c_payment_cnt = c_payment_cnt + 1,
-			c_data = CASE WHEN c_credit = 'BC' THEN left(c_id || ' ' || c_d_id || ' ' || c_w_id || ' ' ||
-				p_d || ' ' || p_w || ' ' || p_amount || ' | ' || c_data, 500) ELSE c_data END
-			WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c
-			RETURNING c_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip,
+	RETURN QUERY WITH w AS (
+			UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w
+			RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip),
+		d AS (
+			UPDATE district SET d_ytd = d_ytd + p_amount FROM w WHERE d_w_id = p_w AND d_id = p_d
+			RETURNING w.*, d_name, d_street_1, d_street_2, d_city, d_state, d_zip),
+		c AS (
+			UPDATE customer SET c_balance = c_balance - p_amount, c_ytd_payment = c_ytd_payment + p_amount,
+				c_payment_cnt = c_payment_cnt + 1,
+				c_data = CASE WHEN c_credit = 'BC' THEN left(c_id || ' ' || c_d_id || ' ' || c_w_id || ' ' ||
+					p_d || ' ' || p_w || ' ' || p_amount || ' | ' || c_data, 500) ELSE c_data END
+			FROM d
+			WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = CASE WHEN p_c_id <> 0 THEN p_c_id ELSE (
+				SELECT (array_agg(cn.c_id ORDER BY cn.c_first))[(count(*) + 1) / 2]
+				FROM customer cn WHERE cn.c_w_id = p_c_w AND cn.c_d_id = p_c_d AND cn.c_last = p_c_last) END
+			RETURNING d.*, c_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip,
 				c_phone, c_since, c_credit, (c_credit_lim * 100)::bigint AS credit_lim,
 				(c_discount * 10000)::bigint AS discount, (c_balance * 100)::bigint AS balance,
 				CASE WHEN c_credit = 'BC' THEN left(c_data, 200) ELSE '' END AS data_200),
-		h AS (INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-			SELECT c.c_id, p_c_d, p_c_w, p_d, p_w, localtimestamp, p_amount, r_w_name || '    ' || r_d_name FROM c)
-	SELECT c.c_id, c.c_first, c.c_middle, c.c_last, c.c_street_1, c.c_street_2, c.c_city, c.c_state, c.c_zip,
-			c.c_phone, c.c_since, c.c_credit, c.credit_lim, c.discount, c.balance, c.data_200
-		INTO r_c_id, r_c_first, r_c_middle, r_c_last, r_c_street_1, r_c_street_2, r_c_city, r_c_state, r_c_zip,
-			r_c_phone, r_c_since, r_c_credit, r_c_credit_lim, r_c_discount, r_c_balance, r_c_data_200
+		h AS (
+			INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+			SELECT c.c_id, p_c_d, p_c_w, p_d, p_w, localtimestamp, p_amount, c.w_name || '    ' || c.d_name FROM c)
+		SELECT c.w_name::text, c.w_street_1::text, c.w_street_2::text, c.w_city::text, c.w_state::text, c.w_zip::text,
+			c.d_name::text, c.d_street_1::text, c.d_street_2::text, c.d_city::text, c.d_state::text, c.d_zip::text,
+			c.c_id, c.c_first::text, c.c_middle::text, c.c_last::text, c.c_street_1::text, c.c_street_2::text,
+			c.c_city::text, c.c_state::text, c.c_zip::text, c.c_phone::text, c.c_since, c.c_credit::text,
+			c.credit_lim, c.discount, c.balance, c.data_200::text
 		FROM c;
 	IF NOT FOUND THEN
-		RAISE EXCEPTION 'customer %/%/% not found', p_c_w, p_c_d, v_c;
+		RAISE EXCEPTION 'customer %/%/% not found', p_c_w, p_c_d, p_c_id;
 	END IF;
-	RETURN NEXT;
 END $$;
 
 -- Order-Status (2.6): the customer, its most recent order and that order's

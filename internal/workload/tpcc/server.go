@@ -71,10 +71,7 @@ func newOrderRolledBack(err error, out *NewOrderOutput) (bool, error) {
 // paymentServer runs pgoltp_payment and leaves the output of clause 2.5.3.3
 // in ss.out.pay.
 func (ss *session) paymentServer(ctx context.Context, in *paymentInput) error {
-	o := &ss.out.pay
-	return ss.conn.QueryRow(ctx, sqlSrvPayment, in.w, in.d, in.cw, in.cd, in.c, in.last, in.amount).Scan(
-		append([]any{&o.WName, &o.WStreet1, &o.WStreet2, &o.WCity, &o.WState, &o.WZip,
-			&o.DName, &o.DStreet1, &o.DStreet2, &o.DCity, &o.DState, &o.DZip}, o.customerFields()...)...)
+	return ss.readPayment(ctx, sqlSrvPayment, in)
 }
 
 // orderStatusServer runs pgoltp_order_status and leaves the output of
