@@ -15,7 +15,6 @@ import (
 type session struct {
 	conn     *pgx.Conn
 	no       newOrderScratch
-	payBatch pgx.Batch
 	out      txnOutputs // the last transaction's output, per kind
 	slBatch  pgx.Batch
 	slOwnTxn bool // Stock-Level in its own READ COMMITTED transaction
