@@ -1,22 +1,35 @@
 #!/usr/bin/env bash
-# bench/tpcc_run.sh: throughput and driver cost of `pgoltp tpcc run`.
+# bench/tpcc_run.sh: throughput, driver cost and server cost of `pgoltp tpcc run`.
 #
 # Starts a private PostgreSQL (shared_buffers 2GB) from the installed binaries
 # unless BENCH_DSN names a server, loads W warehouses, then for each of
 # CONNS connection counts runs both paths (client, server) in no-wait mode
 # with the default 10 terminals per warehouse sharing the connections,
-# interleaved with pgbench (TPC-B, -M prepared, same connection count) as the
-# reference for machine noise. Reports tpmC, tpmTOTAL and driver CPU-seconds
-# per 1000 transactions (the driver reads its own /proc/<pid>/stat; this
-# script cross-checks by sampling /proc/<pid>/stat while it runs), and the
-# ratio of tpmC to the pgbench reference of the same round.
+# each group preceded by pgbench (TPC-B, -M prepared, -c REF_CONNS, REF_DUR s)
+# as the reference for machine noise. Reports per run: tpmC, tpmTOTAL,
+# transactions per second relative to the group's pgbench tps, and CPU-seconds
+# per 1,000 transactions of
+#   - the driver (it reads its own /proc/<pid>/stat; this script cross-checks
+#     by sampling /proc/<pid>/stat while it runs),
+#   - the server: utime+stime of the postmaster and all its children
+#     (backends, walwriter, checkpointer, bgwriter, autovacuum, ...; children
+#     that exit meanwhile through the postmaster's cutime/cstime), sampled
+#     every 0.5 s and read off at the driver's measured interval
+#     (bench/server_cpu.py);
+#     only when this script started the server or SERVER_PID names the
+#     postmaster of BENCH_DSN,
+# and tpmTOTAL as a share of the ceiling the host's CPUs allow at that cost:
+# ceiling = NCPU CPU-s/s / (server + driver CPU-s per transaction).
 # Finally 10,000 terminals in spec mode: peak RSS of the driver (VmHWM); that
 # is more than 10 per warehouse, so it runs with --allow-noncompliant.
 #
 # Usage: bench/tpcc_run.sh
 # Env:   W=10 DUR=30 RAMP=5 CONNS="4 8 16" PATHS="client server" ROUNDS=1
-#        RSS_TERMINALS=10000 RSS_DUR=60 PORT=5513 BENCH_DSN=postgres://...
-#        PGOLTP=path/to/binary (default: built from this checkout)
+#        REF_CONNS=8 REF_DUR=30 RSS_TERMINALS=10000 (0 = skip) RSS_DUR=60
+#        PORT=5513 BENCH_DSN=postgres://... SERVER_PID=<postmaster pid>
+#        PGOLTP=path/to/binary (default: built from this checkout), or
+#        BINARIES="before=/path/a after=/path/b" to alternate binaries
+#        (each run of one path and connection count runs every binary)
 #        EXTRA="--procs 1" (more flags for every tpcc run) WARM=30 (unreported warm-up run, s)
 set -euo pipefail
 
@@ -26,6 +39,8 @@ RAMP=${RAMP:-5}
 CONNS=${CONNS:-"4 8 16"}
 PATHS=${PATHS:-"client server"}
 ROUNDS=${ROUNDS:-1}
+REF_CONNS=${REF_CONNS:-8}
+REF_DUR=${REF_DUR:-30}
 RSS_TERMINALS=${RSS_TERMINALS:-10000}
 RSS_DUR=${RSS_DUR:-60}
 PORT=${PORT:-5513}
@@ -42,10 +57,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
+if [ -z "${BINARIES:-}" ]; then
+  if [ -z "${PGOLTP:-}" ]; then
+    PGOLTP=$WORK/pgoltp
+    (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
+  fi
+  BINARIES="this=$PGOLTP"
 fi
+PGOLTP=${BINARIES##*=} # the last one loads and runs the spec-mode round
 
 if [ -z "${BENCH_DSN:-}" ]; then
   PGBIN=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
@@ -55,16 +74,19 @@ if [ -z "${BENCH_DSN:-}" ]; then
   runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -l "$PGDATA_DIR/server.log" -w start \
     -o "-p $PORT -k $PGDATA_DIR -c listen_addresses=127.0.0.1 -c shared_buffers=2GB -c max_connections=300 -c max_wal_size=8GB -c checkpoint_timeout=30min" >/dev/null
   ADMIN_DSN="postgres://postgres@127.0.0.1:$PORT/postgres"
+  SERVER_PID=$(head -1 "$PGDATA_DIR/postmaster.pid")
 else
   ADMIN_DSN=$BENCH_DSN
 fi
+SERVER_PID=${SERVER_PID:-}
+NCPU=$(nproc)
 dsn_for() { python3 -c 'import sys,urllib.parse as u;p=u.urlsplit(sys.argv[1]);print(u.urlunsplit(p._replace(path="/"+sys.argv[2])))' "$ADMIN_DSN" "$1"; }
 TPCC_DSN=$(dsn_for pgoltp_bench_tpcc)
 REF_DSN=$(dsn_for pgoltp_bench_ref)
 psql -q "$ADMIN_DSN" -c "drop database if exists pgoltp_bench_tpcc" -c "drop database if exists pgoltp_bench_ref" \
   -c "create database pgoltp_bench_tpcc" -c "create database pgoltp_bench_ref"
 
-echo "# bench/tpcc_run.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s conns='$CONNS' paths='$PATHS' rounds=$ROUNDS extra='${EXTRA:-}'"
+echo "# bench/tpcc_run.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s conns='$CONNS' paths='$PATHS' rounds=$ROUNDS extra='${EXTRA:-}' binaries='$BINARIES'"
 echo "# server: $(psql -Atc 'select version()' "$ADMIN_DSN" | cut -d, -f1), shared_buffers $(psql -Atc 'show shared_buffers' "$ADMIN_DSN"); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$PGOLTP" --dsn "$TPCC_DSN" tpcc load --warehouses "$W" >/dev/null 2>&1
 pgbench -i -q -s "$W" "$REF_DSN" >/dev/null 2>&1
@@ -79,49 +101,78 @@ psql -q "$REF_DSN" -c "vacuum analyze"
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || true; }
 HZ=$(getconf CLK_TCK)
 
-# run_tpcc PATH CONNS: one no-wait run; prints one result line.
+REF_TPS=""
+# run_tpcc LABEL BINARY PATH CONNS: one no-wait run; prints one result line.
+# The server's CPU is sampled every 0.5 s during the run and read off at the
+# driver's measured interval (measure_start..measure_end of its --json).
 run_tpcc() {
-  local path=$1 conns=$2 pid ticks=0 t
-  "$PGOLTP" --dsn "$TPCC_DSN" --json tpcc run --record=false --check none --path "$path" --conns "$conns" \
+  local label=$1 bin=$2 path=$3 conns=$4 pid ticks=0 t sampler=""
+  : >"$WORK/server_cpu"
+  if [ -n "$SERVER_PID" ]; then
+    python3 "$ROOT/bench/server_cpu.py" "$SERVER_PID" 0.5 >"$WORK/server_cpu" &
+    sampler=$!
+  fi
+  "$bin" --dsn "$TPCC_DSN" --json tpcc run --record=false --check none --path "$path" --conns "$conns" \
     --duration "${DUR}s" --ramp "${RAMP}s" --progress 0 ${EXTRA:-} >"$WORK/run.json" 2>"$WORK/run.err" &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
     t=$(cpu_ticks "$pid"); [ -n "$t" ] && ticks=$t
     sleep 0.2
   done
+  [ -n "$sampler" ] && { kill "$sampler"; wait "$sampler" 2>/dev/null || true; }
   wait "$pid" || { echo "run failed: $(cat "$WORK/run.err")"; return 1; }
-  python3 - "$WORK/run.json" "$path" "$conns" "$ticks" "$HZ" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1])); path, conns, ticks, hz = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-n = sum(t["count"] for t in r["txns"][:5])
-print(f"tpcc path={path} terminals={r['options']['Terminals']} conns={conns} tpmC={int(r['tpmc'])} tpmTOTAL={r['tpm_total']:.0f} "
-      f"cpu_s_per_1k={r['driver_cpu_s_per_1k']:.3f} proc_cpu_s={ticks/hz:.2f} errors={r['errors']} "
-      f"retries={r['retries']} p90_NO_ms={r['txns'][0]['latency']['p90_ns']/1e6:.2f}")
+  python3 - "$WORK/run.json" "$label" "$path" "$conns" "$ticks" "$HZ" "$WORK/server_cpu" "$NCPU" "${REF_TPS:-0}" <<'PY'
+import json, sys, datetime
+r = json.load(open(sys.argv[1])); label, path, conns = sys.argv[2:5]
+ticks, hz = int(sys.argv[5]), int(sys.argv[6])
+ncpu, ref = float(sys.argv[8]), float(sys.argv[9])
+def unix(ts):  # RFC 3339 with nanoseconds
+    head, frac = ts.rstrip("Z").split(".")
+    return datetime.datetime.fromisoformat(head).replace(tzinfo=datetime.timezone.utc).timestamp() + float("0." + frac)
+t0, t1 = unix(r["measure_start"]), unix(r["measure_end"])
+samples = [tuple(map(float, l.split())) for l in open(sys.argv[7]) if len(l.split()) == 2]
+inside = [s for s in samples if t0 <= s[0] <= t1]
+tps = r["tpm_total"] / 60
+drv = r["driver_cpu_s_per_1k"]
+line = (f"tpcc bin={label} path={path} terminals={r['options']['Terminals']} conns={conns} tpmC={int(r['tpmc'])} "
+        f"tpmTOTAL={r['tpm_total']:.0f} driver_cpu_s_per_1k={drv:.3f}")
+if len(inside) >= 2 and inside[-1][0] > inside[0][0]:
+    srv = 1000 * (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0]) / tps
+    ceiling = 60 * ncpu / ((srv + drv) / 1000)  # tpmTOTAL the CPUs allow at this cost
+    line += f" server_cpu_s_per_1k={srv:.3f} ceiling_pct={100 * r['tpm_total'] / ceiling:.1f}"
+if ref > 0:
+    line += f" vs_pgbench={tps / ref:.3f}"
+line += (f" proc_cpu_s={ticks/hz:.2f} errors={r['errors']} retries={r['retries']}"
+         f" p90_NO_ms={r['txns'][0]['latency']['p90_ns']/1e6:.2f}")
+print(line)
 PY
 }
 
-# run_ref CONNS: pgbench TPC-B on the same server, the noise reference.
+# run_ref: pgbench TPC-B on the same server, the noise reference.
 run_ref() {
-  local conns=$1
-  /usr/bin/time -f '%U %S' -o "$WORK/time" pgbench -n -M prepared -c "$conns" -j 2 -T "$DUR" "$REF_DSN" >"$WORK/ref.out" 2>&1
-  local tps; tps=$(awk '/^tps = /{print $3; exit}' "$WORK/ref.out")
+  /usr/bin/time -f '%U %S' -o "$WORK/time" pgbench -n -M prepared -c "$REF_CONNS" -j 2 -T "$REF_DUR" "$REF_DSN" >"$WORK/ref.out" 2>&1
+  REF_TPS=$(awk '/^tps = /{print $3; exit}' "$WORK/ref.out")
   read -r u s <"$WORK/time"
-  echo "pgbench conns=$conns tps=$tps cpu_s=$(echo "$u + $s" | bc)"
+  echo "pgbench conns=$REF_CONNS tps=$REF_TPS cpu_s=$(echo "$u + $s" | bc)"
 }
 
-# The order of the paths alternates from one group to the next, so that
-# neither path is always the one that runs right after pgbench.
+# The order of the paths and of the binaries alternates from one group to
+# the next, so that none is always the one that runs right after pgbench.
+reverse() { echo "$1" | tr ' ' '\n' | tac | tr '\n' ' '; }
 group=0
 for r in $(seq 1 "$ROUNDS"); do
   for c in $CONNS; do
-    run_ref "$c"
-    order=$PATHS
-    [ $((group % 2)) -eq 1 ] && order=$(echo "$PATHS" | tr ' ' '\n' | tac | tr '\n' ' ')
-    for p in $order; do run_tpcc "$p" "$c"; done
+    run_ref
+    order=$PATHS bins=$BINARIES
+    [ $((group % 2)) -eq 1 ] && order=$(reverse "$PATHS") && bins=$(reverse "$BINARIES")
+    for p in $order; do
+      for b in $bins; do run_tpcc "${b%%=*}" "${b#*=}" "$p" "$c"; done
+    done
     group=$((group + 1))
   done
 done
 
+[ "$RSS_TERMINALS" -gt 0 ] || { "$PGOLTP" --dsn "$TPCC_DSN" tpcc check --quick >/dev/null && echo "tpcc check: PASS" || echo "tpcc check: FAIL"; exit 0; }
 echo "## $RSS_TERMINALS terminals, spec mode, ${RSS_DUR}s"
 "$PGOLTP" --dsn "$TPCC_DSN" --json tpcc run --record=false --check none --mode spec --terminals "$RSS_TERMINALS" --allow-noncompliant \
   --duration "${RSS_DUR}s" --progress 0 >"$WORK/rss.json" 2>"$WORK/rss.err" &

@@ -45,17 +45,21 @@ DECLARE
 	v_missing int; v_upto int;
 	v_s_qty int[] := '{}'; v_dist text[] := '{}'; v_s_orig boolean[] := '{}';
 	v_q int; v_di text; v_so boolean;
+	v_distinct boolean;
 	i int;
 BEGIN
-	SELECT w_tax INTO v_w_tax FROM warehouse WHERE w_id = p_w;
-	UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w AND d_id = p_d
-		RETURNING d_tax, d_next_o_id - 1 INTO v_d_tax, v_o_id;
-	SELECT c_discount, c_last, c_credit INTO v_discount, v_last, v_credit
-		FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = p_c;
-	v_entry := localtimestamp;
-	INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
-		VALUES (v_o_id, p_d, p_w, p_c, v_entry, NULL, v_n, v_all_local);
-	INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, p_d, p_w);
+	-- The warehouse, the district, the customer, the orders and new_order
+	-- rows in one statement, the client path's (sqlNOHead).
+	WITH w AS (SELECT w_tax FROM warehouse WHERE w_id = p_w),
+		d AS (UPDATE district SET d_next_o_id = d_next_o_id + 1
+			WHERE d_w_id = p_w AND d_id = p_d RETURNING d_tax, d_next_o_id - 1 AS o_id),
+		c AS (SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = p_c),
+		o AS (INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
+			SELECT d.o_id, p_d, p_w, p_c, localtimestamp, NULL, v_n, v_all_local FROM d RETURNING o_entry_d),
+		n AS (INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT d.o_id, p_d, p_w FROM d)
+	SELECT w.w_tax, d.d_tax, d.o_id, c.c_discount, c.c_last, c.c_credit, o.o_entry_d
+		INTO v_w_tax, v_d_tax, v_o_id, v_discount, v_last, v_credit, v_entry
+		FROM w, d, c, o;
 	-- The items, in line order; a null price is an item not found.
 	SELECT array_agg(it.i_price ORDER BY l.n), array_agg(it.i_name ORDER BY l.n),
 			array_agg(strpos(it.i_data, 'ORIGINAL') > 0 ORDER BY l.n)
@@ -64,8 +68,18 @@ BEGIN
 	v_missing := array_position(v_price, NULL::numeric);
 	v_upto := coalesce(v_missing - 1, v_n);
 	-- The stock rows of the lines up to there, in the array order (the lock
-	-- order); one UPDATE per line when the order names a stock row twice.
-	IF (SELECT count(DISTINCT (u.i, u.s)) FROM unnest(p_items[1:v_upto], p_supply[1:v_upto]) AS u(i, s)) = v_upto THEN
+	-- order): in one UPDATE when the lines are in strictly increasing
+	-- (supply warehouse, item) order, as the driver sorts them, so that no
+	-- stock row is named twice; else one UPDATE per line. Checked with
+	-- PL/pgSQL expressions, not a query.
+	v_distinct := true;
+	FOR i IN 2 .. v_upto LOOP
+		IF (p_supply[i], p_items[i]) <= (p_supply[i - 1], p_items[i - 1]) THEN
+			v_distinct := false;
+			EXIT;
+		END IF;
+	END LOOP;
+	IF v_distinct THEN
 		WITH u AS (
 			UPDATE stock SET
 				s_quantity = CASE WHEN s_quantity >= v.q + 10 THEN s_quantity - v.q ELSE s_quantity - v.q + 91 END,
@@ -99,16 +113,15 @@ BEGIN
 			v_s_qty := v_s_qty || v_q; v_dist := v_dist || v_di; v_s_orig := v_s_orig || v_so;
 		END LOOP;
 	END IF;
-	-- The order lines, ol_amount = qty × i_price, ol_dist_info = s_dist_xx.
-	INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
-			ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-		SELECT v_o_id, p_d, p_w, l.n, l.i, l.s, NULL, l.q, l.q * v_price[l.n], v_dist[l.n]
-		FROM unnest(p_items[1:v_upto], p_supply[1:v_upto], p_qty[1:v_upto]) WITH ORDINALITY AS l(i, s, q, n);
-	IF v_missing IS NOT NULL THEN
-		RAISE EXCEPTION 'item not found' USING ERRCODE = 'TPC01',
-			DETAIL = v_o_id || ' ' || v_credit || ' ' || v_last;
-	END IF;
-	RETURN QUERY SELECT v_o_id, v_last, v_credit, (v_discount * 10000)::bigint, (v_w_tax * 10000)::bigint,
+	-- The order lines (ol_amount = qty × i_price, ol_dist_info = s_dist_xx)
+	-- and the output in one statement; then the rollback of an order with an
+	-- item not found, which discards the output.
+	RETURN QUERY WITH ins AS (
+			INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
+				ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
+			SELECT v_o_id, p_d, p_w, l.n, l.i, l.s, NULL, l.q, l.q * v_price[l.n], v_dist[l.n]
+			FROM unnest(p_items[1:v_upto], p_supply[1:v_upto], p_qty[1:v_upto]) WITH ORDINALITY AS l(i, s, q, n))
+		SELECT v_o_id, v_last, v_credit, (v_discount * 10000)::bigint, (v_w_tax * 10000)::bigint,
 			(v_d_tax * 10000)::bigint, v_entry,
 			(round(t.total * (1 - v_discount) * (1 + v_w_tax + v_d_tax), 2) * 100)::bigint,
 			l.s, l.i, v_name[l.n], l.q, v_s_qty[l.n], v_i_orig[l.n] AND v_s_orig[l.n],
@@ -116,13 +129,20 @@ BEGIN
 		FROM unnest(p_items, p_supply, p_qty) WITH ORDINALITY AS l(i, s, q, n),
 			(SELECT sum(u.q * v_price[u.n]) AS total FROM unnest(p_qty) WITH ORDINALITY AS u(q, n)) t
 		ORDER BY l.n;
+	IF v_missing IS NOT NULL THEN
+		RAISE EXCEPTION 'item not found' USING ERRCODE = 'TPC01',
+			DETAIL = v_o_id || ' ' || v_credit || ' ' || v_last;
+	END IF;
 END $$;
 
--- Payment (2.5). p_c_id = 0 selects the customer by p_c_last: position
--- ceil(n/2) of the customers with that name ordered by c_first. Returns the
--- output of 2.5.3.3: the warehouse's and district's names and addresses and
--- the customer's fields, with the first 200 characters of c_data for a BC
--- customer; money in cents, the discount in 1/10,000.
+-- Payment (2.5) in one statement, the client path's (sqlPayment): the
+-- warehouse, the district and the customer updated in that lock order (each
+-- UPDATE joins the previous one's row), then the history row. p_c_id = 0
+-- selects the customer by p_c_last: position ceil(n/2) of the customers with
+-- that name ordered by c_first. Returns the output of 2.5.3.3: the
+-- warehouse's and district's names and addresses and the customer's fields,
+-- with the first 200 characters of c_data for a BC customer; money in cents,
+-- the discount in 1/10,000.
 CREATE OR REPLACE FUNCTION pgoltp_payment(p_w int, p_d int, p_c_w int, p_c_d int,
 	p_c_id int, p_c_last text, p_amount numeric)
 RETURNS TABLE (r_w_name text, r_w_street_1 text, r_w_street_2 text, r_w_city text, r_w_state text, r_w_zip text,
@@ -131,36 +151,38 @@ RETURNS TABLE (r_w_name text, r_w_street_1 text, r_w_street_2 text, r_w_city tex
 	r_c_city text, r_c_state text, r_c_zip text, r_c_phone text, r_c_since timestamp, r_c_credit text,
 	r_c_credit_lim bigint, r_c_discount bigint, r_c_balance bigint, r_c_data_200 text)
 LANGUAGE plpgsql AS $$
-DECLARE
-	v_c int := p_c_id; v_n int;
 BEGIN
-	UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w
-		RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip
-		INTO r_w_name, r_w_street_1, r_w_street_2, r_w_city, r_w_state, r_w_zip;
-	UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d
-		RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip
-		INTO r_d_name, r_d_street_1, r_d_street_2, r_d_city, r_d_state, r_d_zip;
-	IF v_c = 0 THEN
-		SELECT count(*) INTO v_n FROM customer WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_last = p_c_last;
-		SELECT c_id INTO v_c FROM customer WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_last = p_c_last
-			ORDER BY c_first OFFSET (v_n - 1) / 2 LIMIT 1;
-	END IF;
-	UPDATE customer SET c_balance = c_balance - p_amount, c_ytd_payment = c_ytd_payment + p_amount,
-		c_payment_cnt = c_payment_cnt + 1,
-		c_data = CASE WHEN c_credit = 'BC' THEN left(c_id || ' ' || c_d_id || ' ' || c_w_id || ' ' ||
-			p_d || ' ' || p_w || ' ' || p_amount || ' | ' || c_data, 500) ELSE c_data END
-		WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c
-		RETURNING c_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip,
-			c_phone, c_since, c_credit, (c_credit_lim * 100)::bigint, (c_discount * 10000)::bigint,
-			(c_balance * 100)::bigint, CASE WHEN c_credit = 'BC' THEN left(c_data, 200) ELSE '' END
-		INTO r_c_id, r_c_first, r_c_middle, r_c_last, r_c_street_1, r_c_street_2, r_c_city, r_c_state, r_c_zip,
-			r_c_phone, r_c_since, r_c_credit, r_c_credit_lim, r_c_discount, r_c_balance, r_c_data_200;
+	RETURN QUERY WITH w AS (
+			UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w
+			RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip),
+		d AS (
+			UPDATE district SET d_ytd = d_ytd + p_amount FROM w WHERE d_w_id = p_w AND d_id = p_d
+			RETURNING w.*, d_name, d_street_1, d_street_2, d_city, d_state, d_zip),
+		c AS (
+			UPDATE customer SET c_balance = c_balance - p_amount, c_ytd_payment = c_ytd_payment + p_amount,
+				c_payment_cnt = c_payment_cnt + 1,
+				c_data = CASE WHEN c_credit = 'BC' THEN left(c_id || ' ' || c_d_id || ' ' || c_w_id || ' ' ||
+					p_d || ' ' || p_w || ' ' || p_amount || ' | ' || c_data, 500) ELSE c_data END
+			FROM d
+			WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = CASE WHEN p_c_id <> 0 THEN p_c_id ELSE (
+				SELECT (array_agg(cn.c_id ORDER BY cn.c_first))[(count(*) + 1) / 2]
+				FROM customer cn WHERE cn.c_w_id = p_c_w AND cn.c_d_id = p_c_d AND cn.c_last = p_c_last) END
+			RETURNING d.*, c_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip,
+				c_phone, c_since, c_credit, (c_credit_lim * 100)::bigint AS credit_lim,
+				(c_discount * 10000)::bigint AS discount, (c_balance * 100)::bigint AS balance,
+				CASE WHEN c_credit = 'BC' THEN left(c_data, 200) ELSE '' END AS data_200),
+		h AS (
+			INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+			SELECT c.c_id, p_c_d, p_c_w, p_d, p_w, localtimestamp, p_amount, c.w_name || '    ' || c.d_name FROM c)
+		SELECT c.w_name::text, c.w_street_1::text, c.w_street_2::text, c.w_city::text, c.w_state::text, c.w_zip::text,
+			c.d_name::text, c.d_street_1::text, c.d_street_2::text, c.d_city::text, c.d_state::text, c.d_zip::text,
+			c.c_id, c.c_first::text, c.c_middle::text, c.c_last::text, c.c_street_1::text, c.c_street_2::text,
+			c.c_city::text, c.c_state::text, c.c_zip::text, c.c_phone::text, c.c_since, c.c_credit::text,
+			c.credit_lim, c.discount, c.balance, c.data_200::text
+		FROM c;
 	IF NOT FOUND THEN
-		RAISE EXCEPTION 'customer %/%/% not found', p_c_w, p_c_d, v_c;
+		RAISE EXCEPTION 'customer %/%/% not found', p_c_w, p_c_d, p_c_id;
 	END IF;
-	INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-		VALUES (v_c, p_c_d, p_c_w, p_d, p_w, localtimestamp, p_amount, r_w_name || '    ' || r_d_name);
-	RETURN NEXT;
 END $$;
 
 -- Order-Status (2.6): the customer, its most recent order and that order's
@@ -203,31 +225,30 @@ BEGIN
 END $$;
 
 -- Delivery (2.7), deferred: one call delivers the oldest undelivered order
--- of each of the ten districts. Returns the delivered o_id per district,
--- 0 for a skipped district.
+-- of each of the ten districts, all in one statement, the client path's
+-- (sqlDelivery): delete the new_order rows, set the carriers, stamp the
+-- lines and credit each customer with the sum of its order's lines. Returns
+-- the delivered o_id per district, 0 for a skipped district.
 CREATE OR REPLACE FUNCTION pgoltp_delivery(p_w int, p_carrier int) RETURNS int[]
 LANGUAGE plpgsql AS $$
 DECLARE
-	v_d int; v_o int; v_c int; v_sum numeric;
-	v_out int[] := '{}';
+	v_out int[];
 BEGIN
-	FOR v_d IN 1 .. 10 LOOP
-		SELECT min(no_o_id) INTO v_o FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d;
-		IF v_o IS NULL THEN
-			v_out := v_out || 0;
-			CONTINUE;
-		END IF;
-		DELETE FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d AND no_o_id = v_o;
-		UPDATE orders SET o_carrier_id = p_carrier WHERE o_w_id = p_w AND o_d_id = v_d AND o_id = v_o
-			RETURNING o_c_id INTO v_c;
-		UPDATE order_line SET ol_delivery_d = localtimestamp
-			WHERE ol_w_id = p_w AND ol_d_id = v_d AND ol_o_id = v_o;
-		SELECT coalesce(sum(ol_amount), 0) INTO v_sum FROM order_line
-			WHERE ol_w_id = p_w AND ol_d_id = v_d AND ol_o_id = v_o;
-		UPDATE customer SET c_balance = c_balance + v_sum, c_delivery_cnt = c_delivery_cnt + 1
-			WHERE c_w_id = p_w AND c_d_id = v_d AND c_id = v_c;
-		v_out := v_out || v_o;
-	END LOOP;
+	WITH no AS (
+			DELETE FROM new_order
+				USING (SELECT d, (SELECT min(no_o_id) FROM new_order WHERE no_w_id = p_w AND no_d_id = d) AS o
+					FROM generate_series(1, 10) AS d) x
+				WHERE no_w_id = p_w AND no_d_id = x.d AND no_o_id = x.o
+			RETURNING no_d_id, no_o_id),
+		o AS (UPDATE orders SET o_carrier_id = p_carrier FROM no
+			WHERE o_w_id = p_w AND o_d_id = no.no_d_id AND o_id = no.no_o_id RETURNING o_d_id, o_id, o_c_id),
+		ol AS (UPDATE order_line SET ol_delivery_d = localtimestamp FROM no
+			WHERE ol_w_id = p_w AND ol_d_id = no.no_d_id AND ol_o_id = no.no_o_id RETURNING ol_d_id, ol_amount),
+		c AS (UPDATE customer SET c_balance = c_balance + coalesce(s.amount, 0), c_delivery_cnt = c_delivery_cnt + 1
+			FROM o LEFT JOIN (SELECT ol_d_id, sum(ol_amount) AS amount FROM ol GROUP BY ol_d_id) s ON s.ol_d_id = o.o_d_id
+			WHERE c_w_id = p_w AND c_d_id = o.o_d_id AND c_id = o.o_c_id)
+	SELECT array_agg(coalesce(o.o_id, 0) ORDER BY d) INTO v_out
+		FROM generate_series(1, 10) AS d LEFT JOIN o ON o.o_d_id = d;
 	RETURN v_out;
 END $$;
 

@@ -13,13 +13,11 @@ import (
 // session is the per-connection state: the connection and the buffers its
 // transactions reuse. A new session comes with every (re)connection.
 type session struct {
-	conn       *pgx.Conn
-	no         newOrderScratch
-	payBatch   pgx.Batch
-	out        txnOutputs // the last transaction's output, per kind
-	delivBatch pgx.Batch
-	slBatch    pgx.Batch
-	slOwnTxn   bool // Stock-Level in its own READ COMMITTED transaction
+	conn     *pgx.Conn
+	no       newOrderScratch
+	out      txnOutputs // the last transaction's output, per kind
+	slBatch  pgx.Batch
+	slOwnTxn bool // Stock-Level in its own READ COMMITTED transaction
 }
 
 // connWorker owns one connection and executes the terminals' transactions on

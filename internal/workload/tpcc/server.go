@@ -71,10 +71,7 @@ func newOrderRolledBack(err error, out *NewOrderOutput) (bool, error) {
 // paymentServer runs pgoltp_payment and leaves the output of clause 2.5.3.3
 // in ss.out.pay.
 func (ss *session) paymentServer(ctx context.Context, in *paymentInput) error {
-	o := &ss.out.pay
-	return ss.conn.QueryRow(ctx, sqlSrvPayment, in.w, in.d, in.cw, in.cd, in.c, in.last, in.amount).Scan(
-		append([]any{&o.WName, &o.WStreet1, &o.WStreet2, &o.WCity, &o.WState, &o.WZip,
-			&o.DName, &o.DStreet1, &o.DStreet2, &o.DCity, &o.DState, &o.DZip}, o.customerFields()...)...)
+	return ss.readPayment(ctx, sqlSrvPayment, in)
 }
 
 // orderStatusServer runs pgoltp_order_status and leaves the output of
@@ -84,22 +81,7 @@ func (ss *session) orderStatusServer(ctx context.Context, in *orderStatusInput) 
 }
 
 func (ss *session) deliveryServer(ctx context.Context, req deliveryRequest, out *deliveryOutcome) error {
-	conn := ss.conn
-	var orders []int32
-	if err := conn.QueryRow(ctx, sqlSrvDelivery, req.w, req.carrier).Scan(&orders); err != nil {
-		return err
-	}
-	out.skipped = 0
-	for d := range out.orders {
-		out.orders[d] = 0
-		if d < len(orders) {
-			out.orders[d] = orders[d]
-		}
-		if out.orders[d] == 0 {
-			out.skipped++
-		}
-	}
-	return nil
+	return ss.readDelivery(ctx, sqlSrvDelivery, req, out)
 }
 
 func (ss *session) stockLevelServer(ctx context.Context, in *stockLevelInput) (int64, error) {

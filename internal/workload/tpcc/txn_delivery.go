@@ -2,10 +2,7 @@ package tpcc
 
 import (
 	"context"
-	"errors"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // deliveryRequest is a queued Delivery (clause 2.7.2): the terminal queues
@@ -22,47 +19,54 @@ type deliveryOutcome struct {
 	completed time.Time
 }
 
-// sqlDeliveryDistrict delivers the oldest undelivered order of one district
-// (clause 2.7.4.2) in one statement: delete its new_order row, set the
-// carrier, stamp its lines, and credit the customer with their sum. It returns
-// no row when the district has no undelivered order (a skipped district).
-// Delivery workers own disjoint warehouses, so no two Deliveries race for the
-// same oldest new_order row.
-const sqlDeliveryDistrict = `WITH no AS (
-		DELETE FROM new_order WHERE no_w_id = $1 AND no_d_id = $2
-			AND no_o_id = (SELECT min(no_o_id) FROM new_order WHERE no_w_id = $1 AND no_d_id = $2)
-		RETURNING no_o_id),
-	o AS (UPDATE orders SET o_carrier_id = $3 FROM no
-		WHERE o_w_id = $1 AND o_d_id = $2 AND o_id = no.no_o_id RETURNING o_id, o_c_id),
+// sqlDelivery delivers the oldest undelivered order of each of the ten
+// districts (clause 2.7.4.2) in one statement: delete their new_order rows,
+// set the carrier, stamp their lines, and credit each customer with the sum
+// of its order's lines (summed from the updated lines, not read again). It
+// returns the delivered o_id per district in district order, 0 for a district
+// with no undelivered order (skipped). The steps run in that order (the
+// final SELECT pulls o, which pulls no; ol and c run at the end of the
+// statement), over all districts at once: one statement instead of ten. The
+// plan is nested loops over the ten districts with index scans. Delivery
+// workers own disjoint warehouses, so no two Deliveries race for the same
+// oldest new_order row. The server path (pgoltp_delivery) runs the same
+// statement.
+const sqlDelivery = `WITH no AS (
+		DELETE FROM new_order
+			USING (SELECT d, (SELECT min(no_o_id) FROM new_order WHERE no_w_id = $1 AND no_d_id = d) AS o
+				FROM generate_series(1, 10) AS d) x
+			WHERE no_w_id = $1 AND no_d_id = x.d AND no_o_id = x.o
+		RETURNING no_d_id, no_o_id),
+	o AS (UPDATE orders SET o_carrier_id = $2 FROM no
+		WHERE o_w_id = $1 AND o_d_id = no.no_d_id AND o_id = no.no_o_id RETURNING o_d_id, o_id, o_c_id),
 	ol AS (UPDATE order_line SET ol_delivery_d = localtimestamp FROM no
-		WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = no.no_o_id RETURNING ol_amount),
-	c AS (UPDATE customer SET c_balance = c_balance + (SELECT coalesce(sum(ol_amount), 0) FROM ol),
-			c_delivery_cnt = c_delivery_cnt + 1
-		FROM o WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = o.o_c_id RETURNING c_id)
-	SELECT o.o_id FROM o, c`
+		WHERE ol_w_id = $1 AND ol_d_id = no.no_d_id AND ol_o_id = no.no_o_id RETURNING ol_d_id, ol_amount),
+	c AS (UPDATE customer SET c_balance = c_balance + coalesce(s.amount, 0), c_delivery_cnt = c_delivery_cnt + 1
+		FROM o LEFT JOIN (SELECT ol_d_id, sum(ol_amount) AS amount FROM ol GROUP BY ol_d_id) s ON s.ol_d_id = o.o_d_id
+		WHERE c_w_id = $1 AND c_d_id = o.o_d_id AND c_id = o.o_c_id)
+	SELECT array_agg(coalesce(o.o_id, 0) ORDER BY d) FROM generate_series(1, 10) AS d LEFT JOIN o ON o.o_d_id = d`
 
-// deliveryClient runs one Delivery as one transaction of ten statements in
-// one pipelined batch (one round trip).
+// deliveryClient runs one Delivery as one statement (one round trip).
 func (ss *session) deliveryClient(ctx context.Context, req deliveryRequest, out *deliveryOutcome) error {
-	conn, b := ss.conn, &ss.delivBatch
-	b.QueuedQueries = b.QueuedQueries[:0]
-	for d := int32(1); d <= districtsPerWarehouse; d++ {
-		b.Queue(sqlDeliveryDistrict, req.w, d, req.carrier)
+	return ss.readDelivery(ctx, sqlDelivery, req, out)
+}
+
+// readDelivery runs a Delivery statement of either path (the same result:
+// the delivered o_id per district, 0 when skipped) and fills out.
+func (ss *session) readDelivery(ctx context.Context, sql string, req deliveryRequest, out *deliveryOutcome) error {
+	var orders []int32
+	if err := ss.conn.QueryRow(ctx, sql, req.w, req.carrier).Scan(&orders); err != nil {
+		return err
 	}
-	br := conn.SendBatch(ctx, b)
-	var err error
 	out.skipped = 0
-	for d := 0; d < districtsPerWarehouse && err == nil; d++ {
-		var oID int32
-		err = br.QueryRow().Scan(&oID)
-		if errors.Is(err, pgx.ErrNoRows) {
-			oID, err = 0, nil
+	for d := range out.orders {
+		out.orders[d] = 0
+		if d < len(orders) {
+			out.orders[d] = orders[d]
+		}
+		if out.orders[d] == 0 {
 			out.skipped++
 		}
-		out.orders[d] = oID
 	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return nil
 }

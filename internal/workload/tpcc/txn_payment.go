@@ -50,70 +50,60 @@ func twoDigits(n int) string {
 	return string([]byte{byte('0' + n/10), byte('0' + n%10)})
 }
 
-// Payment statements. The customer update prepends the clause 2.5.2.2 BC
-// history to c_data (keeping 500 characters) and inserts the history row
-// with h_data = w_name + 4 spaces + d_name in the same statement. By last
-// name, the customer is the one at position ⌈n/2⌉ of those with that name
-// ordered by c_first (2.5.2.2), i.e. offset (n−1)/2.
-const (
-	sqlPayWarehouse = `UPDATE warehouse SET w_ytd = w_ytd + $2::numeric WHERE w_id = $1
-		RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip`
-	sqlPayDistrict = `UPDATE district SET d_ytd = d_ytd + $3::numeric WHERE d_w_id = $1 AND d_id = $2
-		RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip`
-	sqlPayCustomerTail = `
-		RETURNING c_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip,
-			c_phone, c_since, c_credit, (c_credit_lim * 100)::int8, (c_discount * 10000)::int8, (c_balance * 100)::int8,
-			CASE WHEN c_credit = 'BC' THEN left(c_data, 200) ELSE '' END AS c_data_200
-	), h AS (
-		INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-		SELECT c_id, $4::int, $3::int, $2::int, $1::int, localtimestamp, $5::numeric,
-			(SELECT w_name FROM warehouse WHERE w_id = $1::int) || '    ' ||
-			(SELECT d_name FROM district WHERE d_w_id = $1::int AND d_id = $2::int)
-		FROM c
-	)
-	SELECT * FROM c`
-	sqlPayCustomerHead = `WITH c AS (
-		UPDATE customer SET c_balance = c_balance - $5::numeric, c_ytd_payment = c_ytd_payment + $5::numeric,
+// sqlPayment is a whole Payment (clause 2.5.2.2) in one statement: w_ytd
+// += amount (returning the warehouse's name and address), d_ytd += amount
+// (the district's), the customer's update, and the history row with h_data
+// = w_name + 4 spaces + d_name. A BC customer gets c_id, c_d_id, c_w_id,
+// d_id, w_id and the amount prepended to c_data, keeping 500 characters.
+// $5 = 0 selects the customer by last name $6: the one at position ⌈n/2⌉ of
+// those with that name ordered by c_first, i.e. element (n+1)/2 of their
+// c_ids in that order, found in one scan of the name's customers.
+//
+// Lock order: every Payment locks the warehouse row, then the district row,
+// then the customer row. The data flow enforces it: district is updated
+// FROM w and customer FROM d, and a row is locked only when the join has
+// produced it, which takes the previous CTE's row, whose update is done by
+// then. The server path (pgoltp_payment) runs the same statement.
+const sqlPayment = `WITH w AS (
+		UPDATE warehouse SET w_ytd = w_ytd + $7::numeric WHERE w_id = $1::int
+		RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip),
+	d AS (
+		UPDATE district SET d_ytd = d_ytd + $7::numeric FROM w WHERE d_w_id = $1::int AND d_id = $2::int
+		RETURNING w.*, d_name, d_street_1, d_street_2, d_city, d_state, d_zip),
+	c AS (
+		UPDATE customer SET c_balance = c_balance - $7::numeric, c_ytd_payment = c_ytd_payment + $7::numeric,
 			c_payment_cnt = c_payment_cnt + 1,
 			c_data = CASE WHEN c_credit = 'BC' THEN left(c_id || ' ' || c_d_id || ' ' || c_w_id || ' ' ||
-				$2::int || ' ' || $1::int || ' ' || $5::numeric || ' | ' || c_data, 500) ELSE c_data END
-		WHERE c_w_id = $3::int AND c_d_id = $4::int AND c_id = `
-	sqlPayCustomerByID   = sqlPayCustomerHead + `$6::int` + sqlPayCustomerTail
-	sqlPayCustomerByName = sqlPayCustomerHead + `(
-			SELECT c_id FROM customer WHERE c_w_id = $3::int AND c_d_id = $4::int AND c_last = $6::text
-			ORDER BY c_first OFFSET (SELECT (count(*) - 1) / 2 FROM customer
-				WHERE c_w_id = $3::int AND c_d_id = $4::int AND c_last = $6::text) LIMIT 1)` + sqlPayCustomerTail
-)
+				$2::int || ' ' || $1::int || ' ' || $7::numeric || ' | ' || c_data, 500) ELSE c_data END
+		FROM d
+		WHERE c_w_id = $3::int AND c_d_id = $4::int AND c_id = CASE WHEN $5::int <> 0 THEN $5::int ELSE (
+			SELECT (array_agg(c_id ORDER BY c_first))[(count(*) + 1) / 2]
+			FROM customer WHERE c_w_id = $3::int AND c_d_id = $4::int AND c_last = $6::text) END
+		RETURNING d.*, c_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip,
+			c_phone, c_since, c_credit, (c_credit_lim * 100)::int8, (c_discount * 10000)::int8, (c_balance * 100)::int8,
+			CASE WHEN c_credit = 'BC' THEN left(c_data, 200) ELSE '' END AS c_data_200),
+	h AS (
+		INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
+		SELECT c_id, $4::int, $3::int, $2::int, $1::int, localtimestamp, $7::numeric, w_name || '    ' || d_name
+		FROM c)
+	SELECT * FROM c`
 
-// paymentClient runs a Payment in one round trip: the three statements in
-// one pipelined batch, which PostgreSQL runs as one implicit transaction.
-// Lock order is warehouse, district, customer for every Payment. The output
-// of clause 2.5.3.3 is left in ss.out.pay.
+// paymentClient runs a Payment as one statement (one round trip, its own
+// implicit transaction). The output of clause 2.5.3.3 is left in ss.out.pay.
 func (ss *session) paymentClient(ctx context.Context, in *paymentInput) error {
-	conn := ss.conn
-	b := &ss.payBatch
-	b.QueuedQueries = b.QueuedQueries[:0]
-	b.Queue(sqlPayWarehouse, in.w, in.amount)
-	b.Queue(sqlPayDistrict, in.w, in.d, in.amount)
-	if in.byName {
-		b.Queue(sqlPayCustomerByName, in.w, in.d, in.cw, in.cd, in.amount, in.last)
-	} else {
-		b.Queue(sqlPayCustomerByID, in.w, in.d, in.cw, in.cd, in.amount, in.c)
+	return ss.readPayment(ctx, sqlPayment, in)
+}
+
+// readPayment runs a Payment statement of either path (the same columns:
+// the warehouse's and district's names and addresses, then the customer's
+// fields) and fills ss.out.pay.
+func (ss *session) readPayment(ctx context.Context, sql string, in *paymentInput) error {
+	o := &ss.out.pay
+	err := ss.conn.QueryRow(ctx, sql, in.w, in.d, in.cw, in.cd, in.c, in.last, in.amount).Scan(
+		append([]any{&o.WName, &o.WStreet1, &o.WStreet2, &o.WCity, &o.WState, &o.WZip,
+			&o.DName, &o.DStreet1, &o.DStreet2, &o.DCity, &o.DState, &o.DZip}, o.customerFields()...)...)
+	if err != nil {
+		return fmt.Errorf("payment: %w", err)
 	}
-	br := conn.SendBatch(ctx, b)
-	res := &ss.out.pay
-	err := br.QueryRow().Scan(&res.WName, &res.WStreet1, &res.WStreet2, &res.WCity, &res.WState, &res.WZip)
-	if err == nil {
-		err = br.QueryRow().Scan(&res.DName, &res.DStreet1, &res.DStreet2, &res.DCity, &res.DState, &res.DZip)
-	}
-	if err == nil {
-		err = br.QueryRow().Scan(res.customerFields()...)
-		if err != nil {
-			err = fmt.Errorf("payment customer: %w", err)
-		}
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return nil
 }
