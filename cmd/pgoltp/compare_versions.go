@@ -18,6 +18,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/report"
 	"github.com/pgoltp/pgoltp/internal/runfile"
+	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/study"
 	"github.com/pgoltp/pgoltp/internal/tune"
@@ -122,16 +123,15 @@ func (v *versionStudy) parse(pg, duration string) error {
 		return bad("--repetitions, --scale, --warehouses and --clients must be at least 1")
 	}
 	v.perMajor = map[int][]study.Translation{}
-	for _, kv := range v.sets {
-		name, value, ok := strings.Cut(kv, "=")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" {
-			return bad("--set %q: use name=value", kv)
-		}
+	sets, err := settings.ParseAssignments(v.sets)
+	if err != nil {
+		return bad("--set %v: use name=value", err)
+	}
+	for _, a := range sets {
 		for _, m := range v.majors {
-			t, err := study.Translate(m, name, strings.TrimSpace(value))
+			t, err := study.Translate(m, a.Name, a.Value)
 			if err != nil {
-				return problem.BadInput("fix or drop the --set", "--set %s for PostgreSQL %d: %v", kv, m, err)
+				return problem.BadInput("fix or drop the --set", "--set %s for PostgreSQL %d: %v", a.Given, m, err)
 			}
 			v.perMajor[m] = append(v.perMajor[m], t)
 		}

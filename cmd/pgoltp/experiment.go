@@ -194,13 +194,13 @@ func experimentTarget(ctx context.Context) (tune.Server, string, error) {
 }
 
 func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
+	sets, err := settings.ParseAssignments(f.set)
+	if err != nil {
+		return problem.BadInput("use --set name=value, e.g. --set synchronous_commit=off", "bad --set %v", err)
+	}
 	values := map[string]string{}
-	for _, kv := range f.set {
-		name, value, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(name) == "" {
-			return problem.BadInput("use --set name=value, e.g. --set synchronous_commit=off", "bad --set %q", kv)
-		}
-		values[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSpace(value)
+	for _, a := range sets {
+		values[strings.ToLower(a.Name)] = a.Value
 	}
 	if err := settings.CheckApplicable(values); err != nil {
 		return problem.BadInput("leave it out of --set", "%v", err)
