@@ -69,18 +69,8 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 				opts.ProgressBar = true
 			}
 			st, err := tpcc.Load(cmd.Context(), dsn, opts)
-			if errors.Is(err, tpcc.ErrLoadExists) {
-				return problem.BadInput("pass --force to drop and reload, or --schema to load elsewhere", "%s",
-					strings.TrimPrefix(err.Error(), tpcc.ErrLoadExists.Error()+": "))
-			}
-			if errors.Is(err, tpcc.ErrLoadBusy) {
-				return problem.BadInput("wait for it to finish, or use another --schema", "%s", err.Error())
-			}
-			if err != nil {
-				if cmd.Context().Err() != nil {
-					return problem.Failed("load interrupted; the schema is marked incomplete and the next 'pgoltp tpcc load' rebuilds it")
-				}
-				return fmt.Errorf("tpcc load: %w", err)
+			if err := tpcc.LoadProblem(cmd.Context(), err); err != nil {
+				return err
 			}
 			if global.json {
 				return writeJSON(out, st)

@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 
@@ -41,4 +42,21 @@ func (r *RunResult) WriteWithCheck(w io.Writer, rep *CheckReport) error {
 		return rep.WriteText(w)
 	}
 	return nil
+}
+
+// LoadProblem names why a load failed: an existing or busy load is bad input
+// (exit code 2), an interrupted one is marked incomplete; nil stays nil.
+func LoadProblem(ctx context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrLoadExists):
+		return problem.BadInput("pass --force to drop and reload, or --schema to load elsewhere", "%s",
+			strings.TrimPrefix(err.Error(), ErrLoadExists.Error()+": "))
+	case errors.Is(err, ErrLoadBusy):
+		return problem.BadInput("wait for it to finish, or use another --schema", "%s", err.Error())
+	case ctx.Err() != nil:
+		return problem.Failed("load interrupted; the schema is marked incomplete and the next 'pgoltp tpcc load' rebuilds it")
+	}
+	return fmt.Errorf("tpcc load: %w", err)
 }
