@@ -2,19 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
-	"github.com/pgoltp/pgoltp/internal/runfile"
 	"github.com/pgoltp/pgoltp/internal/server"
 	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/workload"
@@ -140,12 +137,7 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if err := writeReport(out, rep); err != nil {
 		return err
 	}
-	for _, s := range rep.Steps {
-		if !s.InEffect {
-			return problem.Failed("step %q: a setting was not in effect during a run; its numbers prove nothing", s.Name)
-		}
-	}
-	return nil
+	return rep.Failure()
 }
 
 func writeReport(out io.Writer, rep *tune.Report) error {
@@ -222,22 +214,14 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	} else if err := rep.WriteText(out); err != nil {
 		return err
 	}
-	if rep.Missing > 0 && len(rep.Unsafe) == 0 {
-		return problem.Failed("%d acknowledged commits lost with durable settings", rep.Missing)
-	}
-	return nil
+	return rep.Failure()
 }
 
 // saveReport keeps a report as JSON in LAB/experiments (0600, a new file per
 // report: two saved in the same second get distinct names) and says where; a
 // failure to save is reported but does not fail the command.
 func saveReport(kind string, rep any) {
-	dir := filepath.Join(global.lab, "experiments")
-	b, err := json.MarshalIndent(rep, "", "  ")
-	path := ""
-	if err == nil {
-		path, err = runfile.WriteUnique(dir, kind+"-"+time.Now().UTC().Format("20060102T150405Z"), ".json", append(b, '\n'))
-	}
+	path, err := tune.SaveReport(global.lab, kind, rep)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "could not save the %s report: %v\n", kind, err)
 		return
