@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -128,16 +126,10 @@ func init() {
 			if err != nil {
 				return err
 			}
-			psql, err := exec.LookPath("psql")
+			p, err := c.Psql(cmd.Context(), workDatabase, args)
 			if err != nil {
-				psql = filepath.Join(c.BinDir, "psql")
-				if _, serr := os.Stat(psql); serr != nil {
-					return problem.BadInput("install the PostgreSQL client (apt-get install postgresql-client)", "psql is not installed")
-				}
+				return err
 			}
-			p := exec.CommandContext(cmd.Context(), psql, append([]string{c.DisplayDSN(workDatabase)}, args...)...)
-			p.Env = append(os.Environ(), "PGPASSFILE="+c.PassFile())
-			p.Stdin, p.Stdout, p.Stderr = os.Stdin, os.Stdout, os.Stderr
 			return p.Run()
 		},
 	}

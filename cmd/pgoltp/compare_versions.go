@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,16 +27,8 @@ import (
 
 // versionStudy is what 'pgoltp compare-versions' was asked to do.
 type versionStudy struct {
-	majors      []int
-	workload    string
-	scale       int // TPC-B
-	warehouses  int // TPC-C
-	clients     int
-	duration    time.Duration
-	repetitions int
-	sets        []string
-	html        string // also write an HTML comparison of every run here
-	perMajor    map[int][]study.Translation
+	study.Options
+	html string // also write an HTML comparison of every run here
 }
 
 func init() {
@@ -73,70 +64,27 @@ tuples, autovacuum runs, checkpoints, and the top statements side by side.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&pg, "pg", "", "PostgreSQL majors to compare, comma-separated (10 to 18), e.g. 10,15,18")
-	f.StringVar(&v.workload, "workload", "tpcb", "tpcb or tpcc")
-	f.IntVar(&v.scale, "scale", 1, "TPC-B scale factor")
-	f.IntVar(&v.warehouses, "warehouses", 1, "TPC-C warehouses")
-	f.IntVarP(&v.clients, "clients", "c", 4, "client connections")
+	f.StringVar(&v.Workload, "workload", "tpcb", "tpcb or tpcc")
+	f.IntVar(&v.Scale, "scale", 1, "TPC-B scale factor")
+	f.IntVar(&v.Warehouses, "warehouses", 1, "TPC-C warehouses")
+	f.IntVarP(&v.Clients, "clients", "c", 4, "client connections")
 	f.StringVar(&duration, "duration", "30s", "length of each run")
-	f.IntVar(&v.repetitions, "repetitions", 1, "runs per major, interleaved across majors")
-	f.StringArrayVar(&v.sets, "set", nil, "a server setting name=value applied on every major (repeatable)")
+	f.IntVar(&v.Repetitions, "repetitions", 1, "runs per major, interleaved across majors")
+	f.StringArrayVar(&v.Sets, "set", nil, "a server setting name=value applied on every major (repeatable)")
 	f.StringVarP(&v.html, "output", "o", "", "also write the stored runs side by side as an HTML page (pgoltp compare's view) to this file")
 	rootCmd.AddCommand(cmd)
 }
 
 // parse checks every flag before any cluster is touched.
-func (v *versionStudy) parse(pg, duration string) error {
-	bad := func(format string, args ...any) error {
-		return problem.BadInput("run 'pgoltp compare-versions --help' for the flags", format, args...)
+func (v *versionStudy) parse(pg, duration string) (err error) {
+	if v.Majors, err = study.ParseMajors(pg); err != nil {
+		return err
 	}
-	seen := map[int]bool{}
-	for _, s := range strings.Split(pg, ",") {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			continue
-		}
-		m, err := strconv.Atoi(s)
-		if err != nil || m == 0 {
-			return bad("--pg %q: give majors such as 10,15,18", pg)
-		}
-		if err := cluster.ValidMajor(m); err != nil {
-			return bad("--pg: %v", err)
-		}
-		if !seen[m] {
-			seen[m] = true
-			v.majors = append(v.majors, m)
-		}
+	v.DurationText = duration
+	if d, err := tpcb.ParseDuration(duration, time.Second); err == nil {
+		v.Duration = d
 	}
-	if len(v.majors) < 2 {
-		return bad("--pg %q: give at least two majors to compare, e.g. --pg 10,15", pg)
-	}
-	if v.workload != "tpcb" && v.workload != "tpcc" {
-		return bad("--workload %q: use tpcb or tpcc", v.workload)
-	}
-	d, err := tpcb.ParseDuration(duration, time.Second)
-	if err != nil || d <= 0 {
-		return bad("--duration %q: give a duration such as 30s or 5m", duration)
-	}
-	v.duration = d
-	if v.repetitions < 1 || v.scale < 1 || v.warehouses < 1 || v.clients < 1 {
-		return bad("--repetitions, --scale, --warehouses and --clients must be at least 1")
-	}
-	v.perMajor = map[int][]study.Translation{}
-	for _, kv := range v.sets {
-		name, value, ok := strings.Cut(kv, "=")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" {
-			return bad("--set %q: use name=value", kv)
-		}
-		for _, m := range v.majors {
-			t, err := study.Translate(m, name, strings.TrimSpace(value))
-			if err != nil {
-				return problem.BadInput("fix or drop the --set", "--set %s for PostgreSQL %d: %v", kv, m, err)
-			}
-			v.perMajor[m] = append(v.perMajor[m], t)
-		}
-	}
-	return nil
+	return v.Validate()
 }
 
 // runVersionPlan runs an experiment plan with versions: [..] as the
@@ -146,16 +94,16 @@ func runVersionPlan(ctx context.Context, p *tune.Plan) error {
 		return problem.BadInput("drop --dsn: a versions plan runs each major in a managed cluster of its own",
 			"a versions plan cannot use an external server")
 	}
-	v := versionStudy{workload: p.Workload.Kind, scale: p.Workload.Scale, warehouses: p.Workload.Scale,
-		clients: p.Workload.Clients, repetitions: p.Repetitions.Pairs}
+	v := versionStudy{Options: study.Options{Workload: p.Workload.Kind, Scale: p.Workload.Scale, Warehouses: p.Workload.Scale,
+		Clients: p.Workload.Clients, Repetitions: p.Repetitions.Pairs}}
 	majors := make([]string, len(p.Versions))
 	for i, m := range p.Versions {
 		majors[i] = strconv.Itoa(m)
 	}
 	for name, value := range p.Baseline.Settings {
-		v.sets = append(v.sets, name+"="+string(value))
+		v.Sets = append(v.Sets, name+"="+string(value))
 	}
-	sort.Strings(v.sets)
+	sort.Strings(v.Sets)
 	if err := v.parse(strings.Join(majors, ","), p.Duration.String()); err != nil {
 		return err
 	}
@@ -178,8 +126,8 @@ func (v *versionStudy) run(ctx context.Context) error {
 			fmt.Fprintf(os.Stderr, format+"\n", args...)
 		}
 	}
-	targets := make([]versionTarget, 0, len(v.majors))
-	for _, m := range v.majors {
+	targets := make([]versionTarget, 0, len(v.Majors))
+	for _, m := range v.Majors {
 		t, err := v.prepare(ctx, m, say)
 		if err != nil {
 			return err
@@ -187,9 +135,9 @@ func (v *versionStudy) run(ctx context.Context) error {
 		targets = append(targets, t)
 	}
 	var runs []study.Run
-	for rep := 1; rep <= v.repetitions; rep++ {
+	for rep := 1; rep <= v.Repetitions; rep++ {
 		for _, t := range targets {
-			say("== run %d/%d on PostgreSQL %s", rep, v.repetitions, t.version)
+			say("== run %d/%d on PostgreSQL %s", rep, v.Repetitions, t.version)
 			r, err := v.runOnce(ctx, t, rep)
 			if err != nil {
 				return fmt.Errorf("PostgreSQL %d, run %d: %w", t.major, rep, err)
@@ -197,12 +145,7 @@ func (v *versionStudy) run(ctx context.Context) error {
 			runs = append(runs, r)
 		}
 	}
-	var translations []study.Translation
-	for _, m := range v.majors {
-		translations = append(translations, v.perMajor[m]...)
-	}
-	sort.SliceStable(translations, func(i, j int) bool { return translations[i].Given < translations[j].Given })
-	c := study.Compare(v.workload, translations, runs)
+	c := study.Compare(v.Workload, v.Translations(), runs)
 	if v.html != "" {
 		if err := writeRunsHTML(ctx, runs, v.html); err != nil {
 			return err
@@ -210,9 +153,7 @@ func (v *versionStudy) run(ctx context.Context) error {
 		say("HTML comparison of the %d runs: %s", len(runs), v.html)
 	}
 	if global.json {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(c)
+		return writeJSON(os.Stdout, c)
 	}
 	c.WriteText(os.Stdout)
 	if len(runs) >= 2 {
@@ -236,7 +177,7 @@ func (v *versionStudy) prepare(ctx context.Context, major int, say func(string, 
 		return versionTarget{}, err
 	}
 	apply := map[string]string{}
-	for _, t := range v.perMajor[major] {
+	for _, t := range v.PerMajor[major] {
 		if t.Name != "" {
 			apply[t.Name] = t.Value
 		}
@@ -252,10 +193,10 @@ func (v *versionStudy) prepare(ctx context.Context, major int, say func(string, 
 	if global.json {
 		logw = nil
 	}
-	switch v.workload {
+	switch v.Workload {
 	case "tpcb":
-		if scale, err := tpcb.Scale(ctx, dsn); err != nil || scale != v.scale {
-			o := tpcb.LoadOptions{Scale: v.scale}
+		if scale, err := tpcb.Scale(ctx, dsn); err != nil || scale != v.Scale {
+			o := tpcb.LoadOptions{Scale: v.Scale}
 			if err := o.Validate(); err != nil {
 				return versionTarget{}, problem.BadInput("fix --scale", "%v", err)
 			}
@@ -264,7 +205,7 @@ func (v *versionStudy) prepare(ctx context.Context, major int, say func(string, 
 			}
 		}
 	case "tpcc":
-		o := tpcc.LoadOptions{Warehouses: v.warehouses}
+		o := tpcc.LoadOptions{Warehouses: v.Warehouses}
 		if logw != nil {
 			o.Progress = logw
 		}
@@ -294,9 +235,9 @@ func (v *versionStudy) runOnce(ctx context.Context, t versionTarget, rep int) (s
 	opts.Params = []workload.Param{
 		{Name: "postgres major", Value: strconv.Itoa(t.major)},
 		{Name: "postgres version", Value: t.version},
-		{Name: "compare-versions", Value: majorsList(v.majors)},
+		{Name: "compare-versions", Value: v.MajorsList()},
 		{Name: "repetition", Value: strconv.Itoa(rep)}}
-	for _, tr := range v.perMajor[t.major] {
+	for _, tr := range v.PerMajor[t.major] {
 		if tr.Name != "" {
 			opts.Params = append(opts.Params, workload.Param{Name: "set " + tr.Name, Value: tr.Value})
 		}
@@ -324,14 +265,14 @@ func (v *versionStudy) runOnce(ctx context.Context, t versionTarget, rep int) (s
 
 // newWorkload is the study's workload: its runs are compared, not checked.
 func (v *versionStudy) newWorkload() (workload.Workload, error) {
-	if v.workload == "tpcb" {
-		o := tpcb.RunOptions{Clients: v.clients, Jobs: 1, Duration: v.duration, NoCheck: true}
+	if v.Workload == "tpcb" {
+		o := tpcb.RunOptions{Clients: v.Clients, Jobs: 1, Duration: v.Duration, NoCheck: true}
 		if err := o.Validate(); err != nil {
 			return nil, problem.BadInput("fix --clients or --duration", "%v", err)
 		}
 		return &tpcb.Workload{Options: o, SkipCheck: true}, nil
 	}
-	w := &tpcc.Workload{Options: tpcc.RunOptions{Warehouses: v.warehouses, Conns: v.clients, Duration: v.duration}, CheckMode: tpcc.CheckNone}
+	w := &tpcc.Workload{Options: tpcc.RunOptions{Warehouses: v.Warehouses, Conns: v.Clients, Duration: v.Duration}, CheckMode: tpcc.CheckNone}
 	if err := w.Validate(); err != nil {
 		return nil, problem.BadInput("fix --warehouses, --clients or --duration", "%v", err)
 	}
@@ -377,11 +318,3 @@ func writeRunsHTML(ctx context.Context, runs []study.Run, out string) error {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func majorsList(majors []int) string {
-	s := make([]string, len(majors))
-	for i, m := range majors {
-		s[i] = strconv.Itoa(m)
-	}
-	return strings.Join(s, ",")
-}

@@ -2,24 +2,19 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
-	"github.com/pgoltp/pgoltp/internal/runfile"
 	"github.com/pgoltp/pgoltp/internal/server"
-	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/workload"
-	"github.com/pgoltp/pgoltp/internal/workload/ledger"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
 
@@ -28,12 +23,8 @@ import (
 const experimentDatabase = "pgoltp_experiment"
 
 type experimentFlags struct {
-	allowUnsafe bool
-	crash       bool
-	set         []string
-	killAfter   time.Duration
-	clients     int
-	example     bool
+	tune.CrashOptions
+	crash, example bool
 }
 
 func init() {
@@ -88,17 +79,17 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&f.allowUnsafe, "allow-unsafe", false, "permit settings that can lose or corrupt data on a crash (labelled in every output)")
+	fl.BoolVar(&f.AllowUnsafe, "allow-unsafe", false, "permit settings that can lose or corrupt data on a crash (labelled in every output)")
 	fl.BoolVar(&f.crash, "crash", false, "durability audit: run, kill the server mid-run, restart, count lost acknowledged commits")
-	fl.StringArrayVar(&f.set, "set", nil, "with --crash: a setting to audit, name=value (repeatable)")
-	fl.DurationVar(&f.killAfter, "kill-after", 5*time.Second, "with --crash: run this long before killing the server")
-	fl.IntVar(&f.clients, "clients", 4, "with --crash: concurrent connections")
+	fl.StringArrayVar(&f.Set, "set", nil, "with --crash: a setting to audit, name=value (repeatable)")
+	fl.DurationVar(&f.KillAfter, "kill-after", 5*time.Second, "with --crash: run this long before killing the server")
+	fl.IntVar(&f.Clients, "clients", 4, "with --crash: concurrent connections")
 	fl.BoolVar(&f.example, "example", false, "print a commented example plan and exit")
 	rootCmd.AddCommand(cmd)
 }
 
 func runExperiment(ctx context.Context, out io.Writer, path string, f experimentFlags) error {
-	if len(f.set) > 0 {
+	if len(f.Set) > 0 {
 		return problem.BadInput("put settings in the plan file", "--set is only for --crash")
 	}
 	file, err := os.Open(path)
@@ -121,7 +112,7 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if err != nil {
 		return err
 	}
-	e := &tune.Experiment{Plan: plan, Workload: workload, Server: server, DSN: dsn, AllowUnsafe: f.allowUnsafe, Log: os.Stderr}
+	e := &tune.Experiment{Plan: plan, Workload: workload, Server: server, DSN: dsn, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr}
 	rep, err := e.Run(ctx)
 	if rep != nil && len(rep.Steps) > 0 {
 		// Nothing lost: the report is kept in the lab even when the run was interrupted.
@@ -146,12 +137,7 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if err := writeReport(out, rep); err != nil {
 		return err
 	}
-	for _, s := range rep.Steps {
-		if !s.InEffect {
-			return problem.Failed("step %q: a setting was not in effect during a run; its numbers prove nothing", s.Name)
-		}
-	}
-	return nil
+	return rep.Failure()
 }
 
 func writeReport(out io.Writer, rep *tune.Report) error {
@@ -194,22 +180,8 @@ func experimentTarget(ctx context.Context) (tune.Server, string, error) {
 }
 
 func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
-	values := map[string]string{}
-	for _, kv := range f.set {
-		name, value, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(name) == "" {
-			return problem.BadInput("use --set name=value, e.g. --set synchronous_commit=off", "bad --set %q", kv)
-		}
-		values[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSpace(value)
-	}
-	if err := settings.CheckApplicable(values); err != nil {
-		return problem.BadInput("leave it out of --set", "%v", err)
-	}
-	if f.killAfter < time.Second {
-		return problem.BadInput("use --kill-after 1s or more", "--kill-after %s is too short to acknowledge any commits", f.killAfter)
-	}
-	if f.clients < 1 {
-		return problem.BadInput("use --clients 1 or more", "--clients %d", f.clients)
+	if err := f.Validate(); err != nil {
+		return err
 	}
 	if err := holdLab(); err != nil {
 		return err
@@ -221,9 +193,7 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	if err := c.EnsureDatabase(ctx, experimentDatabase); err != nil {
 		return err
 	}
-	a := &tune.CrashAudit{Server: c, DSN: c.DSN(experimentDatabase), Settings: values, AllowUnsafe: f.allowUnsafe,
-		Workload: ledger.Ledger{Clients: f.clients, Accounts: 10000}, KillAfter: f.killAfter, Log: os.Stderr}
-	rep, err := a.Run(ctx)
+	rep, err := f.Audit(c, c.DSN(experimentDatabase), os.Stderr).Run(ctx)
 	if rep != nil {
 		saveReport("crash", rep)
 	}
@@ -244,22 +214,14 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	} else if err := rep.WriteText(out); err != nil {
 		return err
 	}
-	if rep.Missing > 0 && len(rep.Unsafe) == 0 {
-		return problem.Failed("%d acknowledged commits lost with durable settings", rep.Missing)
-	}
-	return nil
+	return rep.Failure()
 }
 
 // saveReport keeps a report as JSON in LAB/experiments (0600, a new file per
 // report: two saved in the same second get distinct names) and says where; a
 // failure to save is reported but does not fail the command.
 func saveReport(kind string, rep any) {
-	dir := filepath.Join(global.lab, "experiments")
-	b, err := json.MarshalIndent(rep, "", "  ")
-	path := ""
-	if err == nil {
-		path, err = runfile.WriteUnique(dir, kind+"-"+time.Now().UTC().Format("20060102T150405Z"), ".json", append(b, '\n'))
-	}
+	path, err := tune.SaveReport(global.lab, kind, rep)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "could not save the %s report: %v\n", kind, err)
 		return

@@ -82,7 +82,7 @@ report into <lab>/reports.`,
 				return err
 			}
 			fmt.Fprintln(stderr, "== 4/5 consistency")
-			if rep := tpccCheckReport(out.Check); rep != nil {
+			if rep := tpcc.CheckReportOf(out.Check); rep != nil {
 				_ = rep.WriteText(stderr)
 			}
 			fmt.Fprintln(stderr, "== 5/5 report")

@@ -75,15 +75,10 @@ func newTPCBLoadCmd() *cobra.Command {
 
 func newTPCBRunCmd() *cobra.Command {
 	var (
-		o                        tpcb.RunOptions
-		protocol, builtin        string
-		skipSome, selectOnly     bool
-		duration, latencyLimit   string
-		progress                 int
-		maxTries                 int
-		snapshotEach, seriesEach time.Duration
-		bloatEvery               time.Duration
-		record                   bool
+		o          tpcb.RunOptions
+		fl         tpcb.Flags
+		bloatEvery time.Duration
+		record     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -95,42 +90,15 @@ checks that balances and history moved together and that the history holds
 one row per committed transaction.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			bad := func(err error) error {
-				return problem.BadInput("run 'pgoltp tpcb run --help' for the flags", "%s", err)
-			}
-			o.Protocol = tpcb.Protocol(protocol)
-			o.Script = tpcb.Script(builtin)
-			switch {
-			case skipSome && selectOnly:
-				return bad(fmt.Errorf("--skip-some-updates and --select-only exclude each other"))
-			case skipSome:
-				o.Script = tpcb.ScriptSimpleUpdate
-			case selectOnly:
-				o.Script = tpcb.ScriptSelectOnly
-			}
-			var err error
-			if o.Duration, err = tpcb.ParseDuration(duration, time.Second); err != nil {
-				return bad(fmt.Errorf("invalid --duration %q: give seconds (60) or a duration (90m, 24h)", duration))
-			}
-			if o.LatencyLimit, err = tpcb.ParseDuration(latencyLimit, time.Millisecond); err != nil {
-				return bad(fmt.Errorf("invalid --latency-limit %q: give milliseconds (50) or a duration (50ms)", latencyLimit))
-			}
-			o.Progress = time.Duration(progress) * time.Second
-			if maxTries < 0 {
-				return bad(fmt.Errorf("invalid --max-tries %d: 0 (unlimited) or more", maxTries))
-			}
-			o.MaxTries = maxTries
-			if maxTries == 0 {
-				o.MaxTries = -1
-			}
-			o.SnapshotEach, o.SeriesEach = snapshotEach, seriesEach
-			if err := o.Validate(); err != nil {
-				return bad(err)
-			}
-			ro := recordOptions(record)
-			if ro.Collect.BloatEvery, err = resolveBloatEvery(cmd.Flags().Changed("bloat-every"), bloatEvery, o.Duration); err != nil {
+			if err := fl.Apply(&o); err != nil {
 				return err
 			}
+			ro := recordOptions(record)
+			bloat, err := resolveBloatEvery(cmd.Flags().Changed("bloat-every"), bloatEvery, o.Duration)
+			if err != nil {
+				return err
+			}
+			ro.Collect.BloatEvery = bloat
 			// -j is pgbench's thread count: here the event loops, each on its
 			// own thread, plus one for the rest of the process (progress,
 			// aggregation), so both tools use the same number of CPUs.
@@ -154,30 +122,30 @@ one row per committed transaction.`,
 			} else {
 				res.WriteSummary(cmd.OutOrStdout())
 			}
-			return tpcbVerdict(res)
+			return res.Verdict()
 		},
 	}
 	f := cmd.Flags()
 	f.IntVarP(&o.Clients, "clients", "c", 1, "number of concurrent clients (connections)")
 	f.IntVarP(&o.Jobs, "jobs", "j", 1, "number of threads (event loops over the clients), like pgbench -j")
-	f.StringVarP(&protocol, "protocol", "M", "simple", "protocol: simple, extended or prepared")
-	f.StringVarP(&builtin, "builtin", "b", "tpcb-like", "built-in script: tpcb-like, simple-update or select-only")
-	f.BoolVarP(&skipSome, "skip-some-updates", "N", false, "the simple-update script: no tellers/branches updates")
-	f.BoolVarP(&selectOnly, "select-only", "S", false, "the select-only script")
+	f.StringVarP(&fl.Protocol, "protocol", "M", "simple", "protocol: simple, extended or prepared")
+	f.StringVarP(&fl.Builtin, "builtin", "b", "tpcb-like", "built-in script: tpcb-like, simple-update or select-only")
+	f.BoolVarP(&fl.SkipSome, "skip-some-updates", "N", false, "the simple-update script: no tellers/branches updates")
+	f.BoolVarP(&fl.SelectOnly, "select-only", "S", false, "the select-only script")
 	f.Float64VarP(&o.Rate, "rate", "R", 0, "target rate in transactions per second over all clients (0 = as fast as possible)")
-	f.StringVarP(&latencyLimit, "latency-limit", "L", "", "count transactions above this latency (ms); with --rate, skip those already late")
-	f.IntVar(&maxTries, "max-tries", 1, "tries per transaction on serialization failures and deadlocks (0 = unlimited)")
+	f.StringVarP(&fl.LatencyLimit, "latency-limit", "L", "", "count transactions above this latency (ms); with --rate, skip those already late")
+	f.IntVar(&fl.MaxTries, "max-tries", 1, "tries per transaction on serialization failures and deadlocks (0 = unlimited)")
 	f.IntVarP(&o.Transactions, "transactions", "t", 0, "transactions per client (default 10 without --duration)")
-	f.StringVarP(&duration, "duration", "T", "", "run this long: seconds (60) or a duration (90m, 24h)")
+	f.StringVarP(&fl.Duration, "duration", "T", "", "run this long: seconds (60) or a duration (90m, 24h)")
 	f.Int64Var(&o.StopAtTxns, "stop-at-txns", 0, "stop after this many transactions over all clients (committed or failed; instead of -t; with -T, whichever comes first)")
-	f.IntVarP(&progress, "progress", "P", 0, "print progress every N seconds to stderr")
+	f.IntVarP(&fl.Progress, "progress", "P", 0, "print progress every N seconds to stderr")
 	f.StringVar(&o.Isolation, "isolation", "", "default_transaction_isolation of the clients: read-committed, repeatable-read or serializable")
 	f.BoolVarP(&o.NoVacuum, "no-vacuum", "n", false, "do not vacuum pgbench_tellers and pgbench_branches before the run")
 	f.BoolVar(&o.TruncateHistory, "truncate-history", false, "empty pgbench_history before the run, as pgbench does (skipped with -n)")
 	f.BoolVar(&o.NoCheck, "no-check", false, "do not check balances and history after the run")
 	f.Uint64Var(&o.Seed, "random-seed", 0, "random seed (0 = from the clock)")
-	f.DurationVar(&snapshotEach, "snapshot-interval", time.Minute, "keep a histogram snapshot of every window this long")
-	f.DurationVar(&seriesEach, "series-interval", time.Second, "length of one point of the throughput/latency series")
+	f.DurationVar(&o.SnapshotEach, "snapshot-interval", time.Minute, "keep a histogram snapshot of every window this long")
+	f.DurationVar(&o.SeriesEach, "series-interval", time.Second, "length of one point of the throughput/latency series")
 	addBloatEveryFlag(f, &bloatEvery)
 	f.BoolVar(&record, "record", true, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
 	return cmd
@@ -189,21 +157,6 @@ func tpcbError(what string, err error) error {
 		return problem.BadInput("run 'pgoltp tpcb load --scale N' (or pgbench -i) first", "%s: the pgbench tables are not loaded", what)
 	}
 	return fmt.Errorf("%s: %w", what, err)
-}
-
-// tpcbVerdict turns aborted clients and a failed check into exit code 1.
-func tpcbVerdict(res *tpcb.RunResult) error {
-	if res.Check != nil && !res.Check.OK {
-		f := res.Check.Failures()[0]
-		return problem.Failed("tpcb check failed after the run: %s (%s)", f.Name, f.Detail)
-	}
-	if res.AbortedClients > 0 {
-		return problem.Failed("%d of %d clients aborted; first: %s", res.AbortedClients, res.Options.Clients, res.Errors[0])
-	}
-	if res.Interrupted {
-		return problem.Failed("run interrupted")
-	}
-	return nil
 }
 
 func newTPCBCheckCmd() *cobra.Command {
@@ -236,15 +189,7 @@ run unless given -n).`,
 			} else {
 				res.WriteText(cmd.OutOrStdout())
 			}
-			if !res.OK {
-				f := res.Failures()[0]
-				hint := ""
-				if f.Name == "accounts = history" || f.Name == "tellers = history" {
-					hint = "; note that a pgbench run without -n truncates pgbench_history, after which these sums cannot match"
-				}
-				return problem.Failed("tpcb check failed: %s (%s)%s", f.Name, f.Detail, hint)
-			}
-			return nil
+			return res.Verdict()
 		},
 	}
 	f := cmd.Flags()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -70,18 +69,8 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 				opts.ProgressBar = true
 			}
 			st, err := tpcc.Load(cmd.Context(), dsn, opts)
-			if errors.Is(err, tpcc.ErrLoadExists) {
-				return problem.BadInput("pass --force to drop and reload, or --schema to load elsewhere", "%s",
-					strings.TrimPrefix(err.Error(), tpcc.ErrLoadExists.Error()+": "))
-			}
-			if errors.Is(err, tpcc.ErrLoadBusy) {
-				return problem.BadInput("wait for it to finish, or use another --schema", "%s", err.Error())
-			}
-			if err != nil {
-				if cmd.Context().Err() != nil {
-					return problem.Failed("load interrupted; the schema is marked incomplete and the next 'pgoltp tpcc load' rebuilds it")
-				}
-				return fmt.Errorf("tpcc load: %w", err)
+			if err := tpcc.LoadProblem(cmd.Context(), err); err != nil {
+				return err
 			}
 			if global.json {
 				return writeJSON(out, st)
@@ -117,23 +106,8 @@ on a freshly loaded database: --fresh auto decides from the data.
 Checks: ` + strings.Join(tpcc.CheckNames(), ", "),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch fresh {
-			case "auto":
-				opts.Fresh = tpcc.FreshAuto
-			case "yes":
-				opts.Fresh = tpcc.FreshYes
-			case "no":
-				opts.Fresh = tpcc.FreshNo
-			default:
-				return problem.BadInput("use --fresh auto, yes or no", "unknown --fresh value %q", fresh)
-			}
-			for _, n := range opts.Only {
-				if !slices.Contains(tpcc.CheckNames(), n) {
-					return problem.BadInput("choose from: "+strings.Join(tpcc.CheckNames(), ", "), "unknown check %q in --only", n)
-				}
-			}
-			if opts.Workers < 1 {
-				return problem.BadInput("pass --workers 1 or more", "--workers must be at least 1, got %d", opts.Workers)
+			if err := opts.Validate(fresh); err != nil {
+				return err
 			}
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
@@ -154,14 +128,7 @@ Checks: ` + strings.Join(tpcc.CheckNames(), ", "),
 			} else {
 				_ = rep.WriteText(out)
 			}
-			if failed := rep.Failed(); len(failed) > 0 {
-				names := make([]string, len(failed))
-				for i, f := range failed {
-					names[i] = f.Name
-				}
-				return problem.Failed("%d of %d checks failed: %s", len(failed), len(rep.Results), strings.Join(names, ", "))
-			}
-			return nil
+			return rep.Verdict()
 		},
 	}
 	f := cmd.Flags()

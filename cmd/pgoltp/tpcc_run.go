@@ -1,12 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"io"
-	"os"
-	"runtime/pprof"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +9,6 @@ import (
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/runfile"
-	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
 
@@ -89,7 +82,7 @@ cleanly and still prints the summary.`,
 				w.Options.DeliveryLog = f
 			}
 			if cpuProfile != "" {
-				stop, err := startCPUProfile(cpuProfile)
+				stop, err := driver.StartCPUProfile(cpuProfile)
 				if err != nil {
 					return err
 				}
@@ -97,10 +90,10 @@ cleanly and still prints the summary.`,
 			}
 			out, err := recorder.Run(cmd.Context(), dsn, w, ro)
 			if err != nil {
-				return tpccRunError(cmd.Context(), err)
+				return tpcc.StartProblem(cmd.Context(), err)
 			}
 			res := out.Result.Detail.(*tpcc.RunResult)
-			rep := tpccCheckReport(out.Check)
+			rep := tpcc.CheckReportOf(out.Check)
 			if global.json {
 				if err := writeJSON(cmd.OutOrStdout(), struct {
 					*tpcc.RunResult
@@ -109,7 +102,7 @@ cleanly and still prints the summary.`,
 				}{res, out.RunID, rep}); err != nil {
 					return err
 				}
-			} else if err := printRunAndCheck(cmd.OutOrStdout(), res, rep); err != nil {
+			} else if err := res.WriteWithCheck(cmd.OutOrStdout(), rep); err != nil {
 				return err
 			}
 			return checkVerdict("tpcc", out.Check)
@@ -143,49 +136,4 @@ cleanly and still prints the summary.`,
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
 	_ = f.MarkHidden("cpuprofile")
 	return cmd
-}
-
-// tpccRunError names why a run could not start.
-func tpccRunError(ctx context.Context, err error) error {
-	switch {
-	case errors.Is(err, tpcc.ErrBadOption):
-		return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", strings.TrimPrefix(err.Error(), tpcc.ErrBadOption.Error()+": "))
-	case errors.Is(err, tpcc.ErrNotLoaded), errors.Is(err, tpcc.ErrNotComplete):
-		return problem.BadInput("run 'pgoltp tpcc load' first, or pass the --schema that holds it", "%s", err.Error())
-	case ctx.Err() != nil:
-		return problem.Failed("interrupted before the run started")
-	}
-	return problem.Wrap(err, "check --dsn and that the database was loaded with 'pgoltp tpcc load'", "cannot start the run")
-}
-
-// tpccCheckReport is the TPC-C report behind a check (nil: not checked).
-func tpccCheckReport(c *workload.Check) *tpcc.CheckReport {
-	if c == nil {
-		return nil
-	}
-	return c.Detail.(*tpcc.CheckReport)
-}
-
-// printRunAndCheck prints the run's summary and the check after it.
-func printRunAndCheck(w io.Writer, res *tpcc.RunResult, rep *tpcc.CheckReport) error {
-	if err := res.WriteSummary(w); err != nil {
-		return err
-	}
-	if rep != nil {
-		return rep.WriteText(w)
-	}
-	return nil
-}
-
-// startCPUProfile writes a Go CPU profile of the driver to path until stop.
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, problem.Wrap(err, "pass a writable --cpuprofile path", "cannot create the CPU profile")
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, problem.Wrap(err, "", "cannot start the CPU profile")
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -8,20 +8,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
-	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/problem"
-	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/server"
-	"github.com/pgoltp/pgoltp/internal/settings"
-	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/tuner"
 	"github.com/pgoltp/pgoltp/internal/workload"
@@ -31,27 +25,8 @@ import (
 // tuneDatabase is where tune loads its data on the managed cluster.
 const tuneDatabase = "pgoltp_tune"
 
-type tuneFlags struct {
-	workload    string
-	scale       int
-	clients     int
-	budget      int
-	trial       time.Duration
-	prewarm     time.Duration
-	objective   string
-	maxP99      time.Duration
-	allowUnsafe bool
-	apply       bool
-	format      string
-	resume      string
-	seed        int64
-	confirm     int
-	ablation    int
-	inject      []string // test only: trial:name=value
-}
-
 func init() {
-	var f tuneFlags
+	var f tuner.Options
 	cmd := &cobra.Command{
 		Use:   "tune",
 		Short: "Search for the settings that make a workload fastest, then prove and explain the result",
@@ -86,49 +61,49 @@ does not restart a server it does not manage.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.workload, "workload", "tpcb", "tpcc or tpcb")
-	fl.IntVar(&f.scale, "scale", 0, "TPC-B scale (default 10)")
-	fl.IntVar(&f.scale, "warehouses", 0, "TPC-C warehouses (default 2)")
-	fl.IntVar(&f.clients, "clients", 0, "concurrent connections (default 4)")
-	fl.IntVar(&f.clients, "conns", 0, "same as --clients")
-	fl.IntVar(&f.budget, "budget", 25, "number of trials")
-	fl.DurationVar(&f.trial, "trial", 60*time.Second, "measured run per trial")
-	fl.DurationVar(&f.prewarm, "prewarm", 0, "unmeasured run before every measured one (default: a sixth of --trial, at least 1s)")
-	fl.StringVar(&f.objective, "objective", "", "tps, tpmc (TPC-C) or p99 (default: tpmc for tpcc, tps for tpcb)")
-	fl.DurationVar(&f.maxP99, "max-p99", 0, "penalise configurations whose p99 latency exceeds this")
-	fl.BoolVar(&f.allowUnsafe, "allow-unsafe", false, "also search settings that can lose or corrupt data on a crash (labelled in every output)")
-	fl.BoolVar(&f.apply, "apply", false, "keep the result on the server instead of restoring the original settings")
-	fl.StringVar(&f.format, "format", "", "also print the result as conf (postgresql.conf lines) or sql (ALTER SYSTEM)")
-	fl.StringVar(&f.resume, "resume", "", "continue a stored search: --resume (the latest) or --resume=ID")
+	fl.StringVar(&f.Workload, "workload", "tpcb", "tpcc or tpcb")
+	fl.IntVar(&f.Scale, "scale", 0, "TPC-B scale (default 10)")
+	fl.IntVar(&f.Scale, "warehouses", 0, "TPC-C warehouses (default 2)")
+	fl.IntVar(&f.Clients, "clients", 0, "concurrent connections (default 4)")
+	fl.IntVar(&f.Clients, "conns", 0, "same as --clients")
+	fl.IntVar(&f.Budget, "budget", 25, "number of trials")
+	fl.DurationVar(&f.Trial, "trial", 60*time.Second, "measured run per trial")
+	fl.DurationVar(&f.Prewarm, "prewarm", 0, "unmeasured run before every measured one (default: a sixth of --trial, at least 1s)")
+	fl.StringVar(&f.Objective, "objective", "", "tps, tpmc (TPC-C) or p99 (default: tpmc for tpcc, tps for tpcb)")
+	fl.DurationVar(&f.MaxP99, "max-p99", 0, "penalise configurations whose p99 latency exceeds this")
+	fl.BoolVar(&f.AllowUnsafe, "allow-unsafe", false, "also search settings that can lose or corrupt data on a crash (labelled in every output)")
+	fl.BoolVar(&f.Apply, "apply", false, "keep the result on the server instead of restoring the original settings")
+	fl.StringVar(&f.Format, "format", "", "also print the result as conf (postgresql.conf lines) or sql (ALTER SYSTEM)")
+	fl.StringVar(&f.Resume, "resume", "", "continue a stored search: --resume (the latest) or --resume=ID")
 	fl.Lookup("resume").NoOptDefVal = "latest"
-	fl.Int64Var(&f.seed, "seed", 1, "random seed of the search")
-	fl.IntVar(&f.confirm, "confirm", 3, "top candidates re-run against the baseline before one is declared best")
-	fl.IntVar(&f.ablation, "ablation", 0, "ablate at most this many settings, largest changes first (0: all)")
-	fl.StringArrayVar(&f.inject, "test-inject", nil, "testing only: TRIAL:name=value overrides a trial's setting")
+	fl.Int64Var(&f.Seed, "seed", 1, "random seed of the search")
+	fl.IntVar(&f.Confirm, "confirm", 3, "top candidates re-run against the baseline before one is declared best")
+	fl.IntVar(&f.Ablation, "ablation", 0, "ablate at most this many settings, largest changes first (0: all)")
+	fl.StringArrayVar(&f.Inject, "test-inject", nil, "testing only: TRIAL:name=value overrides a trial's setting")
 	_ = fl.MarkHidden("test-inject")
 	rootCmd.AddCommand(cmd)
 }
 
-func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuneFlags) error {
-	if err := checkTuneFlags(&f); err != nil {
+func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuner.Options) error {
+	if err := f.Validate(); err != nil {
 		return err
 	}
-	inject, err := parseInject(f.inject)
+	inject, err := tuner.ParseInject(f.Inject)
 	if err != nil {
 		return err
 	}
 	var resume *tuner.State
-	if f.resume != "" {
-		id := f.resume
+	if f.Resume != "" {
+		id := f.Resume
 		if id == "latest" {
 			id = ""
 		}
 		if resume, err = tuner.Load(global.lab, id); err != nil {
 			return problem.BadInput("run 'pgoltp tune' without --resume to start a search", "cannot resume: %v", err)
 		}
-		f.seed, f.objective, f.allowUnsafe, f.trial, f.maxP99 = resume.Seed, resume.Objective, resume.AllowUnsafe, resume.Trial, resume.MaxP99
+		f.Seed, f.Objective, f.AllowUnsafe, f.Trial, f.MaxP99 = resume.Seed, resume.Objective, resume.AllowUnsafe, resume.Trial, resume.MaxP99
 		if !cmd.Flags().Changed("budget") {
-			f.budget = resume.Budget
+			f.Budget = resume.Budget
 		}
 	}
 	w, kind, err := tuneWorkload(f)
@@ -142,13 +117,14 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuneFlags
 	if err := holdLab(); err != nil { // for the whole search
 		return err
 	}
-	server, dsn, dataDir, err := tuneTarget(ctx)
+	target, dsn, dataDir, err := tuneTarget(ctx)
 	if err != nil {
 		return err
 	}
+	server := tuner.ServerOf(target, dsn)
 	host := tune.DetectHost(dataDir)
 	limits := tuner.Limits{RAM: host.RAM, CPUs: host.CPUs, HugePagesTotal: host.HugePagesTotal}
-	if _, managed := server.server.(*cluster.Cluster); !managed {
+	if _, managed := target.(*cluster.Cluster); !managed {
 		limits.NoRestart = true
 		fmt.Fprintln(os.Stderr, "--dsn: settings that need a restart are left out (pgoltp does not restart a server it does not manage)")
 	}
@@ -156,7 +132,7 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuneFlags
 	if err != nil {
 		return err
 	}
-	advice, err := tune.Advise(tune.AdviseInput{Host: host, Connections: f.clients, Workload: kind, Major: major, Live: live})
+	advice, err := tune.Advise(tune.AdviseInput{Host: host, Connections: f.Clients, Workload: kind, Major: major, Live: live})
 	if err != nil {
 		return problem.Failed("advise: %v", err)
 	}
@@ -165,15 +141,20 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuneFlags
 		id = resume.ID
 	}
 	t := &tuner.Tuner{
-		Server: server, Workload: tuneWorkloadAdapter{w: w, dsn: dsn}, Lab: global.lab, Limits: limits,
-		Recorder: tuneRecorder{kind: kind, workload: w.Name()},
-		ID:       id, Seed: f.seed, Objective: f.objective, MaxP99: f.maxP99, AllowUnsafe: f.allowUnsafe,
-		Budget: f.budget, TrialTime: f.trial, Prewarm: f.prewarm, Advise: advice.Settings(),
-		Confirm: f.confirm, Ablation: f.ablation, Apply: f.apply, Resume: resume, Log: os.Stderr, Inject: inject,
+		Server: server, Workload: tuner.WorkloadOf(w, dsn), Lab: global.lab, Limits: limits,
+		Recorder: tuner.StoreRecorder{Lab: global.lab, ResultsDSN: resultsStore.dsn, Kind: kind, Workload: w.Name()},
+		ID:       id, Seed: f.Seed, Objective: f.Objective, MaxP99: f.MaxP99, AllowUnsafe: f.AllowUnsafe,
+		Budget: f.Budget, TrialTime: f.Trial, Prewarm: f.Prewarm, Advise: advice.Settings(),
+		Confirm: f.Confirm, Ablation: f.Ablation, Apply: f.Apply, Resume: resume, Log: os.Stderr, Inject: inject,
 	}
 	res, runErr := t.Run(ctx)
 	if res != nil {
-		if err := writeTuneResult(out, res, f.format); err != nil {
+		if global.json {
+			err = writeJSON(out, res)
+		} else {
+			err = res.Write(out, f.Format)
+		}
+		if err != nil {
 			return err
 		}
 		if !res.Restored && !res.Applied {
@@ -192,191 +173,34 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuneFlags
 	return nil
 }
 
-func checkTuneFlags(f *tuneFlags) error {
-	switch f.workload {
-	case "tpcb":
-		if f.scale == 0 {
-			f.scale = 10
-		}
-	case "tpcc":
-		if f.scale == 0 {
-			f.scale = 2
-		}
-	default:
-		return problem.BadInput("use --workload tpcc or tpcb", "tune cannot drive workload %q", f.workload)
-	}
-	if f.clients == 0 {
-		f.clients = 4
-	}
-	if f.objective == "" {
-		f.objective = tuner.ObjectiveTPS
-		if f.workload == "tpcc" {
-			f.objective = tuner.ObjectiveTPMC
-		}
-	}
-	switch {
-	case f.scale < 1:
-		return problem.BadInput("use --scale/--warehouses 1 or more", "scale %d", f.scale)
-	case f.clients < 1:
-		return problem.BadInput("use --clients 1 or more", "--clients %d", f.clients)
-	case f.budget < 1:
-		return problem.BadInput("use --budget 1 or more", "--budget %d", f.budget)
-	case f.trial < time.Second:
-		return problem.BadInput("use --trial 1s or more", "--trial %s is too short to measure", f.trial)
-	case f.objective != tuner.ObjectiveTPS && f.objective != tuner.ObjectiveTPMC && f.objective != tuner.ObjectiveP99:
-		return problem.BadInput("use --objective tps, tpmc or p99", "unknown objective %q", f.objective)
-	case f.objective == tuner.ObjectiveTPMC && f.workload != "tpcc":
-		return problem.BadInput("use --objective tps with tpcb", "tpmC is a TPC-C figure")
-	case f.format != "" && f.format != "conf" && f.format != "sql":
-		return problem.BadInput("use --format conf or sql", "unknown format %q", f.format)
-	case f.confirm < 1:
-		return problem.BadInput("use --confirm 1 or more", "--confirm %d", f.confirm)
-	case f.ablation < 0:
-		return problem.BadInput("use --ablation 0 (all) or more", "--ablation %d", f.ablation)
-	}
-	if f.prewarm == 0 {
-		f.prewarm = max(time.Second, f.trial/6)
-	}
-	return nil
-}
-
-// parseInject reads the test-only --test-inject TRIAL:name=value flags.
-func parseInject(list []string) (map[int]map[string]string, error) {
-	out := map[int]map[string]string{}
-	for _, s := range list {
-		n, kv, ok := strings.Cut(s, ":")
-		name, value, ok2 := strings.Cut(kv, "=")
-		trial, err := strconv.Atoi(n)
-		if !ok || !ok2 || err != nil || trial < 1 {
-			return nil, problem.BadInput("use --test-inject TRIAL:name=value", "bad --test-inject %q", s)
-		}
-		if out[trial] == nil {
-			out[trial] = map[string]string{}
-		}
-		out[trial][name] = value
-		if err := settings.CheckApplicable(out[trial]); err != nil {
-			return nil, problem.BadInput("inject only catalog settings", "%v", err)
-		}
-	}
-	return out, nil
-}
-
-func writeTuneResult(out io.Writer, res *tuner.Result, format string) error {
-	if global.json {
-		return writeJSON(out, res)
-	}
-	if err := res.WriteText(out); err != nil {
-		return err
-	}
-	switch format {
-	case "conf":
-		return res.WriteConf(out)
-	case "sql":
-		return res.WriteSQL(out)
-	}
-	return nil
-}
-
 // --- the adapter: today's concrete types behind internal/tuner's interfaces ---
 
-func tuneWorkload(f tuneFlags) (workload.Workload, string, error) {
-	w, err := registry.New(f.workload, f.scale, f.clients)
+func tuneWorkload(f tuner.Options) (workload.Workload, string, error) {
+	w, err := registry.New(f.Workload, f.Scale, f.Clients)
 	if err != nil {
 		return nil, "", problem.BadInput("use --workload "+strings.Join(registry.Kinds(), ", "), "%v", err)
 	}
-	if f.workload == "tpcc" {
+	if f.Workload == "tpcc" {
 		return w, tune.WorkloadTPCC, nil
 	}
 	return w, tune.WorkloadTPCB, nil
 }
 
 // tuneTarget is the managed cluster (database pgoltp_tune) or --dsn.
-func tuneTarget(ctx context.Context) (tuneServer, string, string, error) {
+func tuneTarget(ctx context.Context) (tune.Server, string, string, error) {
 	if global.dsn != "" {
 		dsn, err := checkDSN(ctx, global.dsn)
 		if err != nil {
-			return tuneServer{}, "", "", err
+			return nil, "", "", err
 		}
-		return tuneServer{server: server.External{DSN: dsn}, dsn: dsn}, dsn, "/", nil
+		return server.External{DSN: dsn}, dsn, "/", nil
 	}
 	c, err := managedCluster(ctx)
 	if err != nil {
-		return tuneServer{}, "", "", err
+		return nil, "", "", err
 	}
 	if err := c.EnsureDatabase(ctx, tuneDatabase); err != nil {
-		return tuneServer{}, "", "", err
+		return nil, "", "", err
 	}
-	return tuneServer{server: c, dsn: c.DSN(tuneDatabase)}, c.DSN(tuneDatabase), c.DataDir, nil
-}
-
-// tuneServer is tuner.Server over tune.Server (the cluster or an external server).
-type tuneServer struct {
-	server tune.Server
-	dsn    string
-}
-
-func (s tuneServer) Read(ctx context.Context) (map[string]settings.Live, int, error) {
-	live, major, _, _, err := tune.ReadServer(ctx, s.dsn, 0)
-	return live, major, err
-}
-
-func (s tuneServer) Apply(ctx context.Context, values map[string]string) (bool, error) {
-	if err := settings.CheckApplicable(values); err != nil {
-		return false, err
-	}
-	return s.server.Apply(ctx, values)
-}
-
-func (s tuneServer) Restore(ctx context.Context, before map[string]settings.Live, names []string) error {
-	return tune.Restore(ctx, s.server, s.dsn, before, names)
-}
-
-// tuneWorkloadAdapter is tuner.Workload over workload.Workload.
-type tuneWorkloadAdapter struct {
-	w   workload.Workload
-	dsn string
-}
-
-func (a tuneWorkloadAdapter) Name() string                      { return a.w.Name() }
-func (a tuneWorkloadAdapter) Prepare(ctx context.Context) error { return a.w.Prepare(ctx, a.dsn, nil) }
-func (a tuneWorkloadAdapter) Run(ctx context.Context, d time.Duration) (tuner.Measurement, error) {
-	res, err := a.w.Run(ctx, a.dsn, d)
-	if res == nil {
-		return tuner.Measurement{}, err
-	}
-	m := res.Measurement
-	return tuner.Measurement{TPS: m.TPS(), PerSecond: m.PerSecond, P99: m.P99, Errors: m.Errors}, err
-}
-
-// tuneRecorder stores each run of a search in the results store, tagged
-// with the search id, so 'pgoltp runs', 'report' and 'compare' see trials.
-type tuneRecorder struct{ kind, workload string }
-
-func (r tuneRecorder) Record(ctx context.Context, info tuner.RunInfo, m tuner.Measurement, failure error) (string, error) {
-	run := &store.Run{Workload: r.kind, Title: fmt.Sprintf("%s %s: %s", info.Search, info.Role, info.Label),
-		StartedAt: info.Started, EndedAt: time.Now(), Status: store.Complete}
-	run.Params = []store.KV{{Name: "tune search", Value: info.Search}, {Name: "tune role", Value: info.Role},
-		{Name: "tune trial", Value: strconv.Itoa(info.Trial)}, {Name: "workload", Value: r.workload}}
-	names := make([]string, 0, len(info.Settings))
-	for n := range info.Settings {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		run.Params = append(run.Params, store.KV{Name: "setting " + n, Value: info.Settings[n]})
-	}
-	run.Headline = []store.Figure{
-		{Name: "TPS", Value: m.TPS, Unit: "txn/s"},
-		{Name: "latency p99", Value: float64(m.P99) / float64(time.Millisecond), Unit: "ms"},
-		{Name: "errors", Value: float64(m.Errors), Unit: "txn"},
-	}
-	if failure != nil {
-		run.Status = store.Failed
-		run.Notes = append(run.Notes, "failed: "+oneLine(failure.Error()))
-	}
-	rec, err := recorder.Begin(ctx, global.lab, resultsStore.dsn, "", run, collect.Options{})
-	if err != nil {
-		return "", err
-	}
-	return rec.Finish(ctx, run.Status)
+	return c, c.DSN(tuneDatabase), c.DataDir, nil
 }

@@ -2,9 +2,9 @@
 // that make a workload fastest on this server, and the proof and
 // explanation of what it found.
 //
-// It depends on nothing concrete: the server, the workload and the results
-// store reach it through the small interfaces below, wired to pgoltp's
-// types in one adapter (cmd/pgoltp/tune.go).
+// The search depends on nothing concrete: the server, the workload and the
+// results store reach it through the small interfaces below, wired to
+// pgoltp's types in adapters.go.
 //
 // # Noise
 //

@@ -1,0 +1,106 @@
+package study
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/settings"
+)
+
+// Options are what a study was asked to do (compare-versions or a versions
+// plan).
+type Options struct {
+	Majors       []int
+	Workload     string // tpcb or tpcc
+	Scale        int    // TPC-B
+	Warehouses   int    // TPC-C
+	Clients      int
+	Duration     time.Duration // 0 when DurationText is not a duration
+	DurationText string        // as given, for the message
+	Repetitions  int
+	Sets         []string              // name=value, applied on every major
+	PerMajor     map[int][]Translation // the Sets as each major takes them, filled by Validate
+}
+
+func bad(format string, args ...any) error {
+	return problem.BadInput("run 'pgoltp compare-versions --help' for the flags", format, args...)
+}
+
+// ParseMajors reads --pg: two or more distinct majors, comma-separated.
+func ParseMajors(pg string) ([]int, error) {
+	var majors []int
+	seen := map[int]bool{}
+	for _, s := range strings.Split(pg, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		m, err := strconv.Atoi(s)
+		if err != nil || m == 0 {
+			return nil, bad("--pg %q: give majors such as 10,15,18", pg)
+		}
+		if err := cluster.ValidMajor(m); err != nil {
+			return nil, bad("--pg: %v", err)
+		}
+		if !seen[m] {
+			seen[m] = true
+			majors = append(majors, m)
+		}
+	}
+	if len(majors) < 2 {
+		return nil, bad("--pg %q: give at least two majors to compare, e.g. --pg 10,15", pg)
+	}
+	return majors, nil
+}
+
+// Validate checks the workload, the counts and the settings (translated for
+// every major into PerMajor) before any cluster is touched.
+func (o *Options) Validate() error {
+	if o.Workload != "tpcb" && o.Workload != "tpcc" {
+		return bad("--workload %q: use tpcb or tpcc", o.Workload)
+	}
+	if o.Duration <= 0 {
+		return bad("--duration %q: give a duration such as 30s or 5m", o.DurationText)
+	}
+	if o.Repetitions < 1 || o.Scale < 1 || o.Warehouses < 1 || o.Clients < 1 {
+		return bad("--repetitions, --scale, --warehouses and --clients must be at least 1")
+	}
+	o.PerMajor = map[int][]Translation{}
+	sets, err := settings.ParseAssignments(o.Sets)
+	if err != nil {
+		return bad("--set %v: use name=value", err)
+	}
+	for _, a := range sets {
+		for _, m := range o.Majors {
+			t, err := Translate(m, a.Name, a.Value)
+			if err != nil {
+				return problem.BadInput("fix or drop the --set", "--set %s for PostgreSQL %d: %v", a.Given, m, err)
+			}
+			o.PerMajor[m] = append(o.PerMajor[m], t)
+		}
+	}
+	return nil
+}
+
+// Translations are every major's translations, ordered by the setting given.
+func (o *Options) Translations() []Translation {
+	var all []Translation
+	for _, m := range o.Majors {
+		all = append(all, o.PerMajor[m]...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Given < all[j].Given })
+	return all
+}
+
+// MajorsList is the majors as --pg takes them: "10,15,18".
+func (o *Options) MajorsList() string {
+	s := make([]string, len(o.Majors))
+	for i, m := range o.Majors {
+		s[i] = strconv.Itoa(m)
+	}
+	return strings.Join(s, ",")
+}

@@ -1,0 +1,41 @@
+package tune
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestFailures(t *testing.T) {
+	rep := &Report{Steps: []StepResult{{Name: "a", InEffect: true}, {Name: "b"}}}
+	if err := rep.Failure(); err == nil || !strings.Contains(err.Error(), `step "b"`) {
+		t.Errorf("experiment failure %v", err)
+	}
+	rep.Steps = rep.Steps[:1]
+	if err := rep.Failure(); err != nil {
+		t.Errorf("in effect: %v", err)
+	}
+	crash := &CrashReport{Missing: 3}
+	if err := crash.Failure(); err == nil || !strings.Contains(err.Error(), "3 acknowledged commits lost") {
+		t.Errorf("crash failure %v", err)
+	}
+	crash.Unsafe = []string{"synchronous_commit"}
+	if err := crash.Failure(); err != nil {
+		t.Errorf("loss with unsafe settings is expected: %v", err)
+	}
+}
+
+func TestSaveReport(t *testing.T) {
+	lab := t.TempDir()
+	a, err := SaveReport(lab, "crash", map[string]int{"missing": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := SaveReport(lab, "crash", map[string]int{"missing": 2})
+	if err != nil || a == b || !strings.HasPrefix(a, lab+"/experiments/crash-") {
+		t.Fatalf("paths %q %q, %v", a, b, err)
+	}
+	if data, err := os.ReadFile(a); err != nil || string(data) != "{\n  \"missing\": 1\n}\n" {
+		t.Errorf("saved %q, %v", data, err)
+	}
+}

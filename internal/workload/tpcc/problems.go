@@ -1,0 +1,62 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/workload"
+)
+
+// StartProblem names why a run could not start: a bad option or a missing
+// load is bad input (exit code 2).
+func StartProblem(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(err, ErrBadOption):
+		return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", strings.TrimPrefix(err.Error(), ErrBadOption.Error()+": "))
+	case errors.Is(err, ErrNotLoaded), errors.Is(err, ErrNotComplete):
+		return problem.BadInput("run 'pgoltp tpcc load' first, or pass the --schema that holds it", "%s", err.Error())
+	case ctx.Err() != nil:
+		return problem.Failed("interrupted before the run started")
+	}
+	return problem.Wrap(err, "check --dsn and that the database was loaded with 'pgoltp tpcc load'", "cannot start the run")
+}
+
+// CheckReportOf is the TPC-C report behind a check (nil: not checked).
+func CheckReportOf(c *workload.Check) *CheckReport {
+	if c == nil {
+		return nil
+	}
+	return c.Detail.(*CheckReport)
+}
+
+// WriteWithCheck prints the run's summary and the check after it, if any.
+func (r *RunResult) WriteWithCheck(w io.Writer, rep *CheckReport) error {
+	if err := r.WriteSummary(w); err != nil {
+		return err
+	}
+	if rep != nil {
+		return rep.WriteText(w)
+	}
+	return nil
+}
+
+// LoadProblem names why a load failed: an existing or busy load is bad input
+// (exit code 2), an interrupted one is marked incomplete; nil stays nil.
+func LoadProblem(ctx context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrLoadExists):
+		return problem.BadInput("pass --force to drop and reload, or --schema to load elsewhere", "%s",
+			strings.TrimPrefix(err.Error(), ErrLoadExists.Error()+": "))
+	case errors.Is(err, ErrLoadBusy):
+		return problem.BadInput("wait for it to finish, or use another --schema", "%s", err.Error())
+	case ctx.Err() != nil:
+		return problem.Failed("load interrupted; the schema is marked incomplete and the next 'pgoltp tpcc load' rebuilds it")
+	}
+	return fmt.Errorf("tpcc load: %w", err)
+}
