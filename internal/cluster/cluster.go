@@ -349,15 +349,7 @@ func removeContents(dir string) {
 
 // writeNew creates a file that must not exist yet.
 func writeNew(path, content string) error {
-	f, err := openNoFollow(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(content); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeNoFollow(path, content, os.O_EXCL, 0o644)
 }
 
 func (c *Cluster) initdb(ctx context.Context) error {

@@ -77,7 +77,13 @@ func openNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
 // writePrivate writes a file of pgoltp's own, readable by its owner only,
 // never through a symlink.
 func writePrivate(path, content string) error {
-	f, err := openNoFollow(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	return writeNoFollow(path, content, os.O_TRUNC, 0o600)
+}
+
+// writeNoFollow writes content to path (created if missing, with extra open
+// flags such as O_EXCL or O_TRUNC), never through a symlink.
+func writeNoFollow(path, content string, flag int, mode os.FileMode) error {
+	f, err := openNoFollow(path, os.O_CREATE|os.O_WRONLY|flag, mode)
 	if err != nil {
 		return err
 	}
