@@ -1,12 +1,9 @@
 package e2e_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -268,18 +265,9 @@ func TestVerbose(t *testing.T) {
 
 // runBinary runs pgoltp without a *testing.T, for concurrent invocations.
 func runBinary(bin string, timeout time.Duration, args ...string) result {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = os.TempDir()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
+	r, err := execPgoltp(bin, os.TempDir(), timeout, args...)
+	if err != nil {
 		return result{stderr: err.Error(), code: -1}
 	}
-	return result{out.String(), errb.String(), code}
+	return r
 }

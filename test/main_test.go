@@ -60,21 +60,30 @@ type result struct {
 // runPgoltp runs the binary with args and a time limit.
 func runPgoltp(t *testing.T, timeout time.Duration, args ...string) result {
 	t.Helper()
+	// A run records into ./pgoltp-lab unless told otherwise: keep that out of the source tree.
+	r, err := execPgoltp(pgoltpBinary(t), t.TempDir(), timeout, args...)
+	if err != nil {
+		t.Fatalf("running pgoltp %s: %v", strings.Join(args, " "), err)
+	}
+	return r
+}
+
+// execPgoltp runs bin in dir; err is set only when it could not run at all
+// (an exit code other than 0 is a result, not an error).
+func execPgoltp(bin, dir string, timeout time.Duration, args ...string) (result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, pgoltpBinary(t), args...)
-	// A run records into ./pgoltp-lab unless told otherwise: keep that out of the source tree.
-	cmd.Dir = t.TempDir()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
+		return result{out.String(), errb.String(), ee.ExitCode()}, nil
 	} else if err != nil {
-		t.Fatalf("running pgoltp %s: %v", strings.Join(args, " "), err)
+		return result{}, err
 	}
-	return result{out.String(), errb.String(), code}
+	return result{out.String(), errb.String(), 0}, nil
 }
 
 // labDir returns a lab path the unprivileged server user can reach when the
