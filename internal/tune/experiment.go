@@ -32,6 +32,7 @@ type Experiment struct {
 	DSN         string    // the database the workload runs in (superuser: reads pg_settings, WAL position)
 	AllowUnsafe bool      // permit settings that cost durability; they are labelled everywhere
 	Log         io.Writer // one line per run; nil = quiet
+	warmFailed  bool      // WarmCache failed once; not tried again
 }
 
 // Report is everything an experiment measured and concluded.
@@ -283,6 +284,15 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 		}
 		*current = layout
 		rec.Reloaded = true
+	}
+	if (restarted || rec.Reloaded) && !e.warmFailed {
+		// A restart empties shared buffers and a reload fills them with
+		// whatever the load touched last: refill them the same way for both
+		// arms, so a step is not measured colder than its baseline.
+		if _, err := WarmCache(ctx, e.DSN); err != nil {
+			e.warmFailed = true
+			e.logf("cache not refilled after a restart (%v): the prewarm run warms alone", err)
+		}
 	}
 	if e.Plan.Prewarm > 0 {
 		if _, err := e.Workload.Run(ctx, e.DSN, e.Plan.Prewarm); err != nil {

@@ -40,6 +40,10 @@ func (s tunedServer) Apply(ctx context.Context, values map[string]string) (bool,
 	return s.server.Apply(ctx, values)
 }
 
+func (s tunedServer) WarmCache(ctx context.Context) (int64, error) {
+	return tune.WarmCache(ctx, s.dsn)
+}
+
 func (s tunedServer) Restore(ctx context.Context, before map[string]settings.Live, names []string) error {
 	return tune.Restore(ctx, s.server, s.dsn, before, names)
 }

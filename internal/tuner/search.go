@@ -97,6 +97,8 @@ type session struct {
 	state    *State
 	start    search.Point
 	startSet map[string]string
+	// warmFailed: WarmCache failed once; not tried again.
+	warmFailed bool
 }
 
 // Run runs the search. It holds no lock: the caller holds the lab's.
@@ -348,6 +350,9 @@ func (s *session) measure(values map[string]string, info RunInfo) (Measurement, 
 		return Measurement{}, false, "", err
 	}
 	restarted, err := s.Server.Apply(s.ctx, values)
+	if err == nil && restarted {
+		s.warmCache()
+	}
 	var m Measurement
 	if err == nil && s.Prewarm > 0 {
 		_, err = s.Workload.Run(s.ctx, s.Prewarm)
@@ -368,6 +373,19 @@ func (s *session) measure(values map[string]string, info RunInfo) (Measurement, 
 		}
 	}
 	return m, restarted, id, err
+}
+
+// warmCache refills shared buffers after a restart, when the server can.
+// A failure is logged once and the prewarm run is left to warm alone.
+func (s *session) warmCache() {
+	w, ok := s.Server.(CacheWarmer)
+	if !ok || s.warmFailed {
+		return
+	}
+	if _, err := w.WarmCache(s.ctx); err != nil {
+		s.warmFailed = true
+		s.logf("  cache not refilled after the restart (%v): trials that restart start colder than the baseline", oneLine(err.Error()))
+	}
 }
 
 // paired runs A B A B … A with reps B runs and returns B's effect against A.

@@ -41,6 +41,13 @@ type Server interface {
 	Restore(ctx context.Context, before map[string]settings.Live, names []string) error
 }
 
+// CacheWarmer is a Server that can refill shared buffers after a restart
+// (tune.WarmCache), so that a short trial after a restart is not measured
+// on a cold cache. Servers without it rely on the prewarm run alone.
+type CacheWarmer interface {
+	WarmCache(ctx context.Context) (int64, error)
+}
+
 // Workload is what the tuner drives.
 type Workload interface {
 	Name() string
