@@ -15,6 +15,7 @@
 #
 # Usage: bench/tune.sh            (several hours with the defaults)
 # Env:   PGOLTP=path/to/binary (default: built from this checkout)
+#        PG=15 (the major of the managed cluster)
 #        BUDGET=25 TRIAL=60s WAREHOUSES=10 CONNS=8 SCALE=50 CLIENTS=8 SEED=1
 #        ONLY=tpcc|tpcb (one of the two)  KEEP=1 (keep the lab: runs, search states)
 #        EXTRA="--confirm 1 --ablation 1" (more tune flags, e.g. for a quick check)
@@ -27,6 +28,7 @@ CONNS=${CONNS:-8}
 SCALE=${SCALE:-50}
 CLIENTS=${CLIENTS:-8}
 SEED=${SEED:-1}
+PG=${PG:-15}
 ONLY=${ONLY:-}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d)
@@ -46,7 +48,7 @@ if [ -z "${PGOLTP:-}" ]; then
 fi
 trap cleanup EXIT
 
-"$PGOLTP" cluster up --lab "$LAB" >/dev/null
+"$PGOLTP" cluster up --lab "$LAB" --pg "$PG" >/dev/null
 # The start is PostgreSQL's defaults: nothing set with ALTER SYSTEM.
 "$PGOLTP" cluster psql --lab "$LAB" -- -XAtc "ALTER SYSTEM RESET ALL" >/dev/null
 
