@@ -33,7 +33,6 @@ func mergedResult(opts RunOptions, parts []*part) *RunResult {
 		o.StopAtTxns += po.StopAtTxns
 		loaded += p.res.LoadedWarehouses
 	}
-	o.Progress, o.ProgressOut, o.OnSecond = opts.Progress, opts.ProgressOut, opts.OnSecond
 	return &RunResult{Options: o, Params: o.Describe(), Kinds: kindNames(), LoadedWarehouses: loaded}
 }
 
