@@ -12,7 +12,7 @@ import (
 // --schemas: several TPC-C schemas in one server, each its own database
 // (tpcc.ParseSchemas). Usage per command:
 const (
-	schemasLoadUsage  = "load several independent TPC-C databases, one per schema: a count N (schemas tpcc1..tpccN) or names a,b,c; each gets --warehouses, and they load in parallel sharing --workers"
+	schemasLoadUsage  = "load several independent TPC-C databases, one per schema: a count N (schemas tpcc1..tpccN) or names a,b,c; each gets --warehouses (and with --seed the same data), and they load in parallel sharing --workers"
 	schemasRunUsage   = "drive several schemas at once: a count N (tpcc1..tpccN) or names a,b,c; each schema gets its own terminals, --conns connections and delivery workers (every count flag is per schema), its own audits and result line, and the result merges them"
 	schemasCheckUsage = "check several schemas, each on its own: a count N (tpcc1..tpccN) or names a,b,c"
 )
