@@ -44,7 +44,7 @@ func mergeVerdicts(m *RunResult) {
 	m.Audits, m.NonCompliant, m.MixCompliant = nil, nil, true
 	for _, s := range m.Schemas {
 		for _, a := range s.Audits {
-			a.Name = schemaFigure(a.Name, s.Options.Schema)
+			a.Name = s.Options.Schema + ": " + a.Name
 			m.Audits = append(m.Audits, a)
 		}
 		for _, n := range s.NonCompliant {
