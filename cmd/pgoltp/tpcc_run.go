@@ -58,7 +58,7 @@ cleanly and still prints the summary.`,
 			if err := w.Validate(); err != nil {
 				return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", err.Error())
 			}
-			if err := driver.UseCPUs(procs, w.Options.Conns); err != nil {
+			if err := driver.UseCPUs(procs, w.Options.AllConns()); err != nil {
 				return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", err.Error())
 			}
 			ro := recordOptions(record)
@@ -129,6 +129,7 @@ cleanly and still prints the summary.`,
 	f.IntVar(&progressSec, "progress", 5, "print a live line every N seconds on stderr (0 = off)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "random seed (0 = random; printed with the result)")
 	f.StringVar(&opts.Schema, "schema", tpcc.DefaultSchema, "schema that holds the TPC-C tables")
+	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, schemasRunUsage)
 	f.StringVar(&deliveryLog, "delivery-log", "", "write one line per executed Delivery to this file (clause 2.7.2.2)")
 	f.IntVar(&procs, "procs", 0, "CPUs the driver may use at once (GOMAXPROCS; 0 = one per 32 connections)")
 	f.StringVar(&check, "check", tpcc.CheckQuick, "consistency check after the run: quick (skips the per-customer conditions), full or none")

@@ -25,8 +25,11 @@ const (
 
 // CheckOptions select and shape the checks.
 type CheckOptions struct {
-	Schema  string // "" = public
-	Quick   bool   // skip the expensive per-customer checks
+	Schema string // "" = public
+	// Schemas checks each of several schemas in turn (Schema must be
+	// empty); the report holds each one's and, in Results, all of them.
+	Schemas []string
+	Quick   bool // skip the expensive per-customer checks
 	Fresh   Freshness
 	Workers int // parallel connections sharing one snapshot; 0 = number of CPUs
 	MaxRows int // violating rows kept per check; 0 = 5
@@ -63,6 +66,9 @@ type CheckReport struct {
 	Passed     bool          `json:"passed"`
 	Results    []CheckResult `json:"results"`
 	Duration   time.Duration `json:"duration_ns"`
+	// Schemas holds each schema's report when several were checked; Results
+	// then holds all their results, named "condition_1[tpcc2]".
+	Schemas []CheckReport `json:"schemas,omitempty"`
 }
 
 // Failed returns the results that failed.
@@ -87,6 +93,9 @@ type checkPiece struct {
 // first connection exports it, the others import it. A failed check is not an
 // error: look at CheckReport.Passed.
 func Check(ctx context.Context, dsn string, opts CheckOptions) (CheckReport, error) {
+	if len(opts.Schemas) > 0 {
+		return checkSchemas(ctx, dsn, opts)
+	}
 	start := time.Now()
 	opts, err := opts.withDefaults()
 	if err != nil {

@@ -23,6 +23,10 @@ type LoadOptions struct {
 	Workers    int    // parallel connections; 0 = number of CPUs
 	Seed       uint64 // 0 = draw one (it is recorded in pgoltp_meta and the stats)
 	Schema     string // "" = public
+	// Schemas loads several independent TPC-C databases, one per schema,
+	// each of Warehouses, in parallel within Workers (Schema must be
+	// empty). With Seed set, every schema holds the same data.
+	Schemas []string
 	SchemaOptions
 	// Force drops and reloads even a complete load of the same shape.
 	Force bool
@@ -48,6 +52,10 @@ type LoadStats struct {
 	Index    time.Duration `json:"index_ns"`
 	Analyze  time.Duration `json:"analyze_ns"`
 	Total    time.Duration `json:"total_ns"`
+	// Schema is the schema loaded; with several, Schemas holds each one's
+	// stats and the rest sums them (Total is the wall time of them all).
+	Schema  string      `json:"schema"`
+	Schemas []LoadStats `json:"schemas,omitempty"`
 }
 
 // TotalRows sums Rows.
@@ -73,6 +81,14 @@ func (o LoadOptions) Validate() error {
 }
 
 func (o *LoadOptions) normalize() error {
+	if len(o.Schemas) > 0 {
+		if o.Schema != "" {
+			return fmt.Errorf("--schema %s and --schemas together: pass one of them", o.Schema)
+		}
+		if err := validSchemas(o.Schemas); err != nil {
+			return err
+		}
+	}
 	if o.Warehouses < 1 {
 		return fmt.Errorf("warehouses must be at least 1, got %d", o.Warehouses)
 	}
@@ -82,7 +98,7 @@ func (o *LoadOptions) normalize() error {
 	if o.Workers == 0 {
 		o.Workers = runtime.NumCPU()
 	}
-	if o.Schema == "" {
+	if o.Schema == "" && len(o.Schemas) == 0 {
 		o.Schema = DefaultSchema
 	}
 	if o.Partitions == 1 {
@@ -101,6 +117,9 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 	if err := opts.normalize(); err != nil {
 		return LoadStats{}, err
 	}
+	if len(opts.Schemas) > 0 {
+		return loadSchemas(ctx, dsn, opts)
+	}
 	pathDSN, err := WithSearchPath(dsn, opts.Schema)
 	if err != nil {
 		return LoadStats{}, err
@@ -111,7 +130,7 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 
-	stats := LoadStats{Warehouses: opts.Warehouses, Workers: opts.Workers}
+	stats := LoadStats{Warehouses: opts.Warehouses, Workers: opts.Workers, Schema: opts.Schema}
 	if opts.Schema != DefaultSchema {
 		if _, err := conn.Exec(ctx, createSchemaSQL(opts.Schema)); err != nil {
 			return stats, fmt.Errorf("creating schema %s: %w", opts.Schema, err)

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/pgoltp/pgoltp/internal/problem"
 )
 
 // WriteFiles writes the population Load would create as one COPY text file
@@ -16,6 +18,9 @@ import (
 // is the current time. Tables are written in parallel, up to opts.Workers.
 func WriteFiles(ctx context.Context, dir string, opts LoadOptions) (LoadStats, error) {
 	start := time.Now()
+	if len(opts.Schemas) > 0 {
+		return LoadStats{}, problem.BadInput("drop --schemas, or --to-files to load them", "--to-files writes one database's files, not several schemas")
+	}
 	if err := opts.normalize(); err != nil {
 		return LoadStats{}, err
 	}

@@ -14,9 +14,12 @@ import (
 // StartProblem names why a run could not start: a bad option or a missing
 // load is bad input (exit code 2).
 func StartProblem(ctx context.Context, err error) error {
+	var se *SchemaError
 	switch {
 	case errors.Is(err, ErrBadOption):
-		return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", strings.TrimPrefix(err.Error(), ErrBadOption.Error()+": "))
+		return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", strings.Replace(err.Error(), ErrBadOption.Error()+": ", "", 1))
+	case errors.As(err, &se) && (errors.Is(err, ErrNotLoaded) || errors.Is(err, ErrNotComplete)):
+		return problem.BadInput(fmt.Sprintf("run 'pgoltp tpcc load --schemas %s' first", schemasFlag(se.Schemas)), "%s", err.Error())
 	case errors.Is(err, ErrNotLoaded), errors.Is(err, ErrNotComplete):
 		return problem.BadInput("run 'pgoltp tpcc load' first, or pass the --schema that holds it", "%s", err.Error())
 	case ctx.Err() != nil:
@@ -52,7 +55,7 @@ func LoadProblem(ctx context.Context, err error) error {
 		return nil
 	case errors.Is(err, ErrLoadExists):
 		return problem.BadInput("pass --force to drop and reload, or --schema to load elsewhere", "%s",
-			strings.TrimPrefix(err.Error(), ErrLoadExists.Error()+": "))
+			strings.Replace(err.Error(), ErrLoadExists.Error()+": ", "", 1))
 	case errors.Is(err, ErrLoadBusy):
 		return problem.BadInput("wait for it to finish, or use another --schema", "%s", err.Error())
 	case ctx.Err() != nil:

@@ -19,7 +19,7 @@ import (
 // ErrNotComplete says the database holds an interrupted load.
 var ErrNotComplete = errors.New("the TPC-C load in this schema is incomplete")
 
-// runner is the state of one Run.
+// runner is the state of one Run on one schema.
 type runner struct {
 	opts     RunOptions
 	loaded   int // warehouses in the database; opts.Warehouses of them are driven
@@ -31,8 +31,20 @@ type runner struct {
 	inline   bool // terminals ≤ connections: each terminal runs on its own connection
 	delivery []*deliveryWorker
 	dlog     *deliveryLog
+	dlogTag  string // "schema=NAME " before each delivery log line when several schemas share the log
 	errors   errorLog
 	budget   *driver.Budget // --stop-at-txns; nil = none
+}
+
+// part is one schema of a run: its runner, random source, C_RUN, result,
+// and the connection that read its meta.
+type part struct {
+	r            *runner
+	master       *Rand
+	cRun         Constants
+	res          *RunResult
+	admin        *pgx.Conn
+	notCompleted atomic.Int64 // Deliveries still queued when the grace period ended
 }
 
 // Grace periods after the terminals stop: in-flight transactions and queued
@@ -46,10 +58,54 @@ const (
 // returns the measured result. Cancelling ctx (Ctrl-C) stops the run cleanly:
 // the result is still returned, with Interrupted set. An error is returned
 // only when the run could not start (bad options, no load, cannot connect).
+//
+// With opts.Schemas, every schema is driven at once as its own TPC-C
+// database, on one clock: the result merges them (rates summed, latencies
+// from the merged histograms) and holds each schema's own in Schemas.
 func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	if opts.Seed == 0 {
+		var b [8]byte
+		_, _ = crand.Read(b[:])
+		opts.Seed = binary.LittleEndian.Uint64(b[:]) | 1
+	}
+	if len(opts.Schemas) == 0 {
+		p, err := openPart(ctx, dsn, opts, newDeliveryLog(opts.DeliveryLog), "")
+		if err != nil {
+			return nil, err
+		}
+		defer p.admin.Close(context.WithoutCancel(ctx))
+		return drive(ctx, []*part{p}, nil), nil
+	}
+	// Each schema gets a seed of its own, drawn from the run's.
+	seeds := NewRand(opts.Seed)
+	dlog := newDeliveryLog(opts.DeliveryLog) // one file, a line's schema in its tag
+	var parts []*part
+	defer func() {
+		for _, p := range parts {
+			p.admin.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	for _, s := range opts.Schemas {
+		o := opts
+		o.Schema, o.Schemas, o.Seed = s, nil, seeds.Uint64()|1
+		p, err := openPart(ctx, dsn, o, dlog, "schema="+s+" ")
+		if err != nil {
+			for _, q := range parts {
+				q.r.pool.Close()
+			}
+			return nil, inSchema(err, s, opts.Schemas)
+		}
+		parts = append(parts, p)
+	}
+	return drive(ctx, parts, mergedResult(opts, parts)), nil
+}
+
+// openPart reads the schema's load, resolves the options against it, and
+// opens its connections.
+func openPart(ctx context.Context, dsn string, opts RunOptions, dlog *deliveryLog, dlogTag string) (*part, error) {
 	cfg, err := ConnConfig(dsn, opts.Schema)
 	if err != nil {
 		return nil, err
@@ -61,31 +117,30 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connecting: %w", err)
 	}
-	defer admin.Close(context.WithoutCancel(ctx))
+	p := &part{admin: admin}
+	fail := func(err error) (*part, error) {
+		admin.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
 	meta, err := ReadMeta(ctx, admin)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	if !meta.Complete {
-		return nil, ErrNotComplete
+		return fail(ErrNotComplete)
 	}
 	if err := opts.Resolve(meta.Warehouses); err != nil {
-		return nil, err
+		return fail(err)
 	}
-	if opts.Seed == 0 {
-		var b [8]byte
-		_, _ = crand.Read(b[:])
-		opts.Seed = binary.LittleEndian.Uint64(b[:]) | 1
-	}
-	master := NewRand(opts.Seed)
-	cRun := NewRunConstants(meta.Load, master)
+	p.master = NewRand(opts.Seed)
+	p.cRun = NewRunConstants(meta.Load, p.master)
 	if opts.Path == PathServer {
 		if err := InstallFunctions(ctx, admin); err != nil {
-			return nil, err
+			return fail(err)
 		}
 	}
 
-	r := &runner{opts: opts, loaded: meta.Warehouses, work: make(chan *request), dlog: newDeliveryLog(opts.DeliveryLog),
+	r := &runner{opts: opts, loaded: meta.Warehouses, work: make(chan *request), dlog: dlog, dlogTag: dlogTag,
 		budget: driver.NewBudget(opts.StopAtTxns)}
 	r.rec = metrics.NewRecorder(kindNames(), counterNames()...)
 	r.pool, err = driver.NewPool(ctx, driver.PoolOptions{
@@ -98,58 +153,68 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("opening %d connections: %w", opts.Conns+opts.DeliveryWorkers, err)
+		return fail(fmt.Errorf("opening %d connections: %w", opts.Conns+opts.DeliveryWorkers, err))
 	}
-
-	res := &RunResult{Options: opts, Params: opts.Describe(), CRun: cRun, CLoad: meta.Load, Kinds: kindNames(),
+	p.r = r
+	p.res = &RunResult{Options: opts, Params: opts.Describe(), CRun: p.cRun, CLoad: meta.Load, Kinds: kindNames(),
 		LoadedWarehouses: meta.Warehouses}
-	return r.drive(ctx, master, cRun, res), nil
+	return p, nil
 }
 
-// drive runs terminals, connection workers and delivery workers, aggregates
-// once per second, and stops on duration, on the terminals' own end, or on ctx.
-func (r *runner) drive(ctx context.Context, master *Rand, cRun Constants, res *RunResult) *RunResult {
-	opts := r.opts
-	stop, stopRun := context.WithCancel(ctx)
-	defer stopRun()
-	exec, endExec := context.WithCancel(context.WithoutCancel(ctx))
-	defer endExec()
-	r.stop, r.exec = stop, exec
-
-	for range opts.DeliveryWorkers {
+// startWorkers starts the part's delivery workers and, when terminals hand
+// their transactions over, its connection workers.
+func (p *part) startWorkers(dwg, cwg *sync.WaitGroup) {
+	r := p.r
+	for range r.opts.DeliveryWorkers {
 		r.delivery = append(r.delivery, &deliveryWorker{
 			queue: make(chan deliveryRequest, deliveryQueueDepth), queueLocal: r.rec.NewLocal()})
 	}
-	var notCompleted atomic.Int64
-	var dwg sync.WaitGroup
 	for _, dw := range r.delivery {
 		dwg.Add(1)
-		go func() { defer dwg.Done(); r.runDeliveryWorker(dw, &notCompleted) }()
+		go func() { defer dwg.Done(); r.runDeliveryWorker(dw, &p.notCompleted) }()
 	}
-	var cwg sync.WaitGroup
-	r.inline = opts.Terminals <= opts.Conns
-	for range opts.Conns {
+	r.inline = r.opts.Terminals <= r.opts.Conns
+	for range r.opts.Conns {
 		if r.inline {
 			break
 		}
 		cwg.Add(1)
 		go func() { defer cwg.Done(); r.connWorker() }()
 	}
+}
 
-	r.rec.Interval() // start the first interval now
+// drive runs every part's terminals, connection workers and delivery workers
+// on one clock, aggregates once per second, and stops on duration, on the
+// terminals' own end, or on ctx. With several parts, merged is the result
+// they add up to (returned, with theirs in Schemas); with one, its own
+// result is returned.
+func drive(ctx context.Context, parts []*part, merged *RunResult) *RunResult {
+	opts := parts[0].r.opts // duration and ramp-up are the same for all parts
+	stop, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	exec, endExec := context.WithCancel(context.WithoutCancel(ctx))
+	defer endExec()
+	var dwg, cwg sync.WaitGroup
+	for _, p := range parts {
+		p.r.stop, p.r.exec = stop, exec
+		p.startWorkers(&dwg, &cwg)
+	}
+
 	usageStart := driver.ReadProcessUsage()
 	start := time.Now()
 	rampEnd := start.Add(opts.Ramp)
+	agg := newTally(parts, merged, start, rampEnd) // starts the first interval now
 	var twg sync.WaitGroup
-	for i := range opts.Terminals {
-		t := r.newTerminal(i, master.Uint64(), cRun, start)
-		twg.Add(1)
-		go func() { defer twg.Done(); r.terminalLoop(t) }()
+	for _, p := range parts {
+		for i := range p.r.opts.Terminals {
+			t := p.r.newTerminal(i, p.master.Uint64(), p.cRun, start)
+			twg.Add(1)
+			go func() { defer twg.Done(); p.r.terminalLoop(t) }()
+		}
 	}
 	terminalsDone := make(chan struct{})
 	go func() { twg.Wait(); close(terminalsDone) }()
 
-	agg := newAggregator(r, res, start, rampEnd)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var endC <-chan time.Time
@@ -158,51 +223,74 @@ func (r *runner) drive(ctx context.Context, master *Rand, cRun Constants, res *R
 		defer endTimer.Stop()
 		endC = endTimer.C
 	}
-	res.StopReason = "txns-per-terminal reached"
+	stopReason, interrupted := "txns-per-terminal reached", false
 loop:
 	for {
 		select {
 		case <-tick.C:
 			agg.interval(false)
 		case <-endC:
-			res.StopReason = "duration reached"
+			stopReason = "duration reached"
 			break loop
 		case <-terminalsDone:
-			if r.budget.Spent() {
-				res.StopReason = "stop-at-txns reached"
+			for _, p := range parts {
+				if p.r.budget.Spent() {
+					stopReason = "stop-at-txns reached"
+				}
 			}
 			break loop
 		case <-ctx.Done():
-			res.Interrupted = true
-			res.StopReason = "interrupted"
+			interrupted, stopReason = true, "interrupted"
 			break loop
 		}
 	}
 	stopRun()
 	grace := graceNormal
-	if res.Interrupted {
+	if interrupted {
 		grace = graceInterrupted
 	}
 	graceTimer := time.AfterFunc(grace, endExec)
 	defer graceTimer.Stop()
 	twg.Wait()
 	cwg.Wait()
-	res.TerminalsEnd = time.Now()
+	terminalsEnd := time.Now()
 	usageEnd := driver.ReadProcessUsage()
-	res.DriverCPU, res.DriverPeakRSS = usageEnd.CPU-usageStart.CPU, usageEnd.PeakRSS
 	agg.interval(true) // the terminals' last transactions close the measurement
-	for _, dw := range r.delivery {
-		close(dw.queue)
+	for _, p := range parts {
+		for _, dw := range p.r.delivery {
+			close(dw.queue)
+		}
 	}
 	dwg.Wait()
 	agg.drainDeliveries()
-	r.dlog.flush()
-	res.End = time.Now()
-	res.Outages = r.pool.Close()
-	res.Errors = r.errors.list()
-	res.DeliveriesNotCompleted = notCompleted.Load()
+	for _, p := range parts {
+		p.r.dlog.flush()
+	}
+	end := time.Now()
+	results := make([]*RunResult, len(parts))
+	for i, p := range parts {
+		res := p.res
+		results[i] = res
+		res.Interrupted, res.StopReason, res.TerminalsEnd, res.End = interrupted, stopReason, terminalsEnd, end
+		res.Outages = p.r.pool.Close()
+		res.Errors = p.r.errors.list()
+		res.DeliveriesNotCompleted = p.notCompleted.Load()
+	}
+	// The driver's CPU is the process's: it goes to the run as a whole.
+	whole := results[0]
+	if merged != nil {
+		whole = merged
+		whole.Interrupted, whole.StopReason, whole.TerminalsEnd, whole.End = interrupted, stopReason, terminalsEnd, end
+		whole.Schemas = results
+		whole.Errors = mergeErrors(results)
+		for _, r := range results {
+			whole.Outages = append(whole.Outages, r.Outages...)
+			whole.DeliveriesNotCompleted += r.DeliveriesNotCompleted
+		}
+	}
+	whole.DriverCPU, whole.DriverPeakRSS = usageEnd.CPU-usageStart.CPU, usageEnd.PeakRSS
 	agg.finish()
-	return res
+	return whole
 }
 
 // newTerminal places terminal i: home warehouse i mod W + 1 and Stock-Level

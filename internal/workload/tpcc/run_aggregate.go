@@ -9,11 +9,14 @@ import (
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
-// aggregator drains the recorder once per second into the per-second series,
-// the measured total (after ramp-up), the live progress line and the
-// OnSecond hook. It runs on the Run goroutine only.
+// aggregator folds the drained intervals of one schema (or of all of them,
+// merged) into the per-second series, the measured total (after ramp-up),
+// and, when it is the run's own, the live progress line and the OnSecond
+// hook. It runs on the Run goroutine only.
 type aggregator struct {
-	r              *runner
+	opts           RunOptions // Progress, ProgressOut and OnSecond cleared on a schema's own when several run
+	rec            *metrics.Recorder
+	timeLeft       func(elapsed time.Duration) string // --stop-at-txns estimate for the live line
 	res            *RunResult
 	start, rampEnd time.Time
 	series         *metrics.Series
@@ -24,16 +27,118 @@ type aggregator struct {
 	first, last    time.Time // the measured window
 }
 
-func newAggregator(r *runner, res *RunResult, start, rampEnd time.Time) *aggregator {
-	return &aggregator{r: r, res: res, start: start, rampEnd: rampEnd,
-		series: metrics.NewSeries(r.rec, start), total: r.rec.EmptySnapshot(),
-		all: r.rec.EmptySnapshot(), prog: r.rec.EmptySnapshot(), lastProg: start}
+func newAggregator(opts RunOptions, rec *metrics.Recorder, timeLeft func(time.Duration) string, res *RunResult, start, rampEnd time.Time) *aggregator {
+	return &aggregator{opts: opts, rec: rec, timeLeft: timeLeft, res: res, start: start, rampEnd: rampEnd,
+		series: metrics.NewSeries(rec, start), total: rec.EmptySnapshot(),
+		all: rec.EmptySnapshot(), prog: rec.EmptySnapshot(), lastProg: start}
+}
+
+// tally drains every schema's recorder at the same instants (one clock), so
+// that all schemas share one measured window: their rates add up to the
+// merged rate, and the merged histograms are exactly the merge of theirs.
+type tally struct {
+	parts  []*part
+	own    []*aggregator // one per part
+	merged *aggregator   // nil with one part
+}
+
+// newTally starts the first interval of every part now.
+func newTally(parts []*part, merged *RunResult, start, rampEnd time.Time) *tally {
+	t := &tally{parts: parts}
+	for _, p := range parts {
+		opts := p.r.opts
+		if merged != nil {
+			opts.Progress, opts.ProgressOut, opts.OnSecond = 0, nil, nil
+		}
+		t.own = append(t.own, newAggregator(opts, p.r.rec, p.r.budget.TimeLeft, p.res, start, rampEnd))
+	}
+	if merged != nil {
+		t.merged = newAggregator(merged.Options, parts[0].r.rec, t.timeLeft, merged, start, rampEnd)
+	}
+	t.take()
+	return t
+}
+
+// take drains every part's recorder, stamping all snapshots with the first
+// one's window: the shared clock.
+func (t *tally) take() []*metrics.Snapshot {
+	snaps := make([]*metrics.Snapshot, len(t.parts))
+	for i, p := range t.parts {
+		snaps[i] = p.r.rec.Interval()
+	}
+	for _, s := range snaps[1:] {
+		s.Start, s.End = snaps[0].Start, snaps[0].End
+	}
+	return snaps
+}
+
+// merge adds the parts' snapshots of one interval into one (nil with one part).
+func (t *tally) merge(snaps []*metrics.Snapshot) *metrics.Snapshot {
+	if t.merged == nil {
+		return nil
+	}
+	m := t.merged.rec.EmptySnapshot()
+	for _, s := range snaps {
+		m.Merge(s)
+	}
+	m.Start, m.End = snaps[0].Start, snaps[0].End
+	return m
 }
 
 // interval handles one drained interval; final marks the one taken when the
 // terminals have stopped.
-func (a *aggregator) interval(final bool) {
-	snap := a.r.rec.Interval()
+func (t *tally) interval(final bool) {
+	snaps := t.take()
+	for i, a := range t.own {
+		a.interval(snaps[i], final)
+	}
+	if m := t.merge(snaps); m != nil {
+		t.merged.interval(m, final)
+	}
+}
+
+// drainDeliveries takes the last interval, after the queued Deliveries ran.
+func (t *tally) drainDeliveries() {
+	snaps := t.take()
+	for i, a := range t.own {
+		a.drainDeliveries(snaps[i])
+	}
+	if m := t.merge(snaps); m != nil {
+		t.merged.drainDeliveries(m)
+	}
+}
+
+// finish computes every result; the merged one's audits are the schemas'
+// own, each over its own database.
+func (t *tally) finish() {
+	for _, a := range t.own {
+		a.finish()
+	}
+	if t.merged == nil {
+		return
+	}
+	t.merged.finish()
+	mergeVerdicts(t.merged.res)
+}
+
+// timeLeft is the --stop-at-txns estimate of the schema furthest from its end.
+func (t *tally) timeLeft(elapsed time.Duration) string {
+	var slowest *driver.Budget
+	for _, p := range t.parts {
+		b := p.r.budget
+		if b == nil {
+			continue
+		}
+		if slowest == nil || float64(b.Taken())/float64(b.Limit()) < float64(slowest.Taken())/float64(slowest.Limit()) {
+			slowest = b
+		}
+	}
+	return slowest.TimeLeft(elapsed)
+}
+
+// interval handles one drained interval; final marks the one taken when the
+// terminals have stopped.
+func (a *aggregator) interval(snap *metrics.Snapshot, final bool) {
 	// Intervals are one second from the start; one that began (within
 	// rounding) at or after the end of ramp-up is measured.
 	measured := !snap.Start.Before(a.rampEnd.Add(-100 * time.Millisecond))
@@ -47,7 +152,7 @@ func (a *aggregator) interval(final bool) {
 		a.last = snap.End
 	}
 	a.prog.Merge(snap)
-	if h := a.r.opts.OnSecond; h != nil {
+	if h := a.opts.OnSecond; h != nil {
 		minutes := p.Length.Minutes()
 		sec := Second{Elapsed: p.Elapsed, Measured: measured, Point: p, Interval: snap}
 		if minutes > 0 {
@@ -56,18 +161,17 @@ func (a *aggregator) interval(final bool) {
 		}
 		h(sec)
 	}
-	if out := a.r.opts.ProgressOut; out != nil && a.r.opts.Progress > 0 && !final &&
-		snap.End.Sub(a.lastProg) >= a.r.opts.Progress-100*time.Millisecond {
+	if out := a.opts.ProgressOut; out != nil && a.opts.Progress > 0 && !final &&
+		snap.End.Sub(a.lastProg) >= a.opts.Progress-100*time.Millisecond {
 		fmt.Fprintln(out, a.progressLine(snap.End, measured))
-		a.prog = a.r.rec.EmptySnapshot()
+		a.prog = a.rec.EmptySnapshot()
 		a.lastProg = snap.End
 	}
 }
 
 // drainDeliveries takes the last interval, after the queued Deliveries were
 // executed: it counts in the totals but does not stretch the measured window.
-func (a *aggregator) drainDeliveries() {
-	snap := a.r.rec.Interval()
+func (a *aggregator) drainDeliveries(snap *metrics.Snapshot) {
 	measured := !a.first.IsZero()
 	a.series.Add(snap, measured)
 	a.all.Merge(snap)
@@ -98,7 +202,7 @@ func (a *aggregator) progressLine(now time.Time, measured bool) string {
 	if !measured {
 		note = "(ramp-up)"
 	}
-	if left := a.r.budget.TimeLeft(now.Sub(a.start)); left != "" {
+	if left := a.timeLeft(now.Sub(a.start)); left != "" {
 		note = strings.TrimSpace(note + " " + left)
 	}
 	return driver.ProgressLine(now.Sub(a.start), figures, lat, a.all.CounterTotal(cntErrors), a.all.CounterTotal(cntRetries), note)
@@ -106,7 +210,7 @@ func (a *aggregator) progressLine(now time.Time, measured bool) string {
 
 // finish computes the result from the measured totals.
 func (a *aggregator) finish() {
-	res, opts := a.res, a.r.opts
+	res, opts := a.res, a.opts
 	res.Start, res.MeasureStart, res.MeasureEnd = a.start, a.first, a.last
 	res.Series = a.series
 	res.Total = a.total

@@ -57,14 +57,14 @@ func newDeliveryLog(w io.Writer) *deliveryLog {
 	return &deliveryLog{w: bufio.NewWriter(w)}
 }
 
-func (l *deliveryLog) write(req deliveryRequest, out *deliveryOutcome) {
+func (l *deliveryLog) write(tag string, req deliveryRequest, out *deliveryOutcome) {
 	if l == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "queued=%s completed=%s w_id=%d carrier=%d skipped=%d o_id=",
-		req.queued.UTC().Format(time.RFC3339Nano), out.completed.UTC().Format(time.RFC3339Nano),
+	fmt.Fprintf(l.w, "%squeued=%s completed=%s w_id=%d carrier=%d skipped=%d o_id=",
+		tag, req.queued.UTC().Format(time.RFC3339Nano), out.completed.UTC().Format(time.RFC3339Nano),
 		req.w, req.carrier, out.skipped)
 	for d, o := range out.orders {
 		if d > 0 {
@@ -135,7 +135,7 @@ func (r *runner) deliver(c *driver.Conn, req deliveryRequest, out *deliveryOutco
 			if out.skipped > 0 {
 				c.Local.Add(kind, cntSkippedDeliveries, 1)
 			}
-			r.dlog.write(req, out)
+			r.dlog.write(r.dlogTag, req, out)
 			return nil
 		}
 		if driver.Retryable(err) && attempt < r.opts.MaxRetries {

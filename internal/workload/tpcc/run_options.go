@@ -62,6 +62,12 @@ type RunOptions struct {
 	KeyingScale float64
 	Seed        uint64 // 0 = a random seed (reported in the result)
 	Schema      string // "" = public
+	// Schemas drives several schemas in one run, each an independent TPC-C
+	// database driven as if it were run alone with these options: every
+	// count (Warehouses, Terminals, Conns, DeliveryWorkers, Rate,
+	// StopAtTxns) is per schema. Schema must then be empty. The result
+	// merges them and keeps each in RunResult.Schemas.
+	Schemas []string
 	// AllowNonCompliant lets spec mode run what the standard does not allow
 	// (a mix below the minimums of clause 5.2.3, more than 10 terminals per
 	// warehouse); the result is marked non-compliant.
@@ -127,6 +133,14 @@ func (o *RunOptions) Validate() error {
 	for _, c := range checks {
 		if c.bad {
 			return fmt.Errorf("%s", c.what)
+		}
+	}
+	if len(o.Schemas) > 0 {
+		if o.Schema != "" {
+			return fmt.Errorf("--schema %s and --schemas together: pass one of them", o.Schema)
+		}
+		if err := validSchemas(o.Schemas); err != nil {
+			return err
 		}
 	}
 	if o.Weights == nil {
@@ -210,7 +224,7 @@ func (o RunOptions) Describe() [][2]string {
 		{"rate_per_min", fmt.Sprint(o.Rate)},
 		{"weights", weightsString(o.Weights)}, {"max_retries", fmt.Sprint(o.MaxRetries)},
 		{"isolation", o.Isolation}, {"keying_scale", fmt.Sprint(o.KeyingScale)},
-		{"seed", fmt.Sprint(o.Seed)}, {"schema", schemaOrDefault(o.Schema)},
+		{"seed", fmt.Sprint(o.Seed)}, {"schema", o.schemaNames()},
 		{"driver_procs", fmt.Sprint(runtime.GOMAXPROCS(0))},
 		{"allow_noncompliant", fmt.Sprint(o.AllowNonCompliant)},
 	}
@@ -224,9 +238,17 @@ func weightsString(weights []int) string {
 	return strings.Join(s, ",")
 }
 
-func schemaOrDefault(s string) string {
-	if s == "" {
+// schemaNames is the schema, or the schemas, the options drive.
+func (o RunOptions) schemaNames() string {
+	if len(o.Schemas) > 0 {
+		return strings.Join(o.Schemas, ",")
+	}
+	if o.Schema == "" {
 		return DefaultSchema
 	}
-	return s
+	return o.Schema
 }
+
+// AllConns is how many connections the terminals share over all schemas
+// (0 = the default, not yet resolved).
+func (o RunOptions) AllConns() int { return o.Conns * max(1, len(o.Schemas)) }

@@ -22,7 +22,11 @@ func (r *RunResult) WriteSummary(w io.Writer) error {
 		params = append(params, p[0]+"="+p[1])
 	}
 	fmt.Fprintf(&b, "TPC-C run (%s path, %s mode): %s\n", r.Options.Path, r.Options.Mode, strings.Join(params, " "))
-	fmt.Fprintf(&b, "C_RUN c_last=%d c_id=%d ol_i_id=%d (C_LOAD c_last=%d)\n", r.CRun.CLast, r.CRun.CID, r.CRun.OLIID, r.CLoad.CLast)
+	if len(r.Schemas) == 0 {
+		fmt.Fprintf(&b, "C_RUN c_last=%d c_id=%d ol_i_id=%d (C_LOAD c_last=%d)\n", r.CRun.CLast, r.CRun.CID, r.CRun.OLIID, r.CLoad.CLast)
+	} else {
+		fmt.Fprintln(&b, r.seedsNote())
+	}
 	status := r.StopReason
 	if r.Interrupted {
 		status = "INTERRUPTED by the user; results cover the time before"
@@ -46,6 +50,12 @@ func (r *RunResult) WriteSummary(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "driver CPU %.2fs, %.3f CPU-s per 1000 transactions, peak RSS %d MB\n\n",
 		r.DriverCPU.Seconds(), r.DriverCPUPer1k, r.DriverPeakRSS>>20)
+	if len(r.Schemas) > 0 {
+		if err := r.writeSchemas(&b); err != nil {
+			return err
+		}
+		b.WriteByte('\n')
+	}
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "txn\tcount\terrors\tretries\tp50\tp90\tp95\tp99\tp99.9\tmax\tp90 limit\t")

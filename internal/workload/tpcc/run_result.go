@@ -70,6 +70,14 @@ type RunResult struct {
 	Histograms map[string]*hdrhistogram.Snapshot `json:"histograms"` // measured interval, µs
 	Series     *metrics.Series                   `json:"series"`     // per second, whole run
 	Total      *metrics.Snapshot                 `json:"-"`          // measured interval, mergeable
+
+	// Schemas holds each schema's own result when the run drove several
+	// (RunOptions.Schemas); this result is then their merge: Options hold
+	// the totals over the schemas, rates are sums over the one measured
+	// window they share, latencies come from the merged histograms, and
+	// Audits and NonCompliant are the schemas' own, named by schema. The
+	// driver's CPU is the process's, in this result only.
+	Schemas []*RunResult `json:"schemas,omitempty"`
 }
 
 // TxnResult is one transaction kind over the measured interval (errors and

@@ -60,12 +60,12 @@ func TestRunStopAtTxnsOptions(t *testing.T) {
 // TestProgressLineEstimatesTimeLeft: a quarter of the budget in 10 s leaves
 // about 30 s, shown on the live line.
 func TestProgressLineEstimatesTimeLeft(t *testing.T) {
-	r := &runner{rec: metrics.NewRecorder(kindNames(), counterNames()...), budget: driver.NewBudget(400)}
+	budget := driver.NewBudget(400)
 	for range 100 {
-		r.budget.Take()
+		budget.Take()
 	}
 	start := time.Now()
-	a := newAggregator(r, &RunResult{}, start, start)
+	a := newAggregator(RunOptions{}, metrics.NewRecorder(kindNames(), counterNames()...), budget.TimeLeft, &RunResult{}, start, start)
 	if line := a.progressLine(start.Add(10*time.Second), true); !strings.Contains(line, "~30s left (25% of 400 txns)") {
 		t.Fatalf("progress line %q lacks the estimate", line)
 	}

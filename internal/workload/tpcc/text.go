@@ -9,6 +9,15 @@ import (
 
 // WriteText prints what a load did, for people.
 func (st LoadStats) WriteText(w io.Writer) {
+	if len(st.Schemas) > 0 {
+		for _, s := range st.Schemas {
+			fmt.Fprintf(w, "schema %s: ", s.Schema)
+			s.WriteText(w)
+		}
+		fmt.Fprintf(w, "%d schemas (%s) of %d warehouses each: %d rows in %.1fs with %d workers in all\n",
+			len(st.Schemas), st.Schema, st.Warehouses, st.TotalRows(), st.Total.Seconds(), st.Workers)
+		return
+	}
 	if st.AlreadyLoaded {
 		fmt.Fprintf(w, "already loaded: %d warehouses (seed %d) are complete; nothing to do (--force reloads)\n", st.Warehouses, st.Seed)
 		return
@@ -24,6 +33,9 @@ func (st LoadStats) WriteText(w io.Writer) {
 
 // WriteText prints the check's verdicts and the violating rows, for people.
 func (rep *CheckReport) WriteText(w io.Writer) error {
+	if len(rep.Schemas) > 0 {
+		return rep.writeSchemas(w)
+	}
 	fmt.Fprintf(w, "TPC-C consistency, schema %s, %d warehouses, one snapshot (%s):\n", rep.Schema, rep.Warehouses, freshWord(rep.Fresh))
 	for _, r := range rep.Results {
 		fmt.Fprintf(w, "  %-4s %-18s %-9s %-70s %8s\n", r.Status, r.Name, r.Clause, r.Title, r.Duration.Round(time.Millisecond))

@@ -48,6 +48,10 @@ func (w *Workload) Kind() string { return "tpcc" }
 func (w *Workload) Name() string {
 	o := w.Options
 	path, mode := orDefault(o.Path, PathClient), orDefault(o.Mode, ModeNoWait)
+	if len(o.Schemas) > 0 {
+		return fmt.Sprintf("TPC-C %s/%s, %d schemas (%s), each %s warehouses, %s connections", path, mode,
+			len(o.Schemas), o.schemaNames(), orAll(o.Warehouses), orAll(o.Conns))
+	}
 	return fmt.Sprintf("TPC-C %s/%s, %s warehouses, %s connections", path, mode, orAll(o.Warehouses), orAll(o.Conns))
 }
 
@@ -112,9 +116,23 @@ func (w *Workload) Prepare(ctx context.Context, dsn string, layout workload.Layo
 }
 
 // Ready says whether the database holds a complete load that the options
-// fit, before anything is recorded.
+// fit, before anything is recorded: in every schema, when several are driven.
 func (w *Workload) Ready(ctx context.Context, dsn string) error {
-	cfg, err := ConnConfig(dsn, w.Options.Schema)
+	if len(w.Options.Schemas) == 0 {
+		return ready(ctx, dsn, &w.Options)
+	}
+	for _, s := range w.Options.Schemas {
+		o := w.Options // each schema resolves its own defaults
+		o.Schema, o.Schemas = s, nil
+		if err := ready(ctx, dsn, &o); err != nil {
+			return inSchema(err, s, w.Options.Schemas)
+		}
+	}
+	return nil
+}
+
+func ready(ctx context.Context, dsn string, opts *RunOptions) error {
+	cfg, err := ConnConfig(dsn, opts.Schema)
 	if err != nil {
 		return err
 	}
@@ -130,7 +148,7 @@ func (w *Workload) Ready(ctx context.Context, dsn string) error {
 	if !meta.Complete {
 		return ErrNotComplete
 	}
-	return w.Options.Resolve(meta.Warehouses)
+	return opts.Resolve(meta.Warehouses)
 }
 
 // Run implements workload.Workload. Transactions counts all five kinds; ×60
@@ -183,10 +201,11 @@ func (r *RunResult) headline() []workload.Figure {
 			workload.Figure{Name: "New-Order p90", Value: float64(no.Latency.P90) / float64(time.Millisecond), Unit: "ms"},
 			workload.Figure{Name: "New-Order p99", Value: float64(no.Latency.P99) / float64(time.Millisecond), Unit: "ms"})
 	}
-	return append(h,
+	h = append(h,
 		workload.Figure{Name: "errors", Value: float64(r.ErrorsTotal), Unit: "txn"},
 		workload.Figure{Name: "retries", Value: float64(r.Retries), Unit: "txn"},
 		workload.Figure{Name: "driver CPU", Value: r.DriverCPUPer1k, Unit: "CPU-s/1k txn"})
+	return append(h, r.schemaHeadline()...)
 }
 
 func (r *RunResult) notes() []string {
@@ -227,13 +246,14 @@ func (r *RunResult) notes() []string {
 }
 
 // Check implements workload.Workload: the consistency conditions after a run
-// (quick or full, as CheckMode says; nil with CheckNone).
+// (quick or full, as CheckMode says; nil with CheckNone), in every schema
+// the run drove.
 func (w *Workload) Check(ctx context.Context, dsn string) (*workload.Check, error) {
 	mode := orDefault(w.CheckMode, CheckQuick)
 	if mode == CheckNone {
 		return nil, nil
 	}
-	rep, err := Check(ctx, dsn, CheckOptions{Schema: w.Options.Schema, Quick: mode == CheckQuick, Fresh: FreshNo})
+	rep, err := Check(ctx, dsn, CheckOptions{Schema: w.Options.Schema, Schemas: w.Options.Schemas, Quick: mode == CheckQuick, Fresh: FreshNo})
 	if err != nil {
 		return nil, err
 	}
