@@ -75,7 +75,11 @@ func svgTimeChart(c *timeChart, x0, x1 float64, markers []marker, spans []span) 
 	for x := math.Ceil(x0/xstep) * xstep; x <= x1+1e-9; x += xstep {
 		px := sx(x)
 		fmt.Fprintf(&b, `<line class="xgrid" x1="%.1f" x2="%.1f" y1="%d" y2="%d"/>`, px, px, padT, padT+plotH)
-		fmt.Fprintf(&b, `<text class="xtick" x="%.1f" y="%d">%s</text>`, px, chartH-8, clock(x))
+		label := clock(x)
+		if c.Counts {
+			label = trimZeros(x)
+		}
+		fmt.Fprintf(&b, `<text class="xtick" x="%.1f" y="%d">%s</text>`, px, chartH-8, label)
 	}
 	for _, m := range markers {
 		if m.X < x0 || m.X > x1 {

@@ -66,6 +66,8 @@ type timeChart struct {
 	Unit  string  `json:"unit"`
 	Lines []*line `json:"lines"`
 	Note  string  `json:"-"`
+	// Counts labels the x axis with plain numbers (trials) instead of a clock.
+	Counts bool `json:"-"`
 }
 
 // section groups charts under a heading.
