@@ -19,6 +19,7 @@ package tuner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -152,6 +153,9 @@ func (s *session) layoutPhase(ref map[string]string, res *Result) error {
 			return err
 		}
 		for i, c := range cands {
+			if s.outer.Err() != nil {
+				return errors.New("interrupted")
+			}
 			n++
 			lt := record.LayoutTrial{N: n, Fillfactor: c}
 			v, m, id, err := run(c, record.RoleLayout, labels[i])

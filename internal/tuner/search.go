@@ -63,6 +63,7 @@ type Importance = record.Importance
 type session struct {
 	*Tuner
 	ctx      context.Context // uncancelled: a run in progress finishes
+	outer    context.Context // cancelled by Ctrl-C: no new run starts
 	space    *Space
 	major    int
 	state    *State
@@ -93,7 +94,7 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{Tuner: t, ctx: context.WithoutCancel(ctx), space: space, major: major, start: start, startSet: space.Settings(start)}
+	s := &session{Tuner: t, ctx: context.WithoutCancel(ctx), outer: ctx, space: space, major: major, start: start, startSet: space.Settings(start)}
 	var warm []search.Point
 	if len(t.Advise) > 0 {
 		if p, err := space.PointOf(t.Advise, start); err == nil {
@@ -238,6 +239,15 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 	// Interrupted, nothing is re-run: only a trial that beat the start may
 	// be shown as the best so far. Otherwise the re-runs decide.
 	res.Interrupted = res.Interrupted || ctx.Err() != nil
+	// finish runs the layout phase (when asked) with the settings kept.
+	finish := func() (*Result, error) {
+		if t.Layout != nil && !res.Interrupted && ctx.Err() == nil {
+			if err := s.layout(withStart(res.Kept, s.startSet), res); err != nil {
+				return res, err
+			}
+		}
+		return res, nil
+	}
 	cands := candidatesFrom(opt, start, t.Confirm, res.Interrupted)
 	if len(cands) == 0 {
 		why := "every trial failed"
@@ -246,7 +256,7 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 		}
 		res.Notes = append(res.Notes, why+": nothing to recommend")
 		res.Best = s.startSet
-		return res, nil
+		return finish()
 	}
 	res.Best = space.Settings(cands[0])
 	if res.Interrupted {
@@ -287,7 +297,7 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 		// Lucky in the search, no better when re-run: keep the start.
 		res.Notes = append(res.Notes, "no candidate beat the start when re-run: keep the starting configuration")
 		res.Kept = map[string]string{}
-		return res, nil
+		return finish()
 	}
 	res.Ablation, err = s.ablate(res.Best)
 	if err != nil {
@@ -301,10 +311,8 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 		}
 	}
 	res.Unsafe = Unsafe(major, res.Kept)
-	if t.Layout != nil && ctx.Err() == nil {
-		if err := s.layout(withStart(res.Kept, s.startSet), res); err != nil {
-			return res, err
-		}
+	if _, err := finish(); err != nil {
+		return res, err
 	}
 	if t.Apply {
 		if _, err := t.Server.Apply(s.ctx, withStart(res.Kept, s.startSet)); err != nil {
