@@ -124,8 +124,8 @@ type settingChange struct {
 
 type importanceRow struct {
 	record.Importance
-	Noise   float64
-	Telling bool // |ρ| beyond what chance gives one time in twenty
+	Chance  float64 // |ρ| that chance alone reaches one time in twenty
+	Telling bool    // |ρ| beyond what chance gives one time in twenty
 }
 
 type ablationRow struct {
@@ -162,8 +162,8 @@ func newSearchDoc(v *SearchView, now time.Time) *searchDoc {
 	}
 	n := 0
 	for _, im := range s.Importance {
-		row := importanceRow{Importance: im, Noise: im.Noise()}
-		row.Telling = math.Abs(im.Rho) > row.Noise
+		row := importanceRow{Importance: im, Chance: im.Noise()}
+		row.Telling = math.Abs(im.Rho) > row.Chance
 		d.Importance = append(d.Importance, row)
 		n = max(n, im.N)
 	}
