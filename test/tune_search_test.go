@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,7 +181,7 @@ func checkSearchReport(t *testing.T, lab string, res tuneResult) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	html := string(b)
+	html := html.UnescapeString(string(b)) // html/template writes + as &#43;
 	for _, tr := range res.Trials {
 		if !strings.Contains(html, fmt.Sprintf(`id="trial-%d"`, tr.N)) || !strings.Contains(html, tr.RunID) {
 			t.Errorf("the search page lacks trial %d (run %s)", tr.N, tr.RunID)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"html"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +97,7 @@ func TestSearchPage(t *testing.T) {
 	if err := report.SearchHTML(&b, v); err != nil {
 		t.Fatal(err)
 	}
-	page := b.String()
+	page := html.UnescapeString(b.String()) // html/template writes + as &#43;
 	for _, want := range []string{
 		`id="trial-1"`, `id="trial-2"`, `id="trial-3"`, s.Trials[0].RunID, s.Trials[2].RunID,
 		`class=" best" id="trial-3"`, `class="failed" id="trial-2"`, "FAILED: server did not start: huge pages",
