@@ -203,26 +203,28 @@ func trajectoryChart(s *record.Search) *renderedChart {
 	if len(s.Trials) == 0 {
 		return nil
 	}
-	obj := &line{Name: "trial objective (× neighbouring baselines)", Color: palette[0]}
+	obj := &line{Name: "trial objective (× neighbouring baselines)", Color: palette[0], Dots: true}
 	best := &line{Name: "best so far", Color: palette[2], Dashed: true}
+	var failed []marker
 	for _, t := range s.Trials {
-		y := t.Value
 		if t.Failed {
-			y = math.NaN() // a gap: failed trials have no objective
+			// No objective: a marker, and the line joins its neighbours.
+			failed = append(failed, marker{X: float64(t.N), Kind: "failed", Detail: t.Error})
+		} else {
+			obj.X, obj.Y = append(obj.X, float64(t.N)), append(obj.Y, t.Value)
 		}
-		obj.X, obj.Y = append(obj.X, float64(t.N)), append(obj.Y, y)
 		best.X, best.Y = append(best.X, float64(t.N)), append(best.Y, t.BestSoFar)
 	}
 	c := &timeChart{ID: "trajectory", Title: "Trajectory", Unit: "× baseline", Counts: true, Lines: []*line{obj, best}}
 	if len(s.BaselineRuns) > 0 && s.BaselineRuns[0].Level > 0 {
-		base := &line{Name: "baseline runs (× the first: drift)", Color: palette[1]}
+		base := &line{Name: "baseline runs (× the first: drift)", Color: palette[1], Dots: true}
 		for _, b := range s.BaselineRuns {
 			base.X, base.Y = append(base.X, float64(b.After)+0.5), append(base.Y, b.Level/s.BaselineRuns[0].Level)
 		}
 		c.Lines = append(c.Lines, base)
 	}
 	x1 := float64(s.Trials[len(s.Trials)-1].N) + 1
-	return &renderedChart{timeChart: c, SVG: svgTimeChart(c, 0, x1, nil, nil)}
+	return &renderedChart{timeChart: c, SVG: svgTimeChart(c, 0, x1, failed, nil)}
 }
 
 // changes are the settings of values that differ from start, by name.

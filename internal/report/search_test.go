@@ -104,6 +104,7 @@ func TestSearchPage(t *testing.T) {
 		`id="ablation-work_mem"`, `id="ablation-synchronous_commit"`, "-8.0% (95% CI -12.0% .. -3.0%)", "not measured (kept)",
 		"+12.5%", "+3.2% .. +21.9%", `risk-can-lose-data-on-crash`, `id="chart-trajectory"`, "baseline runs (× the first: drift)",
 		"pgbench_accounts 80", "not kept (the interval does not lie above zero)", "Spearman", s.Layout.Candidates[0].RunID,
+		`class="marker marker-failed"`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the search page lacks %q", want)

@@ -55,6 +55,7 @@ type line struct {
 	Name   string    `json:"name"`
 	Color  string    `json:"color"`
 	Dashed bool      `json:"dashed,omitempty"`
+	Dots   bool      `json:"-"` // a dot on every point (few, separate measurements)
 	X      []float64 `json:"x"`
 	Y      []float64 `json:"y"`
 }
