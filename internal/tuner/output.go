@@ -190,6 +190,9 @@ func (r *Result) WriteConf(w io.Writer) error {
 	for _, n := range sortedKeys(r.Kept) {
 		fmt.Fprintf(&b, "%s = '%s'%s\n", n, strings.ReplaceAll(r.Kept[n], "'", "''"), commentTag(r.Major, n, r.Kept[n]))
 	}
+	if l := r.Layout; l != nil && l.Kept {
+		fmt.Fprintf(&b, "# layout (a table option, not a server setting; --format sql gives the statements): fillfactor %s\n", layoutText(l.Tables, l.Start, l.Best))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
