@@ -2,7 +2,10 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"html"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,13 +31,27 @@ type tuneResult struct {
 	Kept     map[string]string `json:"kept"`
 	Unsafe   []string          `json:"unsafe"`
 	Restored bool              `json:"restored"`
+	Ablation []struct {
+		Name string `json:"name"`
+	} `json:"ablation"`
+	Layout *struct {
+		Tables     []string `json:"tables"`
+		Candidates []struct {
+			N      int    `json:"n"`
+			RunID  string `json:"run_id"`
+			Failed bool   `json:"failed"`
+		} `json:"candidates"`
+		Restored bool `json:"restored"`
+	} `json:"layout"`
 }
 
 // TestTuneSearch: a tiny search on the lab's managed cluster (TPC-B scale 1,
 // 3 trials of 3 s, the second forced to huge_pages=on, which this host
 // cannot start with) stores every trial, survives the failing one, reports
 // the best with an interval, keeps unsafe settings out, and leaves the
-// server's settings as they were; --resume continues the same search.
+// server's settings as they were; its report comes from the results store
+// alone; --resume continues the same search, here with the layout phase,
+// which stores its runs and leaves the tables' fillfactor as it was.
 func TestTuneSearch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a search of several minutes")
@@ -98,8 +115,20 @@ func TestTuneSearch(t *testing.T) {
 		t.Errorf("settings after tune differ from before:\n%s", diffLines(before, after))
 	}
 
-	// --resume continues the stored search up to the new budget.
-	r = runPgoltp(t, 15*time.Minute, append(args, "--resume="+res.ID, "--budget", "4")...)
+	checkSearchReport(t, lab, res)
+
+	// --resume continues the stored search up to the new budget, then
+	// runs the layout phase.
+	readFillfactor := func() string {
+		r := runPgoltp(t, time.Minute, "cluster", "psql", "--lab", lab, "--", "-XAtq", "-c", `\c pgoltp_tune`, "-c",
+			"SELECT string_agg(relname || ':' || coalesce(array_to_string(reloptions, ','), ''), ' ' ORDER BY relname) FROM pg_class WHERE relname LIKE 'pgbench\\_%' AND relkind = 'r'")
+		if r.code != 0 || !strings.Contains(r.stdout, "pgbench_accounts:") {
+			t.Fatalf("reading the tables' fillfactor: %d %s %s", r.code, r.stdout, r.stderr)
+		}
+		return strings.TrimSpace(r.stdout)
+	}
+	ffBefore := readFillfactor()
+	r = runPgoltp(t, 15*time.Minute, append(args, "--resume="+res.ID, "--budget", "4", "--layout")...)
 	if r.code != 0 {
 		t.Fatalf("tune --resume: exit %d\n%s", r.code, r.stderr)
 	}
@@ -112,6 +141,99 @@ func TestTuneSearch(t *testing.T) {
 	}
 	if after := readSettings(); after != before {
 		t.Errorf("settings after the resumed tune differ from before:\n%s", diffLines(before, after))
+	}
+	if l := resumed.Layout; l == nil || len(l.Candidates) == 0 || len(l.Tables) != 3 || !l.Restored {
+		t.Errorf("the layout phase did not run over the three TPC-B tables and put them back: %+v\n%s", l, r.stderr)
+	} else {
+		runs := runPgoltp(t, time.Minute, "runs", "--lab", lab)
+		for _, c := range l.Candidates {
+			if c.RunID == "" || !strings.Contains(runs.stdout, c.RunID) {
+				t.Errorf("layout candidate %d is not a stored run (id %q)", c.N, c.RunID)
+			}
+		}
+	}
+	if after := readFillfactor(); after != ffBefore {
+		t.Errorf("fillfactor after the layout phase: %s, before: %s", after, ffBefore)
+	}
+	checkSearchReport(t, lab, resumed)
+}
+
+// checkSearchReport: 'pgoltp report tune:ID' shows every trial, the best,
+// the ablation rows and the layout phase, from the results store alone
+// (the lab's search state moved away), in HTML and JSON.
+func checkSearchReport(t *testing.T, lab string, res tuneResult) {
+	t.Helper()
+	state, moved := filepath.Join(lab, "tune"), filepath.Join(lab, "tune.moved")
+	if err := os.Rename(state, moved); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := os.Rename(moved, state); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	page := filepath.Join(t.TempDir(), "search.html")
+	r := runPgoltp(t, time.Minute, "report", "--lab", lab, "tune:"+res.ID, "-o", page)
+	if r.code != 0 {
+		t.Fatalf("report tune:%s: exit %d\n%s", res.ID, r.code, r.stderr)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := html.UnescapeString(string(b)) // html/template writes + as &#43;
+	for _, tr := range res.Trials {
+		if !strings.Contains(html, fmt.Sprintf(`id="trial-%d"`, tr.N)) || !strings.Contains(html, tr.RunID) {
+			t.Errorf("the search page lacks trial %d (run %s)", tr.N, tr.RunID)
+		}
+	}
+	if res.Confirmed && (!strings.Contains(html, `id="confirmation-table"`) || !strings.Contains(html, fmt.Sprintf("%+.1f%%", res.VsStart.Percent))) {
+		t.Errorf("the search page lacks the confirmation (%+.1f%%)", res.VsStart.Percent)
+	}
+	if len(res.Best) > 0 && !strings.Contains(html, ` best"`) {
+		t.Error("the search page marks no trial as the best")
+	}
+	for _, c := range res.Ablation {
+		if !strings.Contains(html, `id="ablation-`+c.Name+`"`) {
+			t.Errorf("the search page lacks the ablation row of %s", c.Name)
+		}
+	}
+	if len(res.Ablation) == 0 {
+		t.Log("no ablation: no candidate beat the start when re-run")
+	}
+	if res.Layout != nil && (!strings.Contains(html, `id="layout-table"`) || !strings.Contains(html, `id="layout-result"`)) {
+		t.Error("the search page lacks the layout phase")
+	}
+	// The same from "tune" (the latest search) as JSON: every trial's run
+	// is linked to the search as a trial.
+	r = runPgoltp(t, time.Minute, "report", "--lab", lab, "tune", "--format", "json")
+	if r.code != 0 {
+		t.Fatalf("report tune --format json: exit %d\n%s", r.code, r.stderr)
+	}
+	var view struct {
+		ID     string `json:"id"`
+		Trials []struct {
+			RunID string `json:"run_id"`
+		} `json:"trials"`
+		Runs []struct {
+			RunID string `json:"run_id"`
+			Role  string `json:"role"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &view); err != nil {
+		t.Fatalf("report tune --format json: %v\n%s", err, r.stdout)
+	}
+	role := map[string]string{}
+	for _, l := range view.Runs {
+		role[l.RunID] = l.Role
+	}
+	if view.ID != res.ID || len(view.Trials) != len(res.Trials) {
+		t.Errorf("report tune is search %s with %d trials, want %s with %d", view.ID, len(view.Trials), res.ID, len(res.Trials))
+	}
+	for _, tr := range res.Trials {
+		if role[tr.RunID] != "trial" {
+			t.Errorf("trial run %s is linked as %q", tr.RunID, role[tr.RunID])
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 func init() {
 	var out, format string
 	cmd := &cobra.Command{
-		Use:   "report [RUN]",
+		Use:   "report [RUN | tune[:ID]]",
 		Short: "Write the report of a stored run (HTML, JSON or CSV)",
 		Long: `Write the report of a stored run: RUN is an id, a unique prefix, "last"
 (the default) or "last~N".
@@ -31,7 +32,12 @@ risk. Without -o it goes to <lab>/reports/<run>.html.
 
 --format json writes everything stored about the run; --format csv writes its
 time series in long form (source,t,metric,key,value). Without -o they go to
-standard output. The format is taken from the -o extension when not given.`,
+standard output. The format is taken from the -o extension when not given.
+
+RUN "tune" (the latest search), "tune:ID" or a search id reports a
+'pgoltp tune' search instead: trajectory, trials, setting importance,
+confirmation, ablation and layout phase, as html or json, from the results
+store alone.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref := "last"
@@ -78,6 +84,9 @@ func writeRunReport(cmd *cobra.Command, ref, out, format string) error {
 		return err
 	}
 	defer s.Close()
+	if search, ok := report.SearchRef(ref); ok {
+		return writeSearchReport(cmd, s, search, out, format)
+	}
 	run, err := loadRun(ctx, s, ref)
 	if err != nil {
 		return err
@@ -96,5 +105,37 @@ func writeRunReport(cmd *cobra.Command, ref, out, format string) error {
 		return problem.Wrap(err, "check that the directory of -o is writable", "cannot write %s", out)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "Report of run %s (%s): %s\n", run.ID, run.Status, out)
+	return nil
+}
+
+// writeSearchReport writes the report of a tune search (report tune[:ID]).
+func writeSearchReport(cmd *cobra.Command, s *store.Store, ref, out, format string) error {
+	v, err := report.LoadSearch(cmd.Context(), s, ref)
+	if errors.Is(err, report.ErrNoSearch) {
+		return problem.BadInput("run 'pgoltp tune' first, or name a stored search: pgoltp report tune:ID", "%v", err)
+	} else if err != nil {
+		return problem.Failed("%v", err)
+	}
+	render := report.SearchHTML
+	switch format {
+	case "json":
+		render = report.SearchJSON
+	case "csv":
+		return problem.BadInput("use --format html or json", "a tune search has no CSV form")
+	}
+	if out == "" && format == "html" {
+		out = filepath.Join(global.lab, "reports", v.ID+".html")
+	}
+	if out == "" || out == "-" {
+		w := bufio.NewWriter(cmd.OutOrStdout())
+		if err := render(w, v); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	if err := runfile.WriteAtomically(out, func(w io.Writer) error { return render(w, v) }); err != nil {
+		return problem.Wrap(err, "check that the directory of -o is writable", "cannot write %s", out)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "Report of search %s (%s): %s\n", v.ID, v.Status, out)
 	return nil
 }

@@ -50,6 +50,13 @@ reading them back) unless --apply. Ctrl-C stops after the current trial and
 prints the best so far; --resume continues the search. Every run is stored:
 'pgoltp runs' lists them, 'pgoltp compare' works on any two.
 
+--layout (off by default: it rewrites the tables before every run) adds a
+phase after the settings search: the fillfactor of the workload's tables
+updated in place, each candidate measured with the best settings between
+runs of the start layout; the layout found is confirmed with a 95% interval,
+printed, and given as ALTER TABLE statements by --format sql. The tables are
+put back as they were unless --apply.
+
 With --dsn, settings that need a restart are left out of the search: pgoltp
 does not restart a server it does not manage.`,
 		Example: `  pgoltp tune --workload tpcc --warehouses 10 --budget 25 --trial 60s
@@ -79,6 +86,7 @@ does not restart a server it does not manage.`,
 	fl.Int64Var(&f.Seed, "seed", 1, "random seed of the search")
 	fl.IntVar(&f.Confirm, "confirm", 3, "top candidates re-run against the baseline before one is declared best")
 	fl.IntVar(&f.Ablation, "ablation", 0, "ablate at most this many settings, largest changes first (0: all)")
+	fl.BoolVar(&f.Layout, "layout", false, "then search the fillfactor of the tables updated in place (rewrites them before every run)")
 	fl.StringArrayVar(&f.Inject, "test-inject", nil, "testing only: TRIAL:name=value overrides a trial's setting")
 	_ = fl.MarkHidden("test-inject")
 	rootCmd.AddCommand(cmd)
@@ -146,6 +154,11 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuner.Opt
 		ID:       id, Seed: f.Seed, Objective: f.Objective, MaxP99: f.MaxP99, AllowUnsafe: f.AllowUnsafe,
 		Budget: f.Budget, TrialTime: f.Trial, Prewarm: f.Prewarm, Advise: advice.Settings(),
 		Confirm: f.Confirm, Ablation: f.Ablation, Apply: f.Apply, Resume: resume, Log: os.Stderr, Inject: inject,
+	}
+	if f.Layout {
+		if t.Layout, err = tuner.TablesOf(w, dsn); err != nil {
+			return problem.BadInput("run tune without --layout", "%v", err)
+		}
 	}
 	res, runErr := t.Run(ctx)
 	if res != nil {

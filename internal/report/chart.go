@@ -75,15 +75,22 @@ func svgTimeChart(c *timeChart, x0, x1 float64, markers []marker, spans []span) 
 	for x := math.Ceil(x0/xstep) * xstep; x <= x1+1e-9; x += xstep {
 		px := sx(x)
 		fmt.Fprintf(&b, `<line class="xgrid" x1="%.1f" x2="%.1f" y1="%d" y2="%d"/>`, px, px, padT, padT+plotH)
-		fmt.Fprintf(&b, `<text class="xtick" x="%.1f" y="%d">%s</text>`, px, chartH-8, clock(x))
+		label := clock(x)
+		if c.Counts {
+			label = trimZeros(x)
+		}
+		fmt.Fprintf(&b, `<text class="xtick" x="%.1f" y="%d">%s</text>`, px, chartH-8, label)
 	}
 	for _, m := range markers {
 		if m.X < x0 || m.X > x1 {
 			continue
 		}
-		px := sx(m.X)
+		px, at := sx(m.X), clock(m.X)
+		if c.Counts {
+			at = trimZeros(m.X)
+		}
 		fmt.Fprintf(&b, `<g class="marker marker-%s"><title>%s at %s: %s</title><line x1="%.1f" x2="%.1f" y1="%d" y2="%d"/><text x="%.1f" y="%d">%s</text></g>`,
-			m.Kind, html.EscapeString(m.Kind), clock(m.X), html.EscapeString(m.Detail), px, px, padT, padT+plotH, px+3, padT+10, html.EscapeString(markerLabel(m)))
+			m.Kind, html.EscapeString(m.Kind), at, html.EscapeString(m.Detail), px, px, padT, padT+plotH, px+3, padT+10, html.EscapeString(markerLabel(m)))
 	}
 	for i, l := range c.Lines {
 		bk := bucketize(l.X, l.Y, maxPointsPerLine)
@@ -128,6 +135,14 @@ func svgTimeChart(c *timeChart, x0, x1 float64, markers []marker, spans []span) 
 			dash = ` stroke-dasharray="5 3"`
 		}
 		fmt.Fprintf(&b, `<path class="series" data-series="%d" d="%s" stroke="%s"%s><title>%s</title></path>`, i, d.String(), l.Color, dash, html.EscapeString(l.Name))
+		if l.Dots && !bk.Thinned {
+			for j := range bk.X {
+				if !math.IsNaN(bk.Mean[j]) && !math.IsInf(bk.Mean[j], 0) {
+					fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s: %s at %s</title></circle>`,
+						sx(bk.X[j]), sy(bk.Mean[j]), l.Color, html.EscapeString(l.Name), trimZeros(bk.Mean[j]), trimZeros(bk.X[j]))
+				}
+			}
+		}
 	}
 	fmt.Fprintf(&b, `<line class="cursor" x1="0" x2="0" y1="%d" y2="%d" visibility="hidden"/>`, padT, padT+plotH)
 	b.WriteString(`</svg>`)

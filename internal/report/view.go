@@ -55,6 +55,7 @@ type line struct {
 	Name   string    `json:"name"`
 	Color  string    `json:"color"`
 	Dashed bool      `json:"dashed,omitempty"`
+	Dots   bool      `json:"-"` // a dot on every point (few, separate measurements)
 	X      []float64 `json:"x"`
 	Y      []float64 `json:"y"`
 }
@@ -66,6 +67,8 @@ type timeChart struct {
 	Unit  string  `json:"unit"`
 	Lines []*line `json:"lines"`
 	Note  string  `json:"-"`
+	// Counts labels the x axis with plain numbers (trials) instead of a clock.
+	Counts bool `json:"-"`
 }
 
 // section groups charts under a heading.

@@ -42,6 +42,12 @@ var schema = []string{
 		source TEXT NOT NULL, boot_val TEXT NOT NULL, reset_val TEXT NOT NULL, pending_restart INTEGER NOT NULL,
 		risk TEXT NOT NULL, risk_reason TEXT NOT NULL, PRIMARY KEY (run_id, name))`,
 	`CREATE TABLE IF NOT EXISTS pgoltp_facts (run_id TEXT NOT NULL, scope TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run_id, scope, name))`,
+	// A search (pgoltp tune) and the runs it made; added without a version
+	// bump: older readers never look at these tables.
+	`CREATE TABLE IF NOT EXISTS pgoltp_searches (id TEXT PRIMARY KEY, kind TEXT NOT NULL, title TEXT NOT NULL,
+		started_us BIGINT NOT NULL, updated_us BIGINT NOT NULL, document TEXT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS pgoltp_search_runs (search_id TEXT NOT NULL, run_id TEXT NOT NULL, role TEXT NOT NULL,
+		trial INTEGER NOT NULL, label TEXT NOT NULL, PRIMARY KEY (search_id, run_id))`,
 }
 
 // runTables are the per-run tables Finish rewrites and Delete clears.

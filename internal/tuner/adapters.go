@@ -6,16 +6,20 @@ package tuner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/tune"
+	"github.com/pgoltp/pgoltp/internal/tuner/record"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
@@ -98,5 +102,98 @@ func (r StoreRecorder) Record(ctx context.Context, info RunInfo, m Measurement, 
 	if err != nil {
 		return "", err
 	}
-	return rec.Finish(ctx, run.Status)
+	id, err := rec.Finish(ctx, run.Status)
+	if err != nil {
+		return id, err
+	}
+	return id, r.withStore(ctx, func(st *store.Store) error {
+		return st.LinkRun(ctx, info.Search, store.SearchRun{RunID: id, Role: info.Role, Trial: info.Trial, Label: info.Label})
+	})
+}
+
+// Save stores the search's record (its document and title).
+func (r StoreRecorder) Save(ctx context.Context, s *record.Search) error {
+	doc, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	return r.withStore(ctx, func(st *store.Store) error {
+		return st.SaveSearch(ctx, &store.Search{ID: s.ID, Kind: record.Kind, Title: fmt.Sprintf("%s, objective %s", s.Workload, s.Objective),
+			Started: s.Started, Updated: s.Updated, Document: doc})
+	})
+}
+
+func (r StoreRecorder) withStore(ctx context.Context, fn func(*store.Store) error) error {
+	st, err := store.Open(ctx, r.Lab, r.ResultsDSN)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(st)
+}
+
+// updatedTables is what a workload that updates rows in place says about
+// its tables (tpcc, tpcb).
+type updatedTables interface{ UpdatedTables() []string }
+
+// TablesOf is Tables over the tables workload w updates in place, at dsn;
+// an error says w has none.
+func TablesOf(w workload.Workload, dsn string) (Tables, error) {
+	u, ok := w.(updatedTables)
+	if !ok || len(u.UpdatedTables()) == 0 {
+		return nil, fmt.Errorf("%s updates no table in place: --layout has nothing to search", w.Name())
+	}
+	return sqlTables{names: u.UpdatedTables(), dsn: dsn}, nil
+}
+
+type sqlTables struct {
+	names []string
+	dsn   string
+}
+
+func (t sqlTables) Names() []string { return t.names }
+
+func (t sqlTables) Fillfactors(ctx context.Context) (map[string]int, error) {
+	conn, err := pgx.Connect(ctx, t.dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	out := map[string]int{}
+	for _, name := range t.names {
+		var ff int
+		err := conn.QueryRow(ctx, `SELECT coalesce((SELECT option_value::int FROM pg_options_to_table(c.reloptions) WHERE option_name = 'fillfactor'), 0)
+			FROM pg_class c WHERE c.oid = to_regclass($1)`, pgx.Identifier{name}.Sanitize()).Scan(&ff)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", name, err)
+		}
+		out[name] = ff
+	}
+	return out, nil
+}
+
+func (t sqlTables) Rewrite(ctx context.Context, ff map[string]int) error {
+	conn, err := pgx.Connect(ctx, t.dsn)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	for _, name := range t.names {
+		table := pgx.Identifier{name}.Sanitize()
+		set := "RESET (fillfactor)"
+		if v, ok := ff[name]; ok && v != 0 {
+			if v < 10 || v > 100 {
+				return fmt.Errorf("fillfactor %d for %s: must be 10 to 100", v, name)
+			}
+			set = "SET (fillfactor = " + strconv.Itoa(v) + ")"
+		}
+		// VACUUM FULL rewrites the table (and its indexes) with the new
+		// fillfactor; ANALYZE so that the plans see the new size.
+		for _, q := range []string{"ALTER TABLE " + table + " " + set, "VACUUM (FULL, ANALYZE) " + table} {
+			if _, err := conn.Exec(ctx, q); err != nil {
+				return fmt.Errorf("%s: %w", q, err)
+			}
+		}
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/tuner/record"
 )
 
 // importance ranks the settings by |Spearman ρ| between their value and
@@ -39,7 +40,7 @@ func importance(space *Space, trials []Trial) []Importance {
 		if math.IsNaN(rho) {
 			continue // the setting did not vary
 		}
-		out = append(out, Importance{Name: name, Rho: rho})
+		out = append(out, Importance{Name: name, Rho: rho, N: len(ok)})
 	}
 	sort.SliceStable(out, func(a, b int) bool { return math.Abs(out[a].Rho) > math.Abs(out[b].Rho) })
 	return out
@@ -133,6 +134,9 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		p("importance (rank correlation with the objective over the trials): %s", strings.Join(parts, ", "))
 	}
+	if l := r.Layout; l != nil {
+		writeLayout(p, l)
+	}
 	p("tried: %s", strings.Join(r.Tried, ", "))
 	for _, u := range r.Unsafe {
 		p("UNSAFE: %s", u)
@@ -150,6 +154,28 @@ func (r *Result) WriteText(w io.Writer) error {
 	return err
 }
 
+// writeLayout says what the layout phase found.
+func writeLayout(p func(string, ...any), l *record.Layout) {
+	p("layout phase (fillfactor of %s, %d candidates):", strings.Join(l.Tables, ", "), len(l.Candidates))
+	switch {
+	case l.Best == nil:
+		p("  no layout beat the start layout")
+	case l.Kept:
+		p("  %s: %s (kept)", layoutText(l.Tables, l.Start, l.Best), effectText(l.Gain))
+	default:
+		p("  %s: %s (not kept: the interval does not lie above zero)", layoutText(l.Tables, l.Start, l.Best), effectText(l.Gain))
+	}
+	for _, n := range l.Notes {
+		p("  note: %s", n)
+	}
+	switch {
+	case l.Applied:
+		p("  the kept layout is applied (tables rewritten)")
+	case l.Restored:
+		p("  the tables' fillfactor is back as it was (verified)")
+	}
+}
+
 func unsafeTag(major int, name, value string) string {
 	if r, _ := settings.LabelFor(major, name, value); r.Unsafe() {
 		return " " + settings.Tag(r)
@@ -164,11 +190,15 @@ func (r *Result) WriteConf(w io.Writer) error {
 	for _, n := range sortedKeys(r.Kept) {
 		fmt.Fprintf(&b, "%s = '%s'%s\n", n, strings.ReplaceAll(r.Kept[n], "'", "''"), commentTag(r.Major, n, r.Kept[n]))
 	}
+	if l := r.Layout; l != nil && l.Kept {
+		fmt.Fprintf(&b, "# layout (a table option, not a server setting; --format sql gives the statements): fillfactor %s\n", layoutText(l.Tables, l.Start, l.Best))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// WriteSQL writes the kept settings as ALTER SYSTEM statements.
+// WriteSQL writes the kept settings as ALTER SYSTEM statements, and the
+// kept layout (--layout) as ALTER TABLE statements with their rewrite.
 func (r *Result) WriteSQL(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "-- pgoltp tune %s: %s, objective %s\n", r.ID, r.Workload, r.Objective)
@@ -176,6 +206,7 @@ func (r *Result) WriteSQL(w io.Writer) error {
 		fmt.Fprintf(&b, "ALTER SYSTEM SET %s = '%s';%s\n", n, strings.ReplaceAll(r.Kept[n], "'", "''"), strings.Replace(commentTag(r.Major, n, r.Kept[n]), "#", "--", 1))
 	}
 	b.WriteString("SELECT pg_reload_conf();  -- settings that need a restart take effect after one\n")
+	b.WriteString(layoutSQL(r.Layout))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

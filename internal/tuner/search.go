@@ -14,6 +14,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/search"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
+	"github.com/pgoltp/pgoltp/internal/tuner/record"
 )
 
 // Tuner is one search, ready to run.
@@ -36,8 +37,11 @@ type Tuner struct {
 	Confirm     int  // top candidates re-run before one is declared best (default 3)
 	Ablation    int  // at most this many settings ablated, largest changes first (0: all)
 	Apply       bool // keep the result on the server instead of restoring
-	Resume      *State
-	Log         io.Writer
+	// Layout, when set, runs the layout phase after the settings search:
+	// per-table fillfactor of these tables (layout.go).
+	Layout Tables
+	Resume *State
+	Log    io.Writer
 	// Inject replaces settings of the given trial (1-based) after the
 	// optimiser chose it: the end-to-end test's way to force a trial the
 	// server cannot start with. Every value still passes
@@ -45,53 +49,21 @@ type Tuner struct {
 	Inject map[int]map[string]string
 }
 
-// Result is what a search found, proved and explained.
-type Result struct {
-	ID          string            `json:"id"`
-	Workload    string            `json:"workload"`
-	Objective   string            `json:"objective"`
-	Major       int               `json:"major"`
-	Trials      []Trial           `json:"trials"`
-	Baselines   []float64         `json:"baselines"`
-	Start       map[string]string `json:"start"`
-	Best        map[string]string `json:"best"`      // the whole best configuration
-	Confirmed   bool              `json:"confirmed"` // re-run against the baseline (false: interrupted, best so far)
-	VsStart     stats.Effect      `json:"gain_over_start"`
-	VsAdvise    stats.Effect      `json:"gain_over_advise"`
-	Ablation    []Contribution    `json:"ablation"`
-	Kept        map[string]string `json:"kept"`    // the settings to keep: changed from the start and not dropped
-	Dropped     []string          `json:"dropped"` // changed in the best, but removing them cost nothing measurable
-	Tried       []string          `json:"tried"`   // every setting the search varied
-	Unsafe      []string          `json:"unsafe,omitempty"`
-	Importance  []Importance      `json:"importance,omitempty"`
-	Interrupted bool              `json:"interrupted"`
-	Applied     bool              `json:"applied"`
-	Restored    bool              `json:"restored"`
-	Notes       []string          `json:"notes,omitempty"`
-}
+// Result is what a search found, proved and explained: the search's
+// record, as stored in the results store for 'pgoltp report tune'.
+type Result struct{ record.Search }
 
-// Contribution is one setting's share of the best configuration's gain:
-// the best measured without it (the setting at its start value), negated.
-type Contribution struct {
-	Name     string       `json:"name"`
-	Value    string       `json:"value"`
-	Start    string       `json:"start"`
-	Removal  stats.Effect `json:"removal"` // effect of removing it (negative: it helped)
-	Kept     bool         `json:"kept"`
-	Measured bool         `json:"measured"`
-}
+// Contribution is one setting's share of the best configuration's gain.
+type Contribution = record.Contribution
 
-// Importance is how strongly a setting's value went with the objective
-// across the trials (Spearman's rank correlation): a hint, not a proof.
-type Importance struct {
-	Name string  `json:"name"`
-	Rho  float64 `json:"rho"`
-}
+// Importance is how strongly a setting's value went with the objective.
+type Importance = record.Importance
 
 // session is the running state of a search.
 type session struct {
 	*Tuner
 	ctx      context.Context // uncancelled: a run in progress finishes
+	outer    context.Context // cancelled by Ctrl-C: no new run starts
 	space    *Space
 	major    int
 	state    *State
@@ -102,7 +74,7 @@ type session struct {
 }
 
 // Run runs the search. It holds no lock: the caller holds the lab's.
-func (t *Tuner) Run(ctx context.Context) (*Result, error) {
+func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 	if t.Objective == "" {
 		t.Objective = ObjectiveTPS
 	}
@@ -124,7 +96,7 @@ func (t *Tuner) Run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &session{Tuner: t, ctx: context.WithoutCancel(ctx), space: space, major: major, start: start, startSet: space.Settings(start)}
+	s := &session{Tuner: t, ctx: context.WithoutCancel(ctx), outer: ctx, space: space, major: major, start: start, startSet: space.Settings(start)}
 	var warm []search.Point
 	if len(t.Advise) > 0 {
 		if p, err := space.PointOf(t.Advise, start); err == nil {
@@ -157,7 +129,20 @@ func (t *Tuner) Run(ctx context.Context) (*Result, error) {
 		_ = opt.Observe(tr.Point, tr.Value, tr.Failed)
 	}
 
-	res := &Result{ID: s.state.ID, Workload: t.Workload.Name(), Objective: t.Objective, Major: major, Start: s.startSet}
+	res = &Result{record.Search{ID: s.state.ID, Workload: t.Workload.Name(), Objective: t.Objective, Major: major,
+		Start: s.startSet, Advise: t.Advise, TrialTime: s.state.Trial, Started: s.state.Started}}
+	// Registered first, so it runs last: the stored record says whether
+	// the settings were restored.
+	defer func() {
+		status := record.Complete
+		switch {
+		case err != nil:
+			status = record.Failed
+		case res.Interrupted:
+			status = record.Interrupted
+		}
+		s.store(res, status)
+	}()
 	names := space.Names()
 	for _, inj := range t.Inject {
 		for n := range inj {
@@ -245,6 +230,7 @@ func (t *Tuner) Run(ctx context.Context) (*Result, error) {
 		if err := s.state.Save(t.Lab); err != nil {
 			return res, fmt.Errorf("saving the search state: %w", err)
 		}
+		s.store(res, record.Running)
 		t.logTrial(tr)
 		before = after
 	}
@@ -255,6 +241,15 @@ func (t *Tuner) Run(ctx context.Context) (*Result, error) {
 	// Interrupted, nothing is re-run: only a trial that beat the start may
 	// be shown as the best so far. Otherwise the re-runs decide.
 	res.Interrupted = res.Interrupted || ctx.Err() != nil
+	// finish runs the layout phase (when asked) with the settings kept.
+	finish := func() (*Result, error) {
+		if t.Layout != nil && !res.Interrupted && ctx.Err() == nil {
+			if err := s.layout(withStart(res.Kept, s.startSet), res); err != nil {
+				return res, err
+			}
+		}
+		return res, nil
+	}
 	cands := candidatesFrom(opt, start, t.Confirm, res.Interrupted)
 	if len(cands) == 0 {
 		why := "every trial failed"
@@ -263,7 +258,7 @@ func (t *Tuner) Run(ctx context.Context) (*Result, error) {
 		}
 		res.Notes = append(res.Notes, why+": nothing to recommend")
 		res.Best = s.startSet
-		return res, nil
+		return finish()
 	}
 	res.Best = space.Settings(cands[0])
 	if res.Interrupted {
@@ -304,7 +299,7 @@ func (t *Tuner) Run(ctx context.Context) (*Result, error) {
 		// Lucky in the search, no better when re-run: keep the start.
 		res.Notes = append(res.Notes, "no candidate beat the start when re-run: keep the starting configuration")
 		res.Kept = map[string]string{}
-		return res, nil
+		return finish()
 	}
 	res.Ablation, err = s.ablate(res.Best)
 	if err != nil {
@@ -318,6 +313,9 @@ func (t *Tuner) Run(ctx context.Context) (*Result, error) {
 		}
 	}
 	res.Unsafe = Unsafe(major, res.Kept)
+	if _, err := finish(); err != nil {
+		return res, err
+	}
 	if t.Apply {
 		if _, err := t.Server.Apply(s.ctx, withStart(res.Kept, s.startSet)); err != nil {
 			return res, fmt.Errorf("applying the result: %w", err)
@@ -327,9 +325,53 @@ func (t *Tuner) Run(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
+// layout runs the layout phase and leaves the tables at its kept layout
+// with --apply, else as they were before it (verified by reading them back).
+func (s *session) layout(ref map[string]string, res *Result) error {
+	err := s.layoutPhase(ref, res)
+	lay := res.Layout
+	if lay == nil {
+		return err
+	}
+	if err != nil {
+		lay.Notes = append(lay.Notes, "layout phase stopped: "+oneLine(err.Error()))
+	}
+	want := lay.Start
+	if s.Apply && lay.Kept {
+		want, lay.Applied = lay.Best, true
+	}
+	if rerr := s.Layout.Rewrite(s.ctx, want); rerr != nil {
+		return fmt.Errorf("putting the tables' fillfactor back: %w", rerr)
+	}
+	got, rerr := s.Layout.Fillfactors(s.ctx)
+	if rerr != nil {
+		return fmt.Errorf("reading the tables' fillfactor back: %w", rerr)
+	}
+	for _, t := range lay.Tables {
+		if got[t] != want[t] {
+			return fmt.Errorf("table %s has fillfactor %d after the layout phase, not %d", t, got[t], want[t])
+		}
+	}
+	lay.Restored = !lay.Applied
+	return nil
+}
+
+// store writes the search's record to the results store; a failure to
+// store is said, not fatal (the lab's state still allows --resume).
+func (s *session) store(res *Result, status string) {
+	if s.Recorder == nil {
+		return
+	}
+	res.Trials, res.Baselines, res.BaselineRuns = s.state.Trials, s.state.Baselines, s.state.BaselineRuns
+	res.Status, res.Updated = status, time.Now().UTC()
+	if err := s.Recorder.Save(s.ctx, &res.Search); err != nil {
+		s.logf("  could not store the search: %v", err)
+	}
+}
+
 // baseline measures the start configuration and keeps its level.
 func (s *session) baseline(n int) (float64, error) {
-	m, _, _, err := s.measure(s.startSet, RunInfo{Trial: n, Role: RoleBaseline, Label: fmt.Sprintf("baseline after trial %d", n)})
+	m, _, id, err := s.measure(s.startSet, RunInfo{Trial: n, Role: RoleBaseline, Label: fmt.Sprintf("baseline after trial %d", n)})
 	if err != nil {
 		return 0, fmt.Errorf("baseline run: %w", err)
 	}
@@ -338,6 +380,7 @@ func (s *session) baseline(n int) (float64, error) {
 		return 0, errors.New("baseline run committed nothing")
 	}
 	s.state.Baselines = append(s.state.Baselines, r.Level)
+	s.state.BaselineRuns = append(s.state.BaselineRuns, record.Baseline{After: n, Level: r.Level, TPS: m.TPS, P99: m.P99, RunID: id})
 	s.logf("  baseline %-3d %10.1f tps  p99 %s", len(s.state.Baselines), m.TPS, m.P99.Round(10*time.Microsecond))
 	return r.Level, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/search"
+	"github.com/pgoltp/pgoltp/internal/tuner/record"
 )
 
 // State is a search as stored in LAB/tune/<id>.json after every trial, so
@@ -28,25 +29,14 @@ type State struct {
 	Advise      map[string]string  `json:"advise,omitempty"`
 	Trials      []Trial            `json:"trials"`
 	Baselines   []float64          `json:"baselines"` // objective level of each baseline run, in order
-	Started     time.Time          `json:"started"`
+	// BaselineRuns are the same runs with what they followed (stored
+	// since the search's report).
+	BaselineRuns []record.Baseline `json:"baseline_runs,omitempty"`
+	Started      time.Time         `json:"started"`
 }
 
 // Trial is one evaluated configuration.
-type Trial struct {
-	N         int               `json:"n"`
-	Point     search.Point      `json:"point"`
-	Settings  map[string]string `json:"settings"`
-	Failed    bool              `json:"failed"`
-	Error     string            `json:"error,omitempty"`
-	Level     float64           `json:"level,omitempty"`     // the objective's level of the run (tps, or 1/p99)
-	TPS       float64           `json:"tps,omitempty"`       //
-	P99       time.Duration     `json:"p99_ns,omitempty"`    //
-	Ratio     float64           `json:"ratio,omitempty"`     // Level / neighbouring baselines: what the optimiser got
-	Value     float64           `json:"objective,omitempty"` // Ratio after the p99 limit's penalty
-	Restart   bool              `json:"restarted"`
-	RunID     string            `json:"run_id,omitempty"`
-	BestSoFar float64           `json:"best_so_far"`
-}
+type Trial = record.Trial
 
 // Path is where the state of search id is kept in the lab.
 func Path(lab, id string) string { return filepath.Join(lab, "tune", id+".json") }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
+	"github.com/pgoltp/pgoltp/internal/tuner/record"
 )
 
 // Server is the server under tuning.
@@ -63,16 +64,19 @@ type Measurement struct {
 	Errors    int64
 }
 
-// Recorder keeps each run in the results store and returns its id.
+// Recorder keeps each run in the results store and returns its id, linked
+// to its search; Save keeps the search's record there, so that its report
+// needs nothing but the store.
 type Recorder interface {
 	Record(ctx context.Context, run RunInfo, m Measurement, failure error) (string, error)
+	Save(ctx context.Context, s *record.Search) error
 }
 
 // RunInfo says what a stored run was.
 type RunInfo struct {
 	Search   string            // the search id
 	Trial    int               // 0 for runs outside the search phase
-	Role     string            // trial, baseline, confirm, advise, ablation
+	Role     string            // trial, baseline, confirm, advise, ablation, layout
 	Label    string            // e.g. "best without work_mem"
 	Settings map[string]string // the configuration run
 	Started  time.Time
@@ -80,11 +84,11 @@ type RunInfo struct {
 
 // Roles of stored runs.
 const (
-	RoleTrial    = "trial"
-	RoleBaseline = "baseline"
-	RoleConfirm  = "confirm"
-	RoleAdvise   = "advise"
-	RoleAblation = "ablation"
+	RoleTrial    = record.RoleTrial
+	RoleBaseline = record.RoleBaseline
+	RoleConfirm  = record.RoleConfirm
+	RoleAdvise   = record.RoleAdvise
+	RoleAblation = record.RoleAblation
 )
 
 // Objectives.

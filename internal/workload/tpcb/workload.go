@@ -48,6 +48,12 @@ func (w *Workload) Name() string {
 	return fmt.Sprintf("TPC-B %s -c %d -j %d -M %s", script, max(o.Clients, 1), max(o.Jobs, 1), protocol)
 }
 
+// UpdatedTables are the tables TPC-B updates in place (pgbench's -F
+// applies to them): the ones whose fillfactor `pgoltp tune --layout` searches.
+func (w *Workload) UpdatedTables() []string {
+	return []string{TableAccounts, TableTellers, TableBranches}
+}
+
 // LayoutOptions implements workload.LayoutOptions: pgbench's -F fillfactor.
 func (w *Workload) LayoutOptions() []string { return []string{"fillfactor"} }
 

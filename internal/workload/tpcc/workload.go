@@ -80,6 +80,10 @@ func (w *Workload) Validate() error {
 	return w.Options.Validate()
 }
 
+// UpdatedTables are the tables TPC-C updates in place: the ones whose
+// fillfactor `pgoltp tune --layout` searches.
+func (w *Workload) UpdatedTables() []string { return append([]string(nil), updatedTables...) }
+
 // LayoutOptions implements workload.LayoutOptions: "fillfactor" for the
 // tables updated in place, or "fillfactor.TABLE" for one table.
 func (w *Workload) LayoutOptions() []string {
