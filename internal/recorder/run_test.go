@@ -12,6 +12,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/ledger"
+	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
 )
 
 // shortLedger runs the ledger for a fixed 2 s whatever Run is asked for.
@@ -88,4 +89,41 @@ func hasNote(r *store.Run, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// TestRunKeepsHourlyHistograms: recorder.Run hands the workload its
+// interval hook (workload.WithIntervals), so a real TPC-B run is stored with
+// the histogram of its (first, partial) hour, holding exactly the
+// transactions of its stored series.
+func TestRunKeepsHourlyHistograms(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	lab := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	w := tpcb.NewWorkload(1, 2)
+	if err := w.Prepare(ctx, dsn, nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Options.Duration = 2 * time.Second
+	out, err := recorder.Run(ctx, dsn, w, recorder.Options{Lab: lab, Collect: collect.Options{Interval: 500 * time.Millisecond, NoBloat: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := load(t, lab, out.RunID)
+	var inSeries int64
+	for _, iv := range got.Series {
+		if iv.Type == "transaction" && iv.Second >= 0 && iv.Second < 3600 {
+			inSeries += iv.Count
+		}
+	}
+	if len(got.Hourly) != 1 || got.Hourly[0].Hour != 0 || got.Hourly[0].Type != "transaction" {
+		t.Fatalf("hourly histograms stored: %+v, want hour 0 of transaction", got.Hourly)
+	}
+	h, err := got.Hourly[0].Histogram()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inSeries == 0 || h.TotalCount() != inSeries {
+		t.Errorf("hour 0 holds %d transactions, the stored series %d", h.TotalCount(), inSeries)
+	}
 }
