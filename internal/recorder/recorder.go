@@ -1,7 +1,9 @@
 // Package recorder keeps benchmark runs in the results store: it stores a run
 // as running from its start, samples the server with the collectors around it
 // (storing their points every few seconds, so memory stays flat and a crash
-// keeps what was sampled), and runs the sequence every recorded command
+// keeps what was sampled), keeps one latency histogram per transaction type
+// for the current hour of the run (stored as each hour closes, so a report's
+// hourly p99 is the hour's own), and runs the sequence every recorded command
 // shares: is the database ready, run, check, store the whole run with its
 // status (Run).
 //
@@ -28,7 +30,7 @@ const flushTicks = 10
 // few seconds, until Finish.
 //
 //	rec, err := recorder.Begin(ctx, lab, resultsDSN, dsn, run, collect.Options{})
-//	res, runErr := w.Run(ctx, dsn, 0)                 // Fill(run, res)
+//	res, runErr := w.Run(workload.WithIntervals(ctx, rec.AddInterval), dsn, 0) // Fill(run, res)
 //	id, err := rec.Finish(ctx, store.Complete)       // or Interrupted / Failed
 type Recording struct {
 	st   *store.Store
