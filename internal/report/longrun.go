@@ -26,10 +26,10 @@ type HourRow struct {
 	// TPS is the drift type's completions per second over the hour.
 	TPS float64 `json:"tps"`
 	// P99 is the drift type's p99 latency over the hour, in ms: the hour's
-	// own percentile, from its merged histogram (LongRun.P99Source
-	// "histogram"); for runs stored before hourly histograms were kept, the
-	// count-weighted mean of the per-interval p99s ("estimated from interval
-	// p99s"), which understates a tail that a few intervals carry.
+	// own percentile, from its merged histogram (LongRun.P99Source is
+	// P99FromHistograms); for runs stored before hourly histograms were kept,
+	// the count-weighted mean of the per-interval p99s (P99Estimated), which
+	// understates a tail that a few intervals carry.
 	P99 float64 `json:"p99_ms"`
 	// P50 and P95 come with the hourly histograms only.
 	P50 float64 `json:"p50_ms,omitempty"`
