@@ -1,7 +1,9 @@
 // Package recorder keeps benchmark runs in the results store: it stores a run
 // as running from its start, samples the server with the collectors around it
 // (storing their points every few seconds, so memory stays flat and a crash
-// keeps what was sampled), and runs the sequence every recorded command
+// keeps what was sampled), keeps one latency histogram per transaction type
+// for the current hour of the run (stored as each hour closes, so a report's
+// hourly p99 is the hour's own), and runs the sequence every recorded command
 // shares: is the database ready, run, check, store the whole run with its
 // status (Run).
 //
@@ -11,7 +13,6 @@ package recorder
 
 import (
 	"context"
-	"math"
 	"sync"
 	"time"
 
@@ -29,7 +30,7 @@ const flushTicks = 10
 // few seconds, until Finish.
 //
 //	rec, err := recorder.Begin(ctx, lab, resultsDSN, dsn, run, collect.Options{})
-//	res, runErr := w.Run(ctx, dsn, 0)                 // Fill(run, res)
+//	res, runErr := w.Run(workload.WithIntervals(ctx, rec.AddInterval), dsn, 0) // Fill(run, res)
 //	id, err := rec.Finish(ctx, store.Complete)       // or Interrupted / Failed
 type Recording struct {
 	st   *store.Store
@@ -42,6 +43,14 @@ type Recording struct {
 	// unstored are points taken from the session whose append failed: tried
 	// again at the next flush, and written by Finish at the latest.
 	unstored []collect.Point
+
+	// The current hour's latency histograms (AddInterval); a closed hour is
+	// stored by its own goroutine, or by Finish when that failed.
+	ctx           context.Context
+	hours         *hourWindow
+	hourWrites    sync.WaitGroup
+	unstoredHours []store.HourHistogram
+	hourErr       error // the first hour that could not be encoded
 }
 
 // Begin opens the results store, stores run as running (its Params should be
@@ -59,7 +68,7 @@ func Begin(ctx context.Context, labDir, resultsDSN, dsn string, run *store.Run, 
 		st.Close()
 		return nil, err
 	}
-	r := &Recording{st: st, run: run, stop: make(chan struct{})}
+	r := &Recording{st: st, run: run, stop: make(chan struct{}), ctx: ctx, hours: newHourWindow(run.StartedAt)}
 	if dsn != "" {
 		if r.sess, err = collect.Start(ctx, dsn, opts); err != nil {
 			run.Notes = append(run.Notes, "nothing collected: "+err.Error())
@@ -106,6 +115,29 @@ func (r *Recording) store(ctx context.Context) {
 	r.unstored = nil
 }
 
+// AddInterval merges one interval of the workload's series into the current
+// hour's histograms; when it begins a new hour, the hour it closes is stored
+// in the background. recorder.Run hands it to the workload
+// (workload.WithIntervals); it is called from one goroutine, before Finish.
+func (r *Recording) AddInterval(snap *metrics.Snapshot) {
+	closed, err := r.hours.add(snap)
+	if err != nil && r.hourErr == nil {
+		r.hourErr = err
+	}
+	if len(closed) == 0 {
+		return
+	}
+	r.hourWrites.Add(1)
+	go func() {
+		defer r.hourWrites.Done()
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if err := r.st.AppendHours(r.ctx, r.run.ID, closed); err != nil {
+			r.unstoredHours = append(r.unstoredHours, closed...)
+		}
+	}()
+}
+
 // Finish stops the collectors and stores the whole run with status in one
 // transaction. It works after ctx was cancelled (Ctrl-C): the final write gets
 // a context of its own, so an interrupted run is stored as interrupted rather
@@ -126,6 +158,16 @@ func (r *Recording) Finish(ctx context.Context, status store.Status) (string, er
 	}
 	if r.run.EndedAt.IsZero() {
 		r.run.EndedAt = time.Now()
+	}
+	// The final write adds the hours not stored yet and the last, partial one.
+	r.hourWrites.Wait()
+	last, err := r.hours.take()
+	if err != nil && r.hourErr == nil {
+		r.hourErr = err
+	}
+	r.run.Hourly = append(append(r.run.Hourly, r.unstoredHours...), last...)
+	if r.hourErr != nil {
+		r.run.Notes = append(r.run.Notes, "hourly latency incomplete: "+r.hourErr.Error())
 	}
 	r.run.Status = status
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
@@ -153,16 +195,15 @@ func Intervals(s *metrics.Series, runStart time.Time, errorCounter string) []sto
 			errIdx = i
 		}
 	}
-	offset := s.Start.Sub(runStart)
 	var out []store.Interval
 	// A short interval (the end of ramp-up, the last partial second) can start
 	// in the same whole second as its neighbour: the store keys intervals by
 	// (second, type), so such neighbours are folded into one.
 	at := map[[2]any]int{}
 	for _, p := range s.Points {
-		begin := offset + p.Elapsed - p.Length
+		second := secondOf(runStart, s.Start.Add(p.Elapsed-p.Length))
 		for k, kind := range s.Kinds {
-			iv := store.Interval{Second: int(math.Round(begin.Seconds())), Length: p.Length.Seconds(), Type: kind, Count: p.Counts[k],
+			iv := store.Interval{Second: second, Length: p.Length.Seconds(), Type: kind, Count: p.Counts[k],
 				P50: us(p.P50[k]), P95: us(p.P95[k]), P99: us(p.P99[k])}
 			if errIdx >= 0 && k < len(p.Counters) && errIdx < len(p.Counters[k]) {
 				iv.Errors = p.Counters[k][errIdx]

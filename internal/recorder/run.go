@@ -59,7 +59,11 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 		}
 	}
 	out := &Outcome{}
-	res, runErr := w.Run(ctx, dsn, 0)
+	runCtx := ctx
+	if rec != nil {
+		runCtx = workload.WithIntervals(ctx, rec.AddInterval)
+	}
+	res, runErr := w.Run(runCtx, dsn, 0)
 	out.Result = res
 	interrupted := ctx.Err() != nil || (res != nil && res.Interrupted)
 	var notes []string

@@ -12,6 +12,8 @@ import (
 	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/ledger"
+	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
+	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
 
 // shortLedger runs the ledger for a fixed 2 s whatever Run is asked for.
@@ -88,4 +90,88 @@ func hasNote(r *store.Run, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// TestRunKeepsHourlyHistograms: recorder.Run hands the workload its
+// interval hook (workload.WithIntervals), so a real TPC-B run is stored with
+// the histogram of its (first, partial) hour, holding exactly the
+// transactions of its stored series.
+func TestRunKeepsHourlyHistograms(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	lab := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	w := tpcb.NewWorkload(1, 2)
+	if err := w.Prepare(ctx, dsn, nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Options.Duration = 2 * time.Second
+	out, err := recorder.Run(ctx, dsn, w, recorder.Options{Lab: lab, Collect: collect.Options{Interval: 500 * time.Millisecond, NoBloat: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := load(t, lab, out.RunID)
+	var inSeries int64
+	for _, iv := range got.Series {
+		if iv.Type == "transaction" && iv.Second >= 0 && iv.Second < 3600 {
+			inSeries += iv.Count
+		}
+	}
+	if len(got.Hourly) != 1 || got.Hourly[0].Hour != 0 || got.Hourly[0].Type != "transaction" {
+		t.Fatalf("hourly histograms stored: %+v, want hour 0 of transaction", got.Hourly)
+	}
+	h, err := got.Hourly[0].Histogram()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inSeries == 0 || h.TotalCount() != inSeries {
+		t.Errorf("hour 0 holds %d transactions, the stored series %d", h.TotalCount(), inSeries)
+	}
+}
+
+// TestRunKeepsHourlyHistogramsOfTPCC: the same through TPC-C's per-second
+// hook, for each type the terminals run (the last drain of queued
+// Deliveries, after the terminals stopped, is not handed over: Delivery is
+// left out of the comparison).
+func TestRunKeepsHourlyHistogramsOfTPCC(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	lab := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	w := tpcc.NewWorkload(1, 2)
+	w.CheckMode = tpcc.CheckNone
+	if err := w.Prepare(ctx, dsn, nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Options.Duration = 3 * time.Second
+	out, err := recorder.Run(ctx, dsn, w, recorder.Options{Lab: lab, Collect: collect.Options{Interval: 500 * time.Millisecond, NoBloat: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := load(t, lab, out.RunID)
+	inSeries := map[string]int64{}
+	for _, iv := range got.Series {
+		if iv.Second >= 0 && iv.Second < 3600 {
+			inSeries[iv.Type] += iv.Count
+		}
+	}
+	hourly := map[string]int64{}
+	for _, hh := range got.Hourly {
+		h, err := hh.Histogram()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hh.Hour != 0 {
+			t.Errorf("a run of seconds stored hour %d", hh.Hour)
+		}
+		hourly[hh.Type] = h.TotalCount()
+	}
+	if inSeries["new_order"] == 0 {
+		t.Fatalf("no New-Order in the series: %v", inSeries)
+	}
+	for typ, n := range inSeries {
+		if typ != "delivery" && hourly[typ] != n {
+			t.Errorf("hour 0 holds %d %s, the stored series %d", hourly[typ], typ, n)
+		}
+	}
 }

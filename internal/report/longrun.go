@@ -14,15 +14,26 @@ import (
 // runs per hour): with fewer full hours a trend is two points or one.
 const LongRunPanelsFrom = 2 * time.Hour
 
+// Where the hourly p99 comes from (LongRun.P99Source).
+const (
+	P99FromHistograms = "hourly histograms"
+	P99Estimated      = "estimated from interval p99s"
+)
+
 // HourRow is one full hour of a long run.
 type HourRow struct {
 	Hour int `json:"hour"` // from 0
 	// TPS is the drift type's completions per second over the hour.
 	TPS float64 `json:"tps"`
-	// P99 is the count-weighted mean of the per-interval p99 latencies of
-	// the drift type over the hour, in ms: how the tail moves, not the
-	// hour's exact percentile (the store keeps per-interval percentiles).
+	// P99 is the drift type's p99 latency over the hour, in ms: the hour's
+	// own percentile, from its merged histogram (LongRun.P99Source is
+	// P99FromHistograms); for runs stored before hourly histograms were kept,
+	// the count-weighted mean of the per-interval p99s (P99Estimated), which
+	// understates a tail that a few intervals carry.
 	P99 float64 `json:"p99_ms"`
+	// P50 and P95 come with the hourly histograms only.
+	P50 float64 `json:"p50_ms,omitempty"`
+	P95 float64 `json:"p95_ms,omitempty"`
 	// WALPerTxn is WAL bytes per transaction the server committed in the
 	// hour (pg_stat_wal or the WAL position, over pg_stat_database's
 	// commits); 0 when either was not sampled.
@@ -57,6 +68,7 @@ type LongRun struct {
 	Hours            []HourRow      `json:"hours"`
 	Throughput       Trend          `json:"throughput_trend"`
 	P99              Trend          `json:"p99_trend"`
+	P99Source        string         `json:"p99_source"` // P99FromHistograms or P99Estimated
 	Tables           []TableVacuums `json:"tables,omitempty"`
 	LongestXact      float64        `json:"longest_transaction_s"` // the oldest open client transaction seen
 	LongestXactAt    float64        `json:"longest_transaction_at_s,omitempty"`
@@ -94,19 +106,63 @@ func longRunView(r *store.Run) *LongRun {
 			hours[h].weights += float64(iv.Count)
 		}
 	}
-	var tps, p99 []float64
 	for h := range lr.Hours {
 		row := &lr.Hours[h]
 		row.Hour, row.TPS = h, float64(hours[h].count)/3600
-		if hours[h].weights > 0 {
-			row.P99 = hours[h].p99Weighted / hours[h].weights
+	}
+	if !lr.hourlyPercentiles(r.Hourly) {
+		lr.P99Source = P99Estimated
+		for h := range lr.Hours {
+			if hours[h].weights > 0 {
+				lr.Hours[h].P99 = hours[h].p99Weighted / hours[h].weights
+			}
 		}
+	}
+	var tps, p99 []float64
+	for _, row := range lr.Hours {
 		tps, p99 = append(tps, row.TPS), append(p99, row.P99)
 	}
 	lr.Throughput, lr.P99 = trendOf(tps), trendOf(p99)
 	lr.addSamples(r, full)
 	lr.buildCharts(r.Samples)
 	return lr
+}
+
+// hourlyPercentiles sets each full hour's p50/p95/p99 from the drift type's
+// hourly histogram, and says whether the run has them (runs stored before
+// the recorder kept hourly histograms have none; an hour in which the drift
+// type never completed has none either, and stays 0 as with the estimate).
+// One histogram is decoded at a time: a week of them at once is large.
+func (lr *LongRun) hourlyPercentiles(hourly []store.HourHistogram) bool {
+	found := false
+	for _, hh := range hourly {
+		if hh.Type != lr.DriftType || hh.Hour < 0 || hh.Hour >= len(lr.Hours) {
+			continue
+		}
+		h, err := hh.Histogram()
+		if err != nil {
+			return false // damaged: the estimate, labelled as such, is safer
+		}
+		found = true
+		if h.TotalCount() == 0 {
+			continue
+		}
+		v := h.ValueAtPercentilesSlice([]float64{50, 95, 99})
+		row := &lr.Hours[hh.Hour]
+		row.P50, row.P95, row.P99 = float64(v[0])/1000, float64(v[1])/1000, float64(v[2])/1000
+	}
+	if found {
+		lr.P99Source = P99FromHistograms
+	}
+	return found
+}
+
+// P99Note says in words where the hourly p99 comes from, for the page.
+func (lr *LongRun) P99Note() string {
+	if lr.P99Source == P99Estimated {
+		return "p99 per hour is estimated from interval p99s (their count-weighted mean, which understates a tail carried by a few intervals): this run was stored before pgoltp kept hourly histograms"
+	}
+	return "p99 per hour is the hour's own percentile, from the HDR histogram of all its transactions"
 }
 
 // driftType is the transaction type the hourly figures follow: New-Order
@@ -265,6 +321,10 @@ func (lr *LongRun) addSamples(r *store.Run, full int) {
 // time axis, with the trend line dashed.
 func (lr *LongRun) buildCharts(s *collect.Samples) {
 	mid := func(h int) float64 { return float64(h)*3600 + 1800 }
+	p99Title := "p99 latency per hour (" + lr.DriftType + ")"
+	if lr.P99Source == P99Estimated {
+		p99Title = "p99 latency per hour (" + lr.DriftType + ", " + P99Estimated + ")"
+	}
 	hourly := func(id, title, unit, name string, value func(HourRow) float64, trend *Trend) *timeChart {
 		c := &timeChart{ID: id, Title: title, Unit: unit}
 		l := &line{Name: name, Color: palette[0]}
@@ -283,7 +343,7 @@ func (lr *LongRun) buildCharts(s *collect.Samples) {
 	}
 	lr.charts = append(lr.charts,
 		hourly("lr-tps", "Throughput per hour ("+lr.DriftType+")", "txn/s", "per hour", func(h HourRow) float64 { return h.TPS }, &lr.Throughput),
-		hourly("lr-p99", "p99 latency per hour ("+lr.DriftType+")", "ms", "p99", func(h HourRow) float64 { return h.P99 }, &lr.P99))
+		hourly("lr-p99", p99Title, "ms", "p99", func(h HourRow) float64 { return h.P99 }, &lr.P99))
 	if lr.hasWALPerTxn {
 		lr.charts = append(lr.charts, hourly("lr-wal", "WAL per transaction, per hour", "bytes", "WAL / commit", func(h HourRow) float64 { return h.WALPerTxn }, nil))
 	}

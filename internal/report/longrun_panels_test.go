@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
@@ -146,5 +148,94 @@ func TestLongRunPanelsNeedTwoHours(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), `id="chart-g-db"`) {
 		t.Error("sizes over time are drawn for any run with two readings")
+	}
+}
+
+// withHourly gives r one histogram per hour of its drift type: 97% of the
+// hour's transactions at 1 ms and 3% at 20+h ms, so the hour's p99 is
+// 20+h ms while its intervals' p99s (5+0.01h ms in weekRun) say otherwise.
+func withHourly(t *testing.T, r *store.Run, hours int) []*hdrhistogram.Histogram {
+	t.Helper()
+	var hs []*hdrhistogram.Histogram
+	for h := range hours {
+		hist := hdrhistogram.New(1, 3_600_000_000, 3)
+		_ = hist.RecordValues(1000, 97_000)
+		_ = hist.RecordValues(int64(20+h)*1000, 3_000)
+		hh, err := store.NewHourHistogram(h, "transaction", hist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Hourly = append(r.Hourly, hh)
+		hs = append(hs, hist)
+	}
+	// Another type's hours are not the drift type's.
+	other := hdrhistogram.New(1, 3_600_000_000, 3)
+	_ = other.RecordValue(9_000_000)
+	hh, _ := store.NewHourHistogram(0, "other", other)
+	r.Hourly = append(r.Hourly, hh)
+	return hs
+}
+
+// TestHourlyP99FromHistograms: a run with hourly histograms gets each
+// hour's own p50/p95/p99 from them (table, trend, last/first, JSON), and the
+// page says so; without them (a run stored before they were kept) the p99 is
+// the interval-p99 estimate, labelled "estimated from interval p99s" in the
+// summary, on the chart and in the JSON.
+func TestHourlyP99FromHistograms(t *testing.T) {
+	const hours = 3
+	r := weekRun(hours)
+	hists := withHourly(t, r, hours)
+	lr := longRunView(r)
+	if lr.P99Source != P99FromHistograms {
+		t.Fatalf("p99 source %q, want %q", lr.P99Source, P99FromHistograms)
+	}
+	for h, hist := range hists {
+		row := lr.Hours[h]
+		if row.P99 != float64(hist.ValueAtPercentile(99))/1000 || row.P95 != float64(hist.ValueAtPercentile(95))/1000 ||
+			row.P50 != float64(hist.ValueAtPercentile(50))/1000 {
+			t.Errorf("hour %d: p50/p95/p99 %v/%v/%v ms, the hour's histogram says %v/%v/%v µs", h, row.P50, row.P95, row.P99,
+				hist.ValueAtPercentile(50), hist.ValueAtPercentile(95), hist.ValueAtPercentile(99))
+		}
+		if !near(row.P99, float64(20+h), 0.05) {
+			t.Errorf("hour %d: p99 %v ms, want about %d (not the interval estimate %v)", h, row.P99, 20+h, 5+0.01*float64(h))
+		}
+	}
+	if !near(lr.P99.PerHour, 1, 0.05) || !near(lr.P99.LastOverFirst, 22.0/20, 0.005) {
+		t.Errorf("p99 trend %+v, want about +1 ms per hour and last/first 1.1", lr.P99)
+	}
+	var j bytes.Buffer
+	if err := JSON(&j, r); err != nil {
+		t.Fatal(err)
+	}
+	if s := j.String(); !strings.Contains(s, `"p99_source": "hourly histograms"`) || !strings.Contains(s, `"p95_ms"`) || !strings.Contains(s, `"p50_ms"`) {
+		t.Errorf("the JSON lacks the hourly percentiles or their source")
+	}
+	var b bytes.Buffer
+	if err := HTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); strings.Contains(page, P99Estimated) || !strings.Contains(page, "the hour&#39;s own percentile") {
+		t.Error("the report of a run with hourly histograms does not say its p99 is the hour's own")
+	}
+
+	old := weekRun(hours)
+	lr = longRunView(old)
+	if lr.P99Source != P99Estimated || !near(lr.Hours[1].P99, 5.01, 1e-9) {
+		t.Errorf("a run without hourly histograms: source %q, hour 1 p99 %v ms; want the estimate 5.01", lr.P99Source, lr.Hours[1].P99)
+	}
+	b.Reset()
+	if err := HTML(&b, old); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if n := strings.Count(page, P99Estimated); n < 2 {
+		t.Errorf("the report of an old run says %q %d times, want it in the summary and on the p99 chart", P99Estimated, n)
+	}
+	j.Reset()
+	if err := JSON(&j, old); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(j.String(), `"p99_source": "estimated from interval p99s"`) || strings.Contains(j.String(), `"p95_ms"`) {
+		t.Error("the JSON of an old run does not label its hourly p99 as estimated, or claims hourly p95s")
 	}
 }

@@ -118,7 +118,7 @@ func (s *Store) Load(ctx context.Context, id string) (*Run, error) {
 	r.MeasureStart, r.MeasureEnd = fromMicros(ms), fromMicros(me)
 	rd := &runReader{s: s, id: id, run: r, samples: &collect.Samples{Start: fromMicros(ss), End: fromMicros(se), Interval: time.Duration(si) * time.Microsecond}}
 	for _, read := range []func(context.Context) error{
-		rd.params, rd.headline, rd.notes, rd.histograms, rd.series,
+		rd.params, rd.headline, rd.notes, rd.histograms, rd.hourHistograms, rd.series,
 		rd.samplePoints, rd.events, rd.waits, rd.statements, rd.tables, rd.settings, rd.facts,
 	} {
 		if err := read(ctx); err != nil {
@@ -180,6 +180,20 @@ func (rd *runReader) histograms(ctx context.Context) error {
 			rd.run.Latency = map[string]*hdrhistogram.Snapshot{}
 		}
 		rd.run.Latency[t] = h.Export()
+		return nil
+	})
+}
+
+// hourHistograms reads pgoltp_hour_histograms, left encoded.
+func (rd *runReader) hourHistograms(ctx context.Context) error {
+	return rd.s.each(ctx, `SELECT hour, txn_type, encoded FROM pgoltp_hour_histograms WHERE run_id = ? ORDER BY hour, txn_type`, rd.id, func(rs *sql.Rows) error {
+		var h HourHistogram
+		var enc string
+		if err := rs.Scan(&h.Hour, &h.Type, &enc); err != nil {
+			return err
+		}
+		h.Encoded = []byte(enc)
+		rd.run.Hourly = append(rd.run.Hourly, h)
 		return nil
 	})
 }

@@ -11,6 +11,7 @@
 package store
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -66,6 +67,35 @@ func (iv Interval) Rate() float64 {
 	return float64(iv.Count)
 }
 
+// HourHistogram is the latency histogram (µs) of one transaction type over
+// one hour of a run: every interval of the series that starts in seconds
+// [3600·Hour, 3600·(Hour+1)) merged, so its percentiles are the hour's own.
+// It stays encoded (a few KB) until read: a week of them decoded would take
+// hundreds of MB.
+type HourHistogram struct {
+	Hour    int    `json:"hour"`
+	Type    string `json:"type"`
+	Encoded []byte `json:"-"` // HdrHistogram's compressed, base64 form
+}
+
+// NewHourHistogram encodes h as the histogram of typ in hour.
+func NewHourHistogram(hour int, typ string, h *hdrhistogram.Histogram) (HourHistogram, error) {
+	enc, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return HourHistogram{}, fmt.Errorf("encoding the %s histogram of hour %d: %w", typ, hour, err)
+	}
+	return HourHistogram{Hour: hour, Type: typ, Encoded: enc}, nil
+}
+
+// Histogram decodes the histogram.
+func (h HourHistogram) Histogram() (*hdrhistogram.Histogram, error) {
+	d, err := hdrhistogram.Decode(h.Encoded)
+	if err != nil {
+		return nil, fmt.Errorf("decoding the %s histogram of hour %d: %w", h.Type, h.Hour, err)
+	}
+	return d, nil
+}
+
 // Run is one benchmark run as stored.
 type Run struct {
 	ID        string
@@ -86,8 +116,11 @@ type Run struct {
 	Headline []Figure
 	Latency  map[string]*hdrhistogram.Snapshot // whole-run histogram per transaction type, µs
 	Series   []Interval                        // per second per type
-	Samples  *collect.Samples                  // nil when nothing was collected
-	Notes    []string
+	// Hourly holds the latency histograms of each hour of the run per type,
+	// when the recorder kept them (runs stored before it did have none).
+	Hourly  []HourHistogram
+	Samples *collect.Samples // nil when nothing was collected
+	Notes   []string
 }
 
 // Param returns the value of the named parameter, or "".

@@ -1,6 +1,9 @@
 package store
 
-// schemaVersion is bumped when the DDL changes; Open refuses newer files.
+// schemaVersion is bumped when the DDL changes in a way an older pgoltp
+// cannot read; Open refuses newer files. A new table is no such change: Open
+// creates it in an existing store (CREATE TABLE IF NOT EXISTS), and runs
+// stored before it simply have no rows there (pgoltp_hour_histograms).
 const schemaVersion = 1
 
 // schema is the same DDL for SQLite and PostgreSQL: only types both accept,
@@ -19,6 +22,10 @@ var schema = []string{
 	`CREATE TABLE IF NOT EXISTS pgoltp_figures (run_id TEXT NOT NULL, pos INTEGER NOT NULL, name TEXT NOT NULL, value DOUBLE PRECISION NOT NULL, unit TEXT NOT NULL, PRIMARY KEY (run_id, pos))`,
 	`CREATE TABLE IF NOT EXISTS pgoltp_notes (run_id TEXT NOT NULL, pos INTEGER NOT NULL, note TEXT NOT NULL, PRIMARY KEY (run_id, pos))`,
 	`CREATE TABLE IF NOT EXISTS pgoltp_histograms (run_id TEXT NOT NULL, txn_type TEXT NOT NULL, encoded TEXT NOT NULL, PRIMARY KEY (run_id, txn_type))`,
+	// One latency histogram per transaction type per hour of the run, stored
+	// as each hour closes; hour h holds the intervals that start in seconds
+	// [3600h, 3600(h+1)) of the run (pgoltp_series.second).
+	`CREATE TABLE IF NOT EXISTS pgoltp_hour_histograms (run_id TEXT NOT NULL, hour INTEGER NOT NULL, txn_type TEXT NOT NULL, encoded TEXT NOT NULL, PRIMARY KEY (run_id, hour, txn_type))`,
 	`CREATE TABLE IF NOT EXISTS pgoltp_series (run_id TEXT NOT NULL, second INTEGER NOT NULL, txn_type TEXT NOT NULL, length_s DOUBLE PRECISION NOT NULL,
 		count BIGINT NOT NULL, errors BIGINT NOT NULL,
 		p50_us DOUBLE PRECISION NOT NULL, p95_us DOUBLE PRECISION NOT NULL, p99_us DOUBLE PRECISION NOT NULL, max_us DOUBLE PRECISION NOT NULL)`,
@@ -50,7 +57,9 @@ var schema = []string{
 		trial INTEGER NOT NULL, label TEXT NOT NULL, PRIMARY KEY (search_id, run_id))`,
 }
 
-// runTables are the per-run tables Finish rewrites and Delete clears.
+// runTables are the per-run tables Finish rewrites. pgoltp_hour_histograms
+// is not one: its hours are appended while the run goes, and Finish writes
+// only the hours it is given (AppendHours).
 var runTables = []string{
 	"pgoltp_params", "pgoltp_figures", "pgoltp_notes", "pgoltp_histograms", "pgoltp_series",
 	"pgoltp_samples", "pgoltp_events", "pgoltp_waits", "pgoltp_statements", "pgoltp_tables",

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -300,4 +301,130 @@ func TestFinalWriteAddsOnlyWhatIsLeft(t *testing.T) {
 			t.Errorf("run %d: the final write added %d points, want only the %d left over", i, n, leftTicks*perTick)
 		}
 	}
+}
+
+// TestHourHistogramsRoundTrip: hours appended while a run goes stay through
+// Finish, which adds only the hours it is given (and replaces an hour given
+// again); they read back equal, on both backends. A store created before
+// the table existed gets it when opened, and its old runs read back with no
+// hourly histograms.
+func TestHourHistogramsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	hist := func(values ...int64) *hdrhistogram.Histogram {
+		h := hdrhistogram.New(1, 3_600_000_000, 3)
+		for _, v := range values {
+			_ = h.RecordValue(v)
+		}
+		return h
+	}
+	hour := func(t *testing.T, n int, typ string, h *hdrhistogram.Histogram) store.HourHistogram {
+		hh, err := store.NewHourHistogram(n, typ, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hh
+	}
+	for name, open := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			s := open(t)
+			r := &store.Run{Workload: "tpcb", StartedAt: time.Now()}
+			id, err := s.Begin(ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[[2]any]*hdrhistogram.Histogram{
+				{0, "transaction"}: hist(900, 1000, 50_000),
+				{0, "other"}:       hist(10),
+				{1, "transaction"}: hist(1200, 1300),
+				{2, "transaction"}: hist(7, 8, 9),
+			}
+			for h := range 2 {
+				var hs []store.HourHistogram
+				for _, typ := range []string{"transaction", "other"} {
+					if w := want[[2]any{h, typ}]; w != nil {
+						hs = append(hs, hour(t, h, typ, w))
+					}
+				}
+				if err := s.AppendHours(ctx, id, hs); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Hour 1 again, as a retried append would: replaced, not doubled.
+			if err := s.AppendHours(ctx, id, []store.HourHistogram{hour(t, 1, "transaction", want[[2]any{1, "transaction"}])}); err != nil {
+				t.Fatal(err)
+			}
+			r.Hourly = []store.HourHistogram{hour(t, 2, "transaction", want[[2]any{2, "transaction"}])}
+			r.Status = store.Complete
+			if err := s.Finish(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Load(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Hourly) != len(want) {
+				t.Fatalf("%d hourly histograms read back, want %d", len(got.Hourly), len(want))
+			}
+			for _, hh := range got.Hourly {
+				h, err := hh.Histogram()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if w := want[[2]any{hh.Hour, hh.Type}]; w == nil || !w.Equals(h) {
+					t.Errorf("hour %d %s differs after the round trip", hh.Hour, hh.Type)
+				}
+			}
+			// Rewriting the loaded run (Finish again) keeps every hour once.
+			if err := s.Finish(ctx, got); err != nil {
+				t.Fatal(err)
+			}
+			again, err := s.Load(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(again.Hourly) != len(want) {
+				t.Errorf("after a rewrite: %d hourly histograms, want %d", len(again.Hourly), len(want))
+			}
+		})
+	}
+
+	t.Run("store from before the table", func(t *testing.T) {
+		lab := t.TempDir()
+		s, err := store.Open(ctx, lab, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := &store.Run{Workload: "tpcb", StartedAt: time.Now(), Series: []store.Interval{{Second: 0, Type: "transaction", Count: 5, P99: 900}}}
+		if _, err := s.Begin(ctx, old); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Finish(ctx, old); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		db, err := sql.Open("sqlite", filepath.Join(lab, store.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`DROP TABLE pgoltp_hour_histograms`); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+
+		s, err = store.Open(ctx, lab, "")
+		if err != nil {
+			t.Fatalf("opening a store from before hourly histograms: %v", err)
+		}
+		defer s.Close()
+		got, err := s.Load(ctx, old.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Hourly) != 0 || len(got.Series) != 1 {
+			t.Errorf("old run read back with %d hourly histograms and %d intervals, want none and 1", len(got.Hourly), len(got.Series))
+		}
+		if err := s.AppendHours(ctx, old.ID, []store.HourHistogram{hour(t, 0, "transaction", hist(5))}); err != nil {
+			t.Errorf("the migrated store takes hourly histograms: %v", err)
+		}
+	})
 }

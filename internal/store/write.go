@@ -67,13 +67,45 @@ func (s *Store) AppendPoints(ctx context.Context, id string, points []collect.Po
 	return nil
 }
 
+// AppendHours stores the hourly histograms of a running run in one
+// transaction, as each hour closes, so a week-long run never holds more than
+// its current hour in memory. Storing an hour again replaces it.
+func (s *Store) AppendHours(ctx context.Context, id string, hours []HourHistogram) error {
+	if len(hours) == 0 {
+		return nil
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error { return s.writeHours(ctx, tx, id, hours) })
+	if err != nil {
+		return fmt.Errorf("appending hourly histograms of run %s: %w", id, err)
+	}
+	return nil
+}
+
+// writeHours replaces the rows of the hours given (other hours stay).
+func (s *Store) writeHours(ctx context.Context, tx *sql.Tx, id string, hours []HourHistogram) error {
+	seen := map[int]bool{}
+	rows := make([][]any, 0, len(hours))
+	for _, h := range hours {
+		if !seen[h.Hour] {
+			seen[h.Hour] = true
+			if _, err := tx.ExecContext(ctx, s.bind(`DELETE FROM pgoltp_hour_histograms WHERE run_id = ? AND hour = ?`), id, h.Hour); err != nil {
+				return err
+			}
+		}
+		rows = append(rows, []any{id, h.Hour, h.Type, string(h.Encoded)})
+	}
+	return s.insert(ctx, tx, "pgoltp_hour_histograms", []string{"run_id", "hour", "txn_type", "encoded"}, rows)
+}
+
 // Finish stores everything of run and its final status in one transaction:
 // either the whole run is there afterwards, or it stays as it was (running,
 // hence shown as incomplete). Finish may be called again to rewrite a run.
 // Sampled points already appended during the run (run.Samples.Taken > 0) are
 // kept, and only run.Samples.Points (what is left) is added: the final write
 // of a week-long run is as small as that of a minute-long one. Otherwise the
-// points are rewritten from run.Samples.Points.
+// points are rewritten from run.Samples.Points. Hourly histograms appended
+// during the run are kept too; Finish writes the hours in run.Hourly (the
+// last, partial one), replacing those hours only.
 func (s *Store) Finish(ctx context.Context, run *Run) error {
 	if run.ID == "" {
 		return fmt.Errorf("finishing a run that was never begun")
@@ -135,6 +167,9 @@ func (s *Store) writePoints(ctx context.Context, tx *sql.Tx, id string, points [
 // writeAll writes every per-run table of run (Finish has just emptied them).
 func (s *Store) writeAll(ctx context.Context, tx *sql.Tx, run *Run) error {
 	if err := s.writeParams(ctx, tx, run); err != nil {
+		return err
+	}
+	if err := s.writeHours(ctx, tx, run.ID, run.Hourly); err != nil {
 		return err
 	}
 	batches, err := runBatches(run)

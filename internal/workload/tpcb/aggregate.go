@@ -52,7 +52,11 @@ func (a *aggregator) loop(stop <-chan struct{}) {
 }
 
 func (a *aggregator) absorb(s *metrics.Snapshot, last bool) {
-	a.series.Add(transactionsOnly(s), true)
+	txns := transactionsOnly(s)
+	a.series.Add(txns, true)
+	if a.opts.OnInterval != nil {
+		a.opts.OnInterval(txns)
+	}
 	a.total.Merge(s)
 	a.window.Merge(s)
 	if last || s.End.Sub(a.window.Start) >= a.opts.SnapshotEach-a.opts.SeriesEach/2 {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
 // RunOptions are pgbench's run options, under pgbench's names where it has
@@ -42,6 +43,10 @@ type RunOptions struct {
 	// TLS connections always do.
 	GoroutinePerClient bool      `json:"goroutine_per_client"`
 	Out                io.Writer `json:"-"` // progress lines ("progress: ..."); nil = none
+	// OnInterval, if set, gets each interval the series is built from (the
+	// transaction kind only), from the aggregating goroutine; it must return
+	// quickly and not keep the snapshot (workload.IntervalFunc).
+	OnInterval func(*metrics.Snapshot) `json:"-"`
 
 	budget *driver.Budget // StopAtTxns, shared by the clients of one Run
 }

@@ -83,6 +83,9 @@ func (w *Workload) Run(ctx context.Context, dsn string, d time.Duration) (*workl
 	if d > 0 {
 		opts.Duration, opts.Transactions = d, 0
 	}
+	if fn := workload.IntervalsOf(ctx); fn != nil && opts.OnInterval == nil {
+		opts.OnInterval = fn
+	}
 	res, err := Run(ctx, dsn, opts)
 	w.last = res
 	if res == nil {

@@ -162,6 +162,17 @@ func (w *Workload) Run(ctx context.Context, dsn string, d time.Duration) (*workl
 	if d > 0 {
 		opts.Duration = d
 	}
+	if fn := workload.IntervalsOf(ctx); fn != nil {
+		// Every interval of the series but the last drain of queued
+		// Deliveries after the terminals stopped (no New-Order in it).
+		onSecond := opts.OnSecond
+		opts.OnSecond = func(s Second) {
+			fn(s.Interval)
+			if onSecond != nil {
+				onSecond(s)
+			}
+		}
+	}
 	res, err := Run(ctx, dsn, opts)
 	if res == nil {
 		return nil, err
