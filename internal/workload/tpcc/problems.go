@@ -14,7 +14,10 @@ import (
 // StartProblem names why a run could not start: a bad option or a missing
 // load is bad input (exit code 2).
 func StartProblem(ctx context.Context, err error) error {
+	var p *problem.Problem
 	switch {
+	case errors.As(err, &p):
+		return p // already says what to do (a group part that is late, ...)
 	case errors.Is(err, ErrBadOption):
 		return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", strings.TrimPrefix(err.Error(), ErrBadOption.Error()+": "))
 	case errors.Is(err, ErrNotLoaded), errors.Is(err, ErrNotComplete):

@@ -103,6 +103,12 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 
 	res := &RunResult{Options: opts, Params: opts.Describe(), CRun: cRun, CLoad: meta.Load, Kinds: kindNames(),
 		LoadedWarehouses: meta.Warehouses}
+	if opts.StartGate != nil {
+		if err := opts.StartGate(ctx); err != nil {
+			r.pool.Close()
+			return nil, err
+		}
+	}
 	return r.drive(ctx, master, cRun, res), nil
 }
 
@@ -205,13 +211,15 @@ loop:
 	return res
 }
 
-// newTerminal places terminal i: home warehouse i mod W + 1 and Stock-Level
+// newTerminal places terminal i: home warehouse i mod W + 1 (offset to the
+// part's range in a group) and Stock-Level
 // district ⌊i/W⌋ mod 10 + 1, so with the default 10 terminals per warehouse
 // every driven warehouse has ten terminals with districts 1..10 (clauses
 // 4.2.2, 2.8.1.1), and any count spreads evenly. Remote warehouses are drawn
 // from all loaded warehouses.
 func (r *runner) newTerminal(i int, seed uint64, cRun Constants, start time.Time) *terminal {
-	w, sl := terminalHome(i, r.opts.Warehouses)
+	first, count := r.opts.homes()
+	w, sl := terminalHome(i, first, count)
 	t := &terminal{
 		id: i, w: w, slDistrict: sl, warehouses: r.loaded,
 		rand: NewRand(seed), c: cRun,
@@ -223,7 +231,8 @@ func (r *runner) newTerminal(i int, seed uint64, cRun Constants, start time.Time
 }
 
 // terminalHome returns terminal i's home warehouse and Stock-Level district
-// when warehouses 1..driven are driven.
-func terminalHome(i, driven int) (w, slDistrict int) {
-	return i%driven + 1, (i/driven)%districtsPerWarehouse + 1
+// when warehouses first..first+driven-1 are driven (a part of a group drives
+// its own range; the whole run drives 1..driven).
+func terminalHome(i, first, driven int) (w, slDistrict int) {
+	return first + i%driven, (i/driven)%districtsPerWarehouse + 1
 }

@@ -165,8 +165,12 @@ func (r *RunResult) Result() *workload.Result {
 	}
 	out.Headline = r.headline()
 	out.Notes = r.notes()
+	out.Rate = workload.Rate{Figure: "tpmC", Type: kinds[kindNewOrder].name, Unit: "New-Orders/min", Per: time.Minute}
 	return out
 }
+
+// SetStartGate implements workload.Gated.
+func (w *Workload) SetStartGate(gate func(context.Context) error) { w.Options.StartGate = gate }
 
 func (r *RunResult) headline() []workload.Figure {
 	h := []workload.Figure{
