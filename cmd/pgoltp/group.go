@@ -88,3 +88,21 @@ func writeGroupReport(cmd *cobra.Command, s *store.Store, ref, out, format strin
 	fmt.Fprintf(cmd.OutOrStdout(), "Report of group %s (%s): %s\n", v.Name, v.Status, out)
 	return true, nil
 }
+
+// partValue is --part k/n of 'tpcc load' as a flag value.
+type partValue struct{ p *workload.Part }
+
+func (v partValue) String() string { return v.p.String() }
+func (v partValue) Type() string   { return "k/n" }
+func (v partValue) Set(s string) error {
+	p, err := workload.ParsePart(s)
+	if err == nil {
+		*v.p = p
+	}
+	return err
+}
+
+// addLoadPartFlag adds --part to 'tpcc load'.
+func addLoadPartFlag(f *pflag.FlagSet, p *workload.Part) {
+	f.Var(partValue{p}, "part", "load only part k of n (e.g. 2/4): its own range of warehouses, while n processes load one database together; every part needs the same --warehouses and --seed, part 1 also loads item, warehouse and district, and the last part to finish builds the indexes and marks the load complete")
+}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // LoadOptions say what to load and how.
@@ -26,6 +28,10 @@ type LoadOptions struct {
 	SchemaOptions
 	// Force drops and reloads even a complete load of the same shape.
 	Force bool
+	// Part (--part k/n) loads only part k of n: its own contiguous range of
+	// warehouses, while other processes load the rest (load_parts.go). Every
+	// part needs the same Seed, so that they load one population.
+	Part workload.Part
 	// Progress receives progress output (nil: none). With ProgressBar it is a
 	// live bar (meant for a terminal), otherwise a line every few seconds.
 	Progress    io.Writer
@@ -48,6 +54,11 @@ type LoadStats struct {
 	Index    time.Duration `json:"index_ns"`
 	Analyze  time.Duration `json:"analyze_ns"`
 	Total    time.Duration `json:"total_ns"`
+	// Part is what a part of a partitioned load loaded ("2/3 (warehouses
+	// 3-4)"); Finished says it was the last part, which built the indexes
+	// and marked the load complete.
+	Part     string `json:"part,omitempty"`
+	Finished bool   `json:"finished,omitempty"`
 }
 
 // TotalRows sums Rows.
@@ -88,6 +99,14 @@ func (o *LoadOptions) normalize() error {
 	if o.Partitions == 1 {
 		o.Partitions = 0 // one partition is no partitioning
 	}
+	if !o.Part.Whole() {
+		if _, _, err := o.Part.Range(o.Warehouses); err != nil {
+			return err
+		}
+		if o.Seed == 0 {
+			return fmt.Errorf("--part %s needs --seed: give every part the same seed, so that they load one population", o.Part)
+		}
+	}
 	return o.SchemaOptions.validate()
 }
 
@@ -116,6 +135,9 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 		if _, err := conn.Exec(ctx, createSchemaSQL(opts.Schema)); err != nil {
 			return stats, fmt.Errorf("creating schema %s: %w", opts.Schema, err)
 		}
+	}
+	if !opts.Part.Whole() {
+		return stats, loadPart(ctx, conn, pathDSN, opts, &stats, start)
 	}
 	unlock, err := lockSchemaForLoad(ctx, conn, opts.Schema)
 	if err != nil {
@@ -237,8 +259,10 @@ func chooseSeed(seed uint64) uint64 {
 // createTables drops the old tables, records the load as incomplete, and
 // creates the bare tables, in one transaction: afterwards the schema either
 // has its old state or a fresh incomplete load.
-func createTables(ctx context.Context, conn *pgx.Conn, meta Meta, schema SchemaOptions) error {
-	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+func createTables(ctx context.Context, db interface {
+	Begin(context.Context) (pgx.Tx, error)
+}, meta Meta, schema SchemaOptions) error {
+	return pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, dropSQL()); err != nil {
 			return fmt.Errorf("dropping the old tables: %w", err)
 		}

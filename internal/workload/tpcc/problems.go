@@ -56,6 +56,8 @@ func LoadProblem(ctx context.Context, err error) error {
 	case errors.Is(err, ErrLoadExists):
 		return problem.BadInput("pass --force to drop and reload, or --schema to load elsewhere", "%s",
 			strings.TrimPrefix(err.Error(), ErrLoadExists.Error()+": "))
+	case errors.Is(err, ErrPartLoaded):
+		return problem.BadInput("", "%s", err.Error()) // the message says what to do
 	case errors.Is(err, ErrLoadBusy):
 		return problem.BadInput("wait for it to finish, or use another --schema", "%s", err.Error())
 	case ctx.Err() != nil:
