@@ -131,13 +131,13 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 	defer conn.Close(context.WithoutCancel(ctx))
 
 	stats := LoadStats{Warehouses: opts.Warehouses, Workers: opts.Workers}
+	if !opts.Part.Whole() {
+		return stats, loadPart(ctx, conn, pathDSN, opts, &stats, start)
+	}
 	if opts.Schema != DefaultSchema {
 		if _, err := conn.Exec(ctx, createSchemaSQL(opts.Schema)); err != nil {
 			return stats, fmt.Errorf("creating schema %s: %w", opts.Schema, err)
 		}
-	}
-	if !opts.Part.Whole() {
-		return stats, loadPart(ctx, conn, pathDSN, opts, &stats, start)
 	}
 	unlock, err := lockSchemaForLoad(ctx, conn, opts.Schema)
 	if err != nil {

@@ -30,8 +30,9 @@ const loadPartsDDL = `CREATE TABLE IF NOT EXISTS pgoltp_load_parts (
 	status text NOT NULL
 )`
 
-// loadPartsLock serializes the parts' bookkeeping in one schema.
-const loadPartsLock = "SELECT pg_advisory_xact_lock(hashtext('pgoltp tpcc load parts ' || current_schema()))"
+// loadPartsLock serializes the parts' bookkeeping in one schema ($1): taken
+// before the schema may exist, so it is keyed by the name given.
+const loadPartsLock = "SELECT pg_advisory_xact_lock(hashtext('pgoltp tpcc load parts ' || $1))"
 
 // ErrPartLoaded says this part of the same partitioned load was started
 // before (it may have been interrupted half-way).
@@ -94,7 +95,7 @@ func loadPart(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOpti
 	}
 	stats.Data = time.Since(t0)
 
-	last, err := finishPart(ctx, conn, opts.Part.K)
+	last, err := finishPart(ctx, conn, opts.Schema, opts.Part.K)
 	if err != nil || !last {
 		stats.Total = time.Since(start)
 		return err
@@ -137,8 +138,13 @@ func loadPart(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOpti
 // shape and seed is there.
 func joinPartLoad(ctx context.Context, conn *pgx.Conn, opts LoadOptions, stats *LoadStats) (meta Meta, joined bool, err error) {
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, loadPartsLock); err != nil {
+		if _, err := tx.Exec(ctx, loadPartsLock, opts.Schema); err != nil {
 			return fmt.Errorf("locking the schema for the load: %w", err)
+		}
+		if opts.Schema != DefaultSchema {
+			if _, err := tx.Exec(ctx, createSchemaSQL(opts.Schema)); err != nil {
+				return fmt.Errorf("creating schema %s: %w", opts.Schema, err)
+			}
 		}
 		// Look before reading: a failed read would abort the transaction.
 		var hasMeta, hasParts bool
@@ -217,9 +223,9 @@ func joinPartLoad(ctx context.Context, conn *pgx.Conn, opts LoadOptions, stats *
 }
 
 // finishPart marks part k done and says whether it was the last one.
-func finishPart(ctx context.Context, conn *pgx.Conn, k int) (last bool, err error) {
+func finishPart(ctx context.Context, conn *pgx.Conn, schema string, k int) (last bool, err error) {
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, loadPartsLock); err != nil {
+		if _, err := tx.Exec(ctx, loadPartsLock, schema); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, "UPDATE pgoltp_load_parts SET status = 'done' WHERE part = $1", k); err != nil {
