@@ -201,13 +201,30 @@ func (s *Store) claim(ctx context.Context, q string, args ...any) (bool, error) 
 // UpdateGroupPart writes a part's status, heartbeat, end (zero: unchanged)
 // and note (empty: unchanged).
 func (s *Store) UpdateGroupPart(ctx context.Context, name string, part int, status string, heartbeat, ended time.Time, note string) error {
-	_, err := s.db.ExecContext(ctx, s.bind(`UPDATE pgoltp_group_parts SET status = ?, heartbeat_us = ?,
-		ended_us = CASE WHEN ? = 0 THEN ended_us ELSE ? END, note = CASE WHEN ? = '' THEN note ELSE ? END
-		WHERE group_name = ? AND part = ?`), status, micros(heartbeat), micros(ended), micros(ended), note, note, name, part)
+	q, args := `UPDATE pgoltp_group_parts SET status = ?, heartbeat_us = ?`, []any{status, micros(heartbeat)}
+	if !ended.IsZero() {
+		q, args = q+`, ended_us = ?`, append(args, micros(ended))
+	}
+	if note != "" {
+		q, args = q+`, note = ?`, append(args, note)
+	}
+	_, err := s.db.ExecContext(ctx, s.bind(q+` WHERE group_name = ? AND part = ?`), append(args, name, part)...)
 	if err != nil {
 		return fmt.Errorf("updating part %d of group %s in %s: %w", part, name, s.where, err)
 	}
 	return nil
+}
+
+// GroupHeartbeat says part is alive at (its estimate of the store's clock).
+func (s *Store) GroupHeartbeat(ctx context.Context, name string, part int, at time.Time) error {
+	_, err := s.db.ExecContext(ctx, s.bind(`UPDATE pgoltp_group_parts SET heartbeat_us = ? WHERE group_name = ? AND part = ?`), micros(at), name, part)
+	return err
+}
+
+// OwnerAlive says whether the process named by owner (host:pid) may still be
+// running: false only when it is of this host and gone.
+func OwnerAlive(owner string) bool {
+	return effectiveStatus(Running, owner) == Running
 }
 
 // RunGroups maps the id of every run that is a part of a group to the group's
@@ -227,16 +244,4 @@ func (s *Store) RunGroups(ctx context.Context) (map[string]string, error) {
 		out[id] = g
 	}
 	return out, rows.Err()
-}
-
-// GroupHeartbeat says part is alive at (its estimate of the store's clock).
-func (s *Store) GroupHeartbeat(ctx context.Context, name string, part int, at time.Time) error {
-	_, err := s.db.ExecContext(ctx, s.bind(`UPDATE pgoltp_group_parts SET heartbeat_us = ? WHERE group_name = ? AND part = ?`), micros(at), name, part)
-	return err
-}
-
-// OwnerAlive says whether the process named by owner (host:pid) may still be
-// running: false only when it is of this host and gone.
-func OwnerAlive(owner string) bool {
-	return effectiveStatus(Running, owner) == Running
 }
