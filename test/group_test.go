@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os/exec"
 	"strings"
@@ -61,8 +62,29 @@ func TestTpccGroupOfThreeParts(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	lab := labDir(t)
 	bin := pgoltpBinary(t)
-	if r := runPgoltp(t, 10*time.Minute, "--dsn", dsn, "tpcc", "load", "--warehouses", "3"); r.code != 0 {
-		t.Fatalf("load: exit %d: %s", r.code, r.stderr)
+	// The load is split too: three processes, one warehouse each; the last
+	// to finish builds the indexes and marks the load complete.
+	var loads [3]result
+	var lwg sync.WaitGroup
+	for i := range loads {
+		lwg.Add(1)
+		go func() {
+			defer lwg.Done()
+			loads[i] = runBinary(bin, 10*time.Minute, "--dsn", dsn, "tpcc", "load", "--warehouses", "3", "--seed", "7", "--part", fmt.Sprintf("%d/3", i+1))
+		}()
+	}
+	lwg.Wait()
+	finishers := 0
+	for i, r := range loads {
+		if r.code != 0 {
+			t.Fatalf("load part %d: exit %d: %s", i+1, r.code, r.stderr)
+		}
+		if strings.Contains(r.stdout, "the load is complete") {
+			finishers++
+		}
+	}
+	if finishers != 1 {
+		t.Fatalf("%d load parts finished the load, want 1: %+v", finishers, loads)
 	}
 
 	// Bad input ends in one line before anything is stored.
