@@ -48,6 +48,11 @@ type groupView struct {
 		RunID  string `json:"run_id"`
 		Status string `json:"status"`
 	} `json:"part_lines"`
+	Audits []struct {
+		Name      string
+		Count, Of int64
+		Status    string
+	} `json:"audits"`
 	Notes []string `json:"notes"`
 }
 
@@ -171,10 +176,15 @@ func TestTpccGroupOfThreeParts(t *testing.T) {
 	defer st.Close()
 	union := metrics.NewHistogram()
 	var partP99 []int64
+	audits := map[string][2]int64{} // the parts' audits summed here
 	for _, p := range parts {
 		run, err := st.Load(context.Background(), p.RunID)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, tl := range run.Tallies {
+			s := audits[tl.Name]
+			audits[tl.Name] = [2]int64{s[0] + tl.Count, s[1] + tl.Of}
 		}
 		h := hdrhistogram.Import(run.Latency["new_order"])
 		partP99 = append(partP99, h.ValueAtQuantile(99))
@@ -193,6 +203,16 @@ func TestTpccGroupOfThreeParts(t *testing.T) {
 	}
 	if got != want {
 		t.Errorf("group New-Order p99 %v ms, want %v ms: the p99 of the union (the parts' own p99s %v µs)", got, want, partP99)
+	}
+
+	// Audits over all parts: each the sum of the parts' counts.
+	if len(v.Audits) == 0 || len(v.Audits) != len(audits) {
+		t.Errorf("group audits %+v, parts' audits %v", v.Audits, audits)
+	}
+	for _, a := range v.Audits {
+		if want := audits[a.Name]; a.Count != want[0] || a.Of != want[1] {
+			t.Errorf("group audit %s: %d of %d, want the parts' sum %d of %d", a.Name, a.Count, a.Of, want[0], want[1])
+		}
 	}
 
 	r = runPgoltp(t, time.Minute, "--lab", lab, "runs", "--format", "json")

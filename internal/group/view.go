@@ -56,7 +56,10 @@ type View struct {
 	// histograms merged exactly (HDR Merge; never averaged percentiles).
 	Latency []Latency  `json:"latency"`
 	Lines   []PartLine `json:"part_lines"`
-	Notes   []string   `json:"notes"`
+	// Audits are the parts' input audits summed over all parts and judged
+	// again (workload.Tally).
+	Audits []Audit  `json:"audits"`
+	Notes  []string `json:"notes"`
 
 	rate      workload.Rate
 	histogram map[string]*hdrhistogram.Histogram
@@ -80,6 +83,17 @@ type Latency struct {
 	P95   float64 `json:"p95_ms"`
 	P99   float64 `json:"p99_ms"`
 	Max   float64 `json:"max_ms"`
+}
+
+// Audit is one input audit over all parts.
+type Audit struct {
+	Name   string  `json:"name"`
+	Count  int64   `json:"count"`
+	Of     int64   `json:"of"`
+	Value  float64 `json:"value"`
+	Low    float64 `json:"low"`
+	High   float64 `json:"high"`
+	Status string  `json:"status"`
 }
 
 // PartLine is one part, to see a slow driver or a missing one.
@@ -182,6 +196,14 @@ func merge(g store.Group, parts []store.GroupPart, runs map[int]*store.Run, now 
 		}
 		v.Lines = append(v.Lines, line)
 	}
+	v.Audits = mergeTallies(parts, runs)
+	if len(v.Audits) > 0 {
+		vs := make([]workload.Verdict, len(v.Audits))
+		for i, a := range v.Audits {
+			vs[i] = workload.Verdict{Status: a.Status, What: fmt.Sprintf("%s = %.3f (bounds %.3f..%.3f)", a.Name, a.Value, a.Low, a.High)}
+		}
+		v.Notes = append(v.Notes, workload.Summarize("input audits over all parts", vs))
+	}
 	v.Notes = append(v.Notes, missingNotes(g, parts)...)
 	switch {
 	case running:
@@ -213,6 +235,35 @@ func merge(g store.Group, parts []store.GroupPart, runs map[int]*store.Run, now 
 		v.Notes = append(v.Notes, "no consistency check ran for the group (no part completed after all others had ended)")
 	}
 	return v
+}
+
+// mergeTallies sums each audit's counts over the parts that measured and
+// judges the sums again, in the order the audits first appear.
+func mergeTallies(parts []store.GroupPart, runs map[int]*store.Run) []Audit {
+	var order []string
+	sums := map[string]*workload.Tally{}
+	for _, p := range parts {
+		r := runs[p.Part]
+		if !hasData(r) {
+			continue
+		}
+		for _, t := range r.Tallies {
+			s, ok := sums[t.Name]
+			if !ok {
+				s = &workload.Tally{Name: t.Name, Scale: t.Scale, Expected: t.Expected, SD: t.SD, Low: t.Low, High: t.High, Allow: t.Allow}
+				sums[t.Name] = s
+				order = append(order, t.Name)
+			}
+			s.Count += t.Count
+			s.Of += t.Of
+		}
+	}
+	out := make([]Audit, 0, len(order))
+	for _, name := range order {
+		s := sums[name]
+		out = append(out, Audit{Name: name, Count: s.Count, Of: s.Of, Value: s.Value(), Low: s.Low, High: s.High, Status: s.Judge()})
+	}
+	return out
 }
 
 // measured is a run's measured window in seconds after the group's start,

@@ -44,9 +44,19 @@ func TestMergeIsExactAndSumsOverTheCommonWindow(t *testing.T) {
 	// Part 1 measures seconds 1..5, part 2 seconds 2..6: common window 2..5.
 	r1 := partRun(start, fast, []int64{100, 10, 10, 10, 10, 999, 0}, 1, 5)
 	r2 := partRun(start, slow, []int64{0, 999, 20, 20, 20, 20, 999}, 2, 6)
+	// An audit that fails in part 2 alone passes over both (2 of 200 = 1%).
+	audit := store.Tally{Name: "remote %", Scale: 100, Expected: 1, SD: 10, Low: 0.9, High: 1.1, Allow: -1}
+	r1.Tallies = []store.Tally{audit, audit}
+	r1.Tallies[0].Count, r1.Tallies[0].Of = 0, 100
+	r1.Tallies[1].Name, r1.Tallies[1].Count, r1.Tallies[1].Of = "only in part 1", 1, 100
+	r2.Tallies = []store.Tally{audit}
+	r2.Tallies[0].Count, r2.Tallies[0].Of = 2, 100
 	g := store.Group{Name: "g", Workload: "tpcb", Parts: 2, Start: start, CheckedBy: 2}
 	parts := []store.GroupPart{{Part: 1, RunID: "a", Status: "complete"}, {Part: 2, RunID: "b", Status: "complete"}}
 	v := merge(g, parts, map[int]*store.Run{1: r1, 2: r2}, start.Add(10*time.Second))
+	if len(v.Audits) != 2 || v.Audits[0].Count != 2 || v.Audits[0].Of != 200 || v.Audits[0].Status != "PASS" || v.Audits[1].Of != 100 {
+		t.Errorf("audits over both parts %+v: want remote %% 2/200 PASS, then the one only part 1 had", v.Audits)
+	}
 
 	if v.Window != (Window{2, 5}) {
 		t.Fatalf("common window %+v, want 2..5", v.Window)

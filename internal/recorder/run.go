@@ -183,6 +183,11 @@ func Fill(run *store.Run, res *workload.Result) {
 	run.Series = Intervals(res.Series, run.StartedAt, res.ErrorCounter)
 	run.Notes = append(run.Notes, res.Notes...)
 	run.MeasureStart, run.MeasureEnd, run.EndedAt = res.MeasureStart, res.MeasureEnd, res.End
+	run.Tallies = run.Tallies[:0]
+	for _, t := range res.Tallies {
+		run.Tallies = append(run.Tallies, store.Tally{Name: t.Name, Count: t.Count, Of: t.Of, Scale: t.Scale,
+			Expected: t.Expected, SD: t.SD, Low: t.Low, High: t.High, Allow: t.Allow})
+	}
 }
 
 func storeFigures(fs []workload.Figure) []store.Figure {

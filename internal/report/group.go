@@ -32,6 +32,15 @@ func GroupText(w io.Writer, v *group.View) error {
 			return err
 		}
 	}
+	if len(v.Audits) > 0 {
+		fmt.Fprintln(w, "input audits over all parts:")
+		for _, a := range v.Audits {
+			fmt.Fprintf(tw, "  %s\t%s\t%d/%d\t%.3f\t(bounds %.3f..%.3f)\n", a.Status, a.Name, a.Count, a.Of, a.Value, a.Low, a.High)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintln(w, "parts:")
 	rateName := "RATE"
 	if v.Rate != nil {

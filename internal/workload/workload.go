@@ -113,6 +113,9 @@ type Result struct {
 	// that a group of parts (internal/group) can sum it over their common
 	// window: {"tpmC", "new_order", "New-Orders/min", time.Minute}.
 	Rate Rate
+	// Tallies are the input audits in numbers that add up over the parts of
+	// a group (nil: none).
+	Tallies []Tally
 	// MeasureStart..MeasureEnd is the measured window (zero: the whole run);
 	// End is when the run ended.
 	MeasureStart, MeasureEnd, End time.Time

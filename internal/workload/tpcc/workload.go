@@ -165,6 +165,7 @@ func (r *RunResult) Result() *workload.Result {
 	}
 	out.Headline = r.headline()
 	out.Notes = r.notes()
+	out.Tallies = Tallies(r.Audits)
 	out.Rate = workload.Rate{Figure: "tpmC", Type: kinds[kindNewOrder].name, Unit: "New-Orders/min", Per: time.Minute}
 	return out
 }
