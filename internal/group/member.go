@@ -76,10 +76,8 @@ var ErrBarrier = errors.New("not all parts of the group registered")
 // Member is one part's membership: registered in the group, beating its
 // heartbeat until Finished.
 type Member struct {
-	opts     Options
-	workload string
-	runID    string
-	st       *store.Store
+	opts Options
+	st   *store.Store
 	// skew is the store's clock minus ours, measured at registration.
 	skew        time.Duration
 	skewMethod  string
@@ -108,7 +106,7 @@ func Join(ctx context.Context, opts Options, kind, runID string) (*Member, error
 	if err != nil {
 		return nil, err
 	}
-	m := &Member{opts: opts, workload: kind, runID: runID, st: st, stopBeat: make(chan struct{})}
+	m := &Member{opts: opts, st: st, stopBeat: make(chan struct{})}
 	if m.skew, m.skewMethod, err = measureSkew(ctx, st); err != nil {
 		st.Close()
 		return nil, fmt.Errorf("reading the clock of %s: %w", st.Where(), err)
@@ -217,7 +215,7 @@ func (m *Member) heartbeat() {
 // missing parts (the part is recorded as gave-up).
 func (m *Member) WaitAll(ctx context.Context) error {
 	deadline := time.Now().Add(m.opts.Timeout)
-	logged := time.Time{}
+	logged := time.Now().Add(-8 * time.Second) // the first line after 2 s of waiting
 	for {
 		g, parts, err := m.st.Group(ctx, m.opts.Name)
 		if err != nil {
