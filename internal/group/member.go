@@ -231,9 +231,7 @@ func (m *Member) WaitAll(ctx context.Context) error {
 			}
 			missing := missingParts(present, g.Parts)
 			if time.Now().After(deadline) {
-				wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-				defer cancel()
-				_ = m.st.UpdateGroupPart(wctx, m.opts.Name, m.opts.Part.K, StatusGaveUp, m.serverNow(), m.serverNow(), "")
+				m.giveUp(ctx)
 				return &problem.Problem{Code: problem.ExitBadInput, Err: ErrBarrier,
 					What: fmt.Sprintf("group %s is still missing part %s of %d after %s", m.opts.Name, joinInts(missing), g.Parts, m.opts.Timeout),
 					Fix:  "start them with the same --group and results store (--results-dsn), or raise --group-timeout"}
@@ -244,6 +242,7 @@ func (m *Member) WaitAll(ctx context.Context) error {
 			}
 			select {
 			case <-ctx.Done():
+				m.giveUp(ctx)
 				return ctx.Err()
 			case <-time.After(pollEvery):
 			}
@@ -257,6 +256,14 @@ func (m *Member) WaitAll(ctx context.Context) error {
 		}
 		return nil
 	}
+}
+
+// giveUp records that the part stopped waiting (timeout, Ctrl-C): the
+// others no longer count it, and it may register again.
+func (m *Member) giveUp(ctx context.Context) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	_ = m.st.UpdateGroupPart(wctx, m.opts.Name, m.opts.Part.K, StatusGaveUp, m.serverNow(), m.serverNow(), "")
 }
 
 // presentParts are the parts that registered in time and still wait (not
