@@ -222,7 +222,7 @@ func (m *Member) WaitAll(ctx context.Context) error {
 			return err
 		}
 		if g.Start.IsZero() {
-			present := presentParts(parts)
+			present := presentParts(parts, m.serverNow())
 			if len(present) == g.Parts {
 				if _, err := m.st.SetGroupStart(ctx, m.opts.Name, m.opts.Part.K, m.serverNow().Add(m.opts.Lead)); err != nil {
 					return err
@@ -266,12 +266,12 @@ func (m *Member) giveUp(ctx context.Context) {
 	_ = m.st.UpdateGroupPart(wctx, m.opts.Name, m.opts.Part.K, StatusGaveUp, m.serverNow(), m.serverNow(), "")
 }
 
-// presentParts are the parts that registered in time and still wait (not
-// late, not given up).
-func presentParts(parts []store.GroupPart) []int {
+// presentParts are the parts that registered and still wait: not late,
+// not given up, not dead (now is the store's clock).
+func presentParts(parts []store.GroupPart, now time.Time) []int {
 	var out []int
 	for _, p := range parts {
-		if p.Status != StatusLate && p.Status != StatusGaveUp {
+		if st := Effective(p, now); st != StatusLate && st != StatusGaveUp && st != StatusDead {
 			out = append(out, p.Part)
 		}
 	}

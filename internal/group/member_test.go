@@ -158,9 +158,9 @@ func TestLatePartIsRecordedAndRefused(t *testing.T) {
 	defer st.Close()
 	host, _ := os.Hostname()
 	now := time.Now()
-	// Part 2 registered from a process that no longer exists.
+	// Part 2 registered from another machine.
 	if _, _, err := st.JoinGroup(ctx, store.Group{Name: "g", Workload: "tpcc", Parts: 2, Created: now},
-		store.GroupPart{Part: 2, RunID: "gone", Owner: host + ":999999999", Status: StatusWaiting, Joined: now, Heartbeat: now}); err != nil {
+		store.GroupPart{Part: 2, RunID: "gone", Owner: "elsewhere:1", Status: StatusWaiting, Joined: now, Heartbeat: now}); err != nil {
 		t.Fatal(err)
 	}
 	o := where
@@ -171,6 +171,11 @@ func TestLatePartIsRecordedAndRefused(t *testing.T) {
 	}
 	defer m.Close()
 	if err := m.WaitAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Part 2 dies there (its heartbeat stops), and a new process for it
+	// comes after the start.
+	if err := st.GroupHeartbeat(ctx, "g", 2, time.Now().Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	o.Part = workload.Part{K: 2, N: 2}
@@ -185,7 +190,11 @@ func TestLatePartIsRecordedAndRefused(t *testing.T) {
 		t.Fatalf("parts %+v: part 2 does not record the late arrival", parts)
 	}
 	if got := Effective(parts[1], time.Now()); got != StatusDead {
-		t.Errorf("part 2 (process gone) shows as %q, want %q", got, StatusDead)
+		t.Errorf("part 2 (no heartbeat for an hour) shows as %q, want %q", got, StatusDead)
+	}
+	// A part registered by a process of this machine that is gone is dead.
+	if got := Effective(store.GroupPart{Status: StatusRunning, Owner: host + ":999999999", Heartbeat: time.Now()}, time.Now()); got != StatusDead {
+		t.Errorf("a part whose process is gone shows as %q, want %q", got, StatusDead)
 	}
 	// A second process for a live part is a duplicate, not a late part.
 	o.Part = workload.Part{K: 1, N: 2}
