@@ -22,7 +22,8 @@ func init() {
 		Use:   "report [RUN | tune[:ID]]",
 		Short: "Write the report of a stored run (HTML, JSON or CSV)",
 		Long: `Write the report of a stored run: RUN is an id, a unique prefix, "last"
-(the default) or "last~N".
+(the default) or "last~N". A group name (--group of 'tpcc run', 'tpcb run')
+reports the group as one run, as text or --format json.
 
 --format html (the default) writes one self-contained HTML file that opens
 offline: headline figures and every parameter, throughput and latency over time,
@@ -86,6 +87,9 @@ func writeRunReport(cmd *cobra.Command, ref, out, format string) error {
 	defer s.Close()
 	if search, ok := report.SearchRef(ref); ok {
 		return writeSearchReport(cmd, s, search, out, format)
+	}
+	if done, err := writeGroupReport(cmd, s, ref, out, format); done {
+		return err
 	}
 	run, err := loadRun(ctx, s, ref)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/group"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/report"
 	"github.com/pgoltp/pgoltp/internal/store"
@@ -92,6 +93,9 @@ func listRuns(ctx context.Context, w io.Writer, format string) error {
 	}
 	defer s.Close()
 	runs, err := s.List(ctx)
+	if err == nil {
+		runs, err = group.Collapse(ctx, s, runs) // a group of parts is one line
+	}
 	if err != nil {
 		return err
 	}

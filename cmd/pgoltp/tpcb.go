@@ -79,6 +79,7 @@ func newTPCBRunCmd() *cobra.Command {
 		fl         tpcb.Flags
 		bloatEvery time.Duration
 		record     bool
+		grp        groupFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -94,6 +95,9 @@ one row per committed transaction.`,
 				return err
 			}
 			ro := recordOptions(record)
+			if err := grp.apply(&o.Part, &ro); err != nil {
+				return err
+			}
 			bloat, err := resolveBloatEvery(cmd.Flags().Changed("bloat-every"), bloatEvery, o.Duration)
 			if err != nil {
 				return err
@@ -147,6 +151,7 @@ one row per committed transaction.`,
 	f.DurationVar(&o.SnapshotEach, "snapshot-interval", time.Minute, "keep a histogram snapshot of every window this long")
 	f.DurationVar(&o.SeriesEach, "series-interval", time.Second, "length of one point of the throughput/latency series")
 	addBloatEveryFlag(f, &bloatEvery)
+	addGroupFlags(f, &grp, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
 	f.BoolVar(&record, "record", true, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
 	return cmd
 }

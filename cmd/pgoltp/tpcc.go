@@ -89,6 +89,7 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 	f.StringToIntVar(&opts.Fillfactor, "fillfactor", nil, "fillfactor per table, e.g. stock=90,customer=90")
 	f.BoolVar(&opts.ForeignKeys, "foreign-keys", false, "add the foreign keys of clause 1.3 (slower runs)")
 	f.BoolVar(&opts.Force, "force", false, "drop and reload even if a complete load exists")
+	addLoadPartFlag(f, &opts.Part)
 	f.StringVar(&toFiles, "to-files", "", "write the data as COPY text files to this directory instead of loading (for benchmarks)")
 	return cmd
 }

@@ -29,6 +29,7 @@ func tpccRunCommand() *cobra.Command {
 		cpuProfile  string
 		procs       int
 		bloatEvery  time.Duration
+		grp         groupFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -62,6 +63,9 @@ cleanly and still prints the summary.`,
 				return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", err.Error())
 			}
 			ro := recordOptions(record)
+			if err := grp.apply(&w.Options.Part, &ro); err != nil {
+				return err
+			}
 			var err error
 			if ro.Collect.BloatEvery, err = resolveBloatEvery(cmd.Flags().Changed("bloat-every"), bloatEvery, w.Options.Ramp+w.Options.Duration); err != nil {
 				return err
@@ -126,6 +130,7 @@ cleanly and still prints the summary.`,
 	f.StringVar(&opts.Isolation, "isolation", "read-committed", "read-committed, repeatable-read or serializable (Stock-Level may run at read committed)")
 	f.Float64Var(&opts.KeyingScale, "keying-scale", 1, "multiply keying and think times in spec mode (1 = the standard)")
 	addBloatEveryFlag(f, &bloatEvery)
+	addGroupFlags(f, &grp, "warehouses (remote ones still from all loaded)")
 	f.IntVar(&progressSec, "progress", 5, "print a live line every N seconds on stderr (0 = off)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "random seed (0 = random; printed with the result)")
 	f.StringVar(&opts.Schema, "schema", tpcc.DefaultSchema, "schema that holds the TPC-C tables")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/collect"
+	"github.com/pgoltp/pgoltp/internal/group"
 	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
@@ -22,6 +23,11 @@ type Options struct {
 	Params []workload.Param
 	// Log, if set, gets "checking consistency..." and where the run was stored.
 	Log io.Writer
+	// Group, when its Name is set, makes the run one part of a group
+	// (internal/group): it registers in the results store, waits for the
+	// other parts, starts at the agreed time, and checks the database only
+	// if it is the last part to finish.
+	Group group.Options
 }
 
 // Ready is implemented by workloads that can tell, before anything is
@@ -52,6 +58,14 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 	}
 	var rec *Recording
 	run := &store.Run{Workload: w.Kind(), Title: w.Name(), StartedAt: time.Now()}
+	var member *group.Member
+	if opts.Group.Name != "" {
+		var err error
+		if member, err = joinGroup(ctx, w, run, opts); err != nil {
+			return nil, err
+		}
+		defer member.Close()
+	}
 	if !opts.NoRecord {
 		var err error
 		if rec, err = Begin(ctx, opts.Lab, opts.ResultsDSN, dsn, run, opts.Collect); err != nil {
@@ -67,7 +81,16 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 	out.Result = res
 	interrupted := ctx.Err() != nil || (res != nil && res.Interrupted)
 	var notes []string
-	if runErr == nil && !interrupted {
+	check := true
+	if member != nil {
+		var note string
+		check, note = member.Finished(ctx, statusOf(interrupted, runErr))
+		notes = append(notes, note)
+		// The run's time axis is the group's: its series line up with the
+		// other parts' on the store's clock.
+		run.StartedAt = member.LocalStart()
+	}
+	if runErr == nil && !interrupted && check {
 		if opts.Log != nil {
 			fmt.Fprintln(opts.Log, "checking consistency...")
 		}
@@ -89,6 +112,9 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 	for _, p := range opts.Params {
 		run.Params = append(run.Params, store.KV{Name: p.Name, Value: p.Value})
 	}
+	if member != nil && res != nil {
+		run.Params = append(run.Params, group.Params(opts.Group.Name, res.Rate)...)
+	}
 	if out.Check != nil {
 		run.Headline = append(run.Headline, storeFigures(out.Check.Headline)...)
 		run.Notes = append(run.Notes, out.Check.Note)
@@ -106,6 +132,36 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 		return out, runErr
 	}
 	return out, storeErr
+}
+
+// joinGroup registers the run as a part of its group and waits for all
+// parts, before anything is stored: a part that is late, or whose group
+// never gathered, stores no run. The workload then waits at the gate for the
+// agreed start, with its connections open.
+func joinGroup(ctx context.Context, w workload.Workload, run *store.Run, opts Options) (*group.Member, error) {
+	gated, ok := w.(workload.Gated)
+	if !ok {
+		return nil, fmt.Errorf("workload %s cannot run as a part of a group", w.Kind())
+	}
+	if opts.NoRecord {
+		return nil, fmt.Errorf("a part of a group is recorded: the group meets in the results store")
+	}
+	g := opts.Group
+	g.Lab, g.ResultsDSN = opts.Lab, opts.ResultsDSN
+	if g.Log == nil {
+		g.Log = opts.Log
+	}
+	run.ID = store.NewID(run.StartedAt)
+	m, err := group.Join(ctx, g, w.Kind(), run.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.WaitAll(ctx); err != nil {
+		m.Close()
+		return nil, err
+	}
+	gated.SetStartGate(m.Gate)
+	return m, nil
 }
 
 // statusOf maps how a run ended to its stored status.
@@ -131,6 +187,11 @@ func Fill(run *store.Run, res *workload.Result) {
 	run.Series = Intervals(res.Series, run.StartedAt, res.ErrorCounter)
 	run.Notes = append(run.Notes, res.Notes...)
 	run.MeasureStart, run.MeasureEnd, run.EndedAt = res.MeasureStart, res.MeasureEnd, res.End
+	run.Tallies = run.Tallies[:0]
+	for _, t := range res.Tallies {
+		run.Tallies = append(run.Tallies, store.Tally{Name: t.Name, Count: t.Count, Of: t.Of, Scale: t.Scale,
+			Expected: t.Expected, SD: t.SD, Low: t.Low, High: t.High, Allow: t.Allow})
+	}
 }
 
 func storeFigures(fs []workload.Figure) []store.Figure {

@@ -119,7 +119,7 @@ func (s *Store) Load(ctx context.Context, id string) (*Run, error) {
 	rd := &runReader{s: s, id: id, run: r, samples: &collect.Samples{Start: fromMicros(ss), End: fromMicros(se), Interval: time.Duration(si) * time.Microsecond}}
 	for _, read := range []func(context.Context) error{
 		rd.params, rd.headline, rd.notes, rd.histograms, rd.hourHistograms, rd.series,
-		rd.samplePoints, rd.events, rd.waits, rd.statements, rd.tables, rd.settings, rd.facts,
+		rd.samplePoints, rd.events, rd.waits, rd.statements, rd.tables, rd.settings, rd.facts, rd.tallies,
 	} {
 		if err := read(ctx); err != nil {
 			return nil, fmt.Errorf("reading run %s: %w", id, err)
@@ -194,6 +194,18 @@ func (rd *runReader) hourHistograms(ctx context.Context) error {
 		}
 		h.Encoded = []byte(enc)
 		rd.run.Hourly = append(rd.run.Hourly, h)
+		return nil
+	})
+}
+
+// tallies reads pgoltp_tallies.
+func (rd *runReader) tallies(ctx context.Context) error {
+	return rd.s.each(ctx, `SELECT name, count, of_count, scale, expected, sd, low, high, allow FROM pgoltp_tallies WHERE run_id = ? ORDER BY pos`, rd.id, func(rs *sql.Rows) error {
+		var t Tally
+		if err := rs.Scan(&t.Name, &t.Count, &t.Of, &t.Scale, &t.Expected, &t.SD, &t.Low, &t.High, &t.Allow); err != nil {
+			return err
+		}
+		rd.run.Tallies = append(rd.run.Tallies, t)
 		return nil
 	})
 }

@@ -121,6 +121,20 @@ type Run struct {
 	Hourly  []HourHistogram
 	Samples *collect.Samples // nil when nothing was collected
 	Notes   []string
+	Tallies []Tally // input audits in numbers (a group sums them over its parts)
+}
+
+// Tally is one input audit in numbers that add up (workload.Tally).
+type Tally struct {
+	Name     string  `json:"name"`
+	Count    int64   `json:"count"`
+	Of       int64   `json:"of"`
+	Scale    float64 `json:"scale"`
+	Expected float64 `json:"expected"`
+	SD       float64 `json:"sd"`
+	Low      float64 `json:"low"`
+	High     float64 `json:"high"`
+	Allow    int64   `json:"allow"`
 }
 
 // Param returns the value of the named parameter, or "".

@@ -48,6 +48,10 @@ var schema = []string{
 	`CREATE TABLE IF NOT EXISTS pgoltp_settings (run_id TEXT NOT NULL, name TEXT NOT NULL, setting TEXT NOT NULL, unit TEXT NOT NULL,
 		source TEXT NOT NULL, boot_val TEXT NOT NULL, reset_val TEXT NOT NULL, pending_restart INTEGER NOT NULL,
 		risk TEXT NOT NULL, risk_reason TEXT NOT NULL, PRIMARY KEY (run_id, name))`,
+	// Input audits in numbers that add up over the parts of a group.
+	`CREATE TABLE IF NOT EXISTS pgoltp_tallies (run_id TEXT NOT NULL, pos INTEGER NOT NULL, name TEXT NOT NULL, count BIGINT NOT NULL, of_count BIGINT NOT NULL,
+		scale DOUBLE PRECISION NOT NULL, expected DOUBLE PRECISION NOT NULL, sd DOUBLE PRECISION NOT NULL, low DOUBLE PRECISION NOT NULL,
+		high DOUBLE PRECISION NOT NULL, allow BIGINT NOT NULL, PRIMARY KEY (run_id, pos))`,
 	`CREATE TABLE IF NOT EXISTS pgoltp_facts (run_id TEXT NOT NULL, scope TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run_id, scope, name))`,
 	// A search (pgoltp tune) and the runs it made; added without a version
 	// bump: older readers never look at these tables.
@@ -63,5 +67,5 @@ var schema = []string{
 var runTables = []string{
 	"pgoltp_params", "pgoltp_figures", "pgoltp_notes", "pgoltp_histograms", "pgoltp_series",
 	"pgoltp_samples", "pgoltp_events", "pgoltp_waits", "pgoltp_statements", "pgoltp_tables",
-	"pgoltp_settings", "pgoltp_facts",
+	"pgoltp_settings", "pgoltp_facts", "pgoltp_tallies",
 }

@@ -77,7 +77,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("opening %s: %w", s.where, err)
 		}
 	}
-	for _, ddl := range schema {
+	for _, ddl := range append(schema[:len(schema):len(schema)], groupSchema...) {
 		if _, err := tx.ExecContext(ctx, ddl); err != nil {
 			return fmt.Errorf("creating the results schema in %s: %w", s.where, err)
 		}

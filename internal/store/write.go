@@ -201,7 +201,7 @@ type batch struct {
 // latency histograms and the per-second series.
 func runBatches(run *Run) ([]batch, error) {
 	id := run.ID
-	var figures, notes, hists, series [][]any
+	var figures, notes, hists, series, tallies [][]any
 	for i, f := range run.Headline {
 		figures = append(figures, []any{id, i, f.Name, f.Value, f.Unit})
 	}
@@ -227,11 +227,15 @@ func runBatches(run *Run) ([]batch, error) {
 	for _, iv := range run.Series {
 		series = append(series, []any{id, iv.Second, iv.Type, iv.Length, iv.Count, iv.Errors, iv.P50, iv.P95, iv.P99, iv.Max})
 	}
+	for i, t := range run.Tallies {
+		tallies = append(tallies, []any{id, i, t.Name, t.Count, t.Of, t.Scale, t.Expected, t.SD, t.Low, t.High, t.Allow})
+	}
 	return []batch{
 		{"pgoltp_figures", []string{"run_id", "pos", "name", "value", "unit"}, figures},
 		{"pgoltp_notes", []string{"run_id", "pos", "note"}, notes},
 		{"pgoltp_histograms", []string{"run_id", "txn_type", "encoded"}, hists},
 		{"pgoltp_series", []string{"run_id", "second", "txn_type", "length_s", "count", "errors", "p50_us", "p95_us", "p99_us", "max_us"}, series},
+		{"pgoltp_tallies", []string{"run_id", "pos", "name", "count", "of_count", "scale", "expected", "sd", "low", "high", "allow"}, tallies},
 	}, nil
 }
 

@@ -109,6 +109,13 @@ type Result struct {
 	Series       *metrics.Series
 	ErrorCounter string
 	Notes        []string
+	// Rate names the headline throughput and the series type it counts, so
+	// that a group of parts (internal/group) can sum it over their common
+	// window: {"tpmC", "new_order", "New-Orders/min", time.Minute}.
+	Rate Rate
+	// Tallies are the input audits in numbers that add up over the parts of
+	// a group (nil: none).
+	Tallies []Tally
 	// MeasureStart..MeasureEnd is the measured window (zero: the whole run);
 	// End is when the run ended.
 	MeasureStart, MeasureEnd, End time.Time
@@ -116,6 +123,19 @@ type Result struct {
 	// Detail is the workload's own result (*tpcc.RunResult, ...) for its
 	// command's summary and JSON.
 	Detail any
+}
+
+// Rate is a throughput figure as counts of one series type per Per.
+type Rate struct {
+	Figure, Type, Unit string
+	Per                time.Duration
+}
+
+// Gated is implemented by workloads whose Run can wait at a gate once its
+// connections are open, just before its clock starts: the agreed start of a
+// group of parts (internal/group).
+type Gated interface {
+	SetStartGate(gate func(context.Context) error)
 }
 
 // Check is the verdict of a workload's consistency check.

@@ -80,7 +80,7 @@ func TestUnknownWorkload(t *testing.T) {
 // TestLayering: the packages above the workload layer reach workloads only
 // through internal/workload, never TPC-C or TPC-B themselves.
 func TestLayering(t *testing.T) {
-	for _, pkg := range []string{"internal/tune", "internal/tuner", "internal/study", "internal/report", "internal/recorder", "internal/store", "internal/workload"} {
+	for _, pkg := range []string{"internal/tune", "internal/tuner", "internal/study", "internal/report", "internal/recorder", "internal/store", "internal/workload", "internal/group"} {
 		out, err := exec.Command("go", "list", "-deps", "github.com/pgoltp/pgoltp/"+pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)

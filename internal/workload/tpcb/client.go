@@ -29,7 +29,7 @@ type client struct {
 	conn  *pgconn.PgConn
 	proto Protocol
 	def   *scriptDef
-	scale int64
+	scale space
 	rng   *rand.Rand
 	local *metrics.Local
 
@@ -72,7 +72,7 @@ func kindNames(def *scriptDef) []string {
 func kindLag(def *scriptDef) int { return len(def.stmts) + 1 }
 
 // newClient prepares a connected client for the script.
-func newClient(ctx context.Context, conn *pgconn.PgConn, proto Protocol, def *scriptDef, scale int64, seed uint64, local *metrics.Local) (*client, error) {
+func newClient(ctx context.Context, conn *pgconn.PgConn, proto Protocol, def *scriptDef, scale space, seed uint64, local *metrics.Local) (*client, error) {
 	c := &client{conn: conn, proto: proto, def: def, scale: scale, local: local,
 		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 	for v := range c.text {
@@ -106,12 +106,26 @@ func (c *client) draw() {
 	}
 }
 
+// space is what the clients draw from: the scale, and the branches of this
+// process (all of them, or a part's range with --part).
+type space struct {
+	scale              int64
+	bidFirst, bidCount int64
+}
+
+// wholeSpace draws every branch of scale, as pgbench does.
+func wholeSpace(scale int64) space {
+	return space{scale: scale, bidFirst: 1, bidCount: BranchesPerScale * scale}
+}
+
 // drawVars draws aid, bid, tid and delta uniformly like pgbench's random()
-// and formats them as text parameters.
-func drawVars(rng *rand.Rand, scale int64, vals *[numVars]int64, text *[numVars][]byte) {
-	vals[varAid] = 1 + rng.Int64N(AccountsPerScale*scale)
-	vals[varBid] = 1 + rng.Int64N(BranchesPerScale*scale)
-	vals[varTid] = 1 + rng.Int64N(TellersPerScale*scale)
+// and formats them as text parameters. bid is drawn from the process's
+// branches: all of them, or its part's range (accounts and tellers still from
+// the whole database, as pgbench draws them independently of the branch).
+func drawVars(rng *rand.Rand, sp space, vals *[numVars]int64, text *[numVars][]byte) {
+	vals[varAid] = 1 + rng.Int64N(AccountsPerScale*sp.scale)
+	vals[varBid] = sp.bidFirst + rng.Int64N(sp.bidCount)
+	vals[varTid] = 1 + rng.Int64N(TellersPerScale*sp.scale)
 	vals[varDelta] = -5000 + rng.Int64N(10001)
 	for v := range vals {
 		text[v] = strconv.AppendInt(text[v][:0], vals[v], 10)

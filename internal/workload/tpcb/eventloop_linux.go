@@ -56,7 +56,7 @@ type loopClient struct {
 	fd     int
 	def    *scriptDef
 	proto  Protocol
-	scale  int64
+	scale  space
 	rng    *rand.Rand
 	book   *book
 	cancel canceller

@@ -1,12 +1,14 @@
 package tpcb
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/metrics"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // RunOptions are pgbench's run options, under pgbench's names where it has
@@ -47,6 +49,15 @@ type RunOptions struct {
 	// transaction kind only), from the aggregating goroutine; it must return
 	// quickly and not keep the snapshot (workload.IntervalFunc).
 	OnInterval func(*metrics.Snapshot) `json:"-"`
+	// Part (--part k/n) makes this run one of n processes driving the
+	// database together: each transaction draws its branch uniformly from
+	// the part's contiguous range of branches (pgbench draws it from all);
+	// accounts and tellers are still drawn from the whole database.
+	Part workload.Part `json:"part,omitempty"`
+	// StartGate, if set, is called once the clients are connected, just
+	// before they start: a group's agreed start (internal/group). The run's
+	// clock starts when it returns; an error ends the run.
+	StartGate func(context.Context) error `json:"-"`
 
 	budget *driver.Budget // StopAtTxns, shared by the clients of one Run
 }
@@ -117,6 +128,9 @@ func (o *RunOptions) Validate() error {
 	}
 	if o.Transactions == 0 && o.Duration == 0 && o.StopAtTxns == 0 {
 		o.Transactions = 10
+	}
+	if err := o.Part.Validate(); err != nil {
+		return err
 	}
 	if o.Progress < 0 {
 		return fmt.Errorf("invalid progress interval %s", o.Progress)

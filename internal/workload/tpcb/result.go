@@ -13,6 +13,7 @@ type RunResult struct {
 	Options     RunOptions `json:"options"`
 	Description string     `json:"transaction_type"` // pgbench's "<builtin: TPC-B (sort of)>"
 	Scale       int        `json:"scale"`
+	Branches    string     `json:"branches,omitempty"` // with --part: the part's branches, "first-last"
 
 	Start       time.Time     `json:"start"`
 	Elapsed     time.Duration `json:"elapsed_ns"`      // from the first transaction to the last, connections excluded

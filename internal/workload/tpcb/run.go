@@ -80,7 +80,16 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	}
 
 	rec := metrics.NewRecorder(kindNames(&def), counterNames...)
-	clients, connectTime, err := connectClients(ctx, cfg, opts, &def, int64(scale), rec)
+	sp := wholeSpace(int64(scale))
+	if !opts.Part.Whole() {
+		first, count, err := opts.Part.Range(BranchesPerScale * scale)
+		if err != nil {
+			return nil, err
+		}
+		sp.bidFirst, sp.bidCount = int64(first), int64(count)
+		res.Branches = fmt.Sprintf("%d-%d", first, first+count-1)
+	}
+	clients, connectTime, err := connectClients(ctx, cfg, opts, &def, sp, rec)
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +101,11 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		}
 	}()
 	res.ConnectTime = connectTime
+	if opts.StartGate != nil {
+		if err := opts.StartGate(ctx); err != nil {
+			return nil, err
+		}
+	}
 
 	usage0 := driver.ReadProcessUsage()
 	start := time.Now()
@@ -154,7 +168,10 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		res.DriverCPUPer1k = res.DriverCPU.Seconds() / (float64(res.Committed) / 1000)
 	}
 
-	if !opts.NoCheck && !res.Interrupted {
+	// A part of a group does not check its own before/after sums: the other
+	// parts' transactions move them too. The group's last part to finish
+	// checks the whole database instead (Workload.Check).
+	if !opts.NoCheck && !res.Interrupted && opts.Part.Whole() {
 		after, err := readSums(ctx, admin)
 		if err != nil && len(res.Outages) > 0 {
 			// The server went away during the run (a restart): the
@@ -202,7 +219,7 @@ func detectScale(ctx context.Context, conn *pgx.Conn) (int, error) {
 
 // connectClients opens and prepares every client's connection in parallel
 // and returns how long that took.
-func connectClients(ctx context.Context, cfg *pgconn.Config, opts RunOptions, def *scriptDef, scale int64, rec *metrics.Recorder) ([]*client, time.Duration, error) {
+func connectClients(ctx context.Context, cfg *pgconn.Config, opts RunOptions, def *scriptDef, scale space, rec *metrics.Recorder) ([]*client, time.Duration, error) {
 	t0 := time.Now()
 	clients := make([]*client, opts.Clients)
 	var g errgroup.Group

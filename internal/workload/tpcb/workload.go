@@ -118,6 +118,10 @@ func (r *RunResult) Result() *workload.Result {
 		{Name: "isolation", Value: o.Isolation},
 		{Name: "seed", Value: strconv.FormatUint(o.Seed, 10)},
 	}
+	out.Rate = workload.Rate{Figure: "TPS", Type: "transaction", Unit: "txn/s", Per: time.Second}
+	if !o.Part.Whole() {
+		out.Params = append(out.Params, workload.Param{Name: "part", Value: o.Part.String()}, workload.Param{Name: "branches", Value: r.Branches})
+	}
 	out.Headline = []workload.Figure{
 		{Name: "TPS", Value: r.TPS, Unit: "txn/s"},
 		{Name: "latency mean", Value: float64(r.Latency.Mean) / float64(time.Millisecond), Unit: "ms"},
@@ -135,6 +139,9 @@ func (r *RunResult) Result() *workload.Result {
 	}
 	return out
 }
+
+// SetStartGate implements workload.Gated.
+func (w *Workload) SetStartGate(gate func(context.Context) error) { w.Options.StartGate = gate }
 
 // Check implements workload.Workload: the check the last run made of what it
 // changed (balances and history moved together, one history row per commit);

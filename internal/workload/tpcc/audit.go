@@ -2,8 +2,10 @@ package tpcc
 
 import (
 	"math"
+	"strings"
 
 	"github.com/pgoltp/pgoltp/internal/metrics"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // Audit statuses.
@@ -70,11 +72,14 @@ func skippedDeliveries(deliveries, skipped int64) Audit {
 	return a
 }
 
+// notApplicable notes an audit that does not apply to the database.
+const notApplicable = "one warehouse: nothing is remote"
+
 // share audits a percentage hits/n against [low, high] (percent).
 func share(clause, name string, hits, n int64, expected, low, high float64, applicable bool) Audit {
 	a := Audit{Clause: clause, Name: name, Expected: expected, Low: low, High: high, Samples: n}
 	if !applicable {
-		a.Status, a.Note = AuditSkip, "one warehouse: nothing is remote"
+		a.Status, a.Note = AuditSkip, notApplicable
 		return a
 	}
 	if n == 0 {
@@ -113,4 +118,28 @@ func (a *Audit) judge() {
 	default:
 		a.Status, a.Note = AuditSkip, "outside the bounds but within sampling error: too few samples to judge"
 	}
+}
+
+// Tallies are the applicable audits in numbers that add up (workload.Tally),
+// judged as the audits are: a group of parts sums them over all parts.
+func Tallies(audits []Audit) []workload.Tally {
+	var out []workload.Tally
+	for _, a := range audits {
+		if a.Note == notApplicable {
+			continue
+		}
+		t := workload.Tally{Name: a.Clause + " " + a.Name, Of: a.Samples, Scale: 1, Expected: a.Expected, Low: a.Low, High: a.High, Allow: -1}
+		switch {
+		case a.Clause == "2.7.4.2": // at most 1% of the Deliveries, or one
+			t.Scale, t.High, t.Allow = 100, 1, 1
+		case strings.HasSuffix(a.Name, "%"):
+			p := a.Expected / 100
+			t.Scale, t.SD = 100, 100*math.Sqrt(p*(1-p))
+		default:
+			t.SD = a.Sigma * math.Sqrt(float64(a.Samples))
+		}
+		t.Count = int64(math.Round(a.Observed * float64(a.Samples) / t.Scale))
+		out = append(out, t)
+	}
+	return out
 }

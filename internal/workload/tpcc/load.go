@@ -15,6 +15,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // LoadOptions say what to load and how.
@@ -30,6 +32,10 @@ type LoadOptions struct {
 	SchemaOptions
 	// Force drops and reloads even a complete load of the same shape.
 	Force bool
+	// Part (--part k/n) loads only part k of n: its own contiguous range of
+	// warehouses, while other processes load the rest (load_parts.go). Every
+	// part needs the same Seed, so that they load one population.
+	Part workload.Part
 	// Progress receives progress output (nil: none). With ProgressBar it is a
 	// live bar (meant for a terminal), otherwise a line every few seconds.
 	Progress    io.Writer
@@ -56,6 +62,11 @@ type LoadStats struct {
 	// stats and the rest sums them (Total is the wall time of them all).
 	Schema  string      `json:"schema"`
 	Schemas []LoadStats `json:"schemas,omitempty"`
+	// Part is what a part of a partitioned load loaded ("2/3 (warehouses
+	// 3-4)"); Finished says it was the last part, which built the indexes
+	// and marked the load complete.
+	Part     string `json:"part,omitempty"`
+	Finished bool   `json:"finished,omitempty"`
 }
 
 // TotalRows sums Rows.
@@ -104,6 +115,17 @@ func (o *LoadOptions) normalize() error {
 	if o.Partitions == 1 {
 		o.Partitions = 0 // one partition is no partitioning
 	}
+	if !o.Part.Whole() {
+		if len(o.Schemas) > 0 {
+			return fmt.Errorf("--part with --schemas: a partitioned load fills one schema; load each schema with its own group of parts")
+		}
+		if _, _, err := o.Part.Range(o.Warehouses); err != nil {
+			return err
+		}
+		if o.Seed == 0 {
+			return fmt.Errorf("--part %s needs --seed: give every part the same seed, so that they load one population", o.Part)
+		}
+	}
 	return o.SchemaOptions.validate()
 }
 
@@ -131,6 +153,9 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 	defer conn.Close(context.WithoutCancel(ctx))
 
 	stats := LoadStats{Warehouses: opts.Warehouses, Workers: opts.Workers, Schema: opts.Schema}
+	if !opts.Part.Whole() {
+		return stats, loadPart(ctx, conn, pathDSN, opts, &stats, start)
+	}
 	if opts.Schema != DefaultSchema {
 		if _, err := conn.Exec(ctx, createSchemaSQL(opts.Schema)); err != nil {
 			return stats, fmt.Errorf("creating schema %s: %w", opts.Schema, err)
@@ -256,8 +281,10 @@ func chooseSeed(seed uint64) uint64 {
 // createTables drops the old tables, records the load as incomplete, and
 // creates the bare tables, in one transaction: afterwards the schema either
 // has its old state or a fresh incomplete load.
-func createTables(ctx context.Context, conn *pgx.Conn, meta Meta, schema SchemaOptions) error {
-	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+func createTables(ctx context.Context, db interface {
+	Begin(context.Context) (pgx.Tx, error)
+}, meta Meta, schema SchemaOptions) error {
+	return pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, dropSQL()); err != nil {
 			return fmt.Errorf("dropping the old tables: %w", err)
 		}

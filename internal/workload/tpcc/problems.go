@@ -15,7 +15,10 @@ import (
 // load is bad input (exit code 2).
 func StartProblem(ctx context.Context, err error) error {
 	var se *SchemaError
+	var p *problem.Problem
 	switch {
+	case errors.As(err, &p):
+		return p // already says what to do (a group part that is late, ...)
 	case errors.Is(err, ErrBadOption):
 		return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", strings.Replace(err.Error(), ErrBadOption.Error()+": ", "", 1))
 	case errors.As(err, &se) && (errors.Is(err, ErrNotLoaded) || errors.Is(err, ErrNotComplete)):
@@ -56,6 +59,8 @@ func LoadProblem(ctx context.Context, err error) error {
 	case errors.Is(err, ErrLoadExists):
 		return problem.BadInput("pass --force to drop and reload, or --schema to load elsewhere", "%s",
 			strings.Replace(err.Error(), ErrLoadExists.Error()+": ", "", 1))
+	case errors.Is(err, ErrPartLoaded):
+		return problem.BadInput("", "%s", err.Error()) // the message says what to do
 	case errors.Is(err, ErrLoadBusy):
 		return problem.BadInput("wait for it to finish, or use another --schema", "%s", err.Error())
 	case ctx.Err() != nil:

@@ -77,6 +77,9 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 			return nil, err
 		}
 		defer p.admin.Close(context.WithoutCancel(ctx))
+		if err := passStartGate(ctx, opts, []*part{p}); err != nil {
+			return nil, err
+		}
 		return drive(ctx, []*part{p}, nil), nil
 	}
 	// Each schema gets a seed of its own, drawn from the run's.
@@ -100,7 +103,26 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		}
 		parts = append(parts, p)
 	}
+	if err := passStartGate(ctx, opts, parts); err != nil {
+		return nil, err
+	}
 	return drive(ctx, parts, mergedResult(opts, parts)), nil
+}
+
+// passStartGate waits at opts.StartGate (a group's agreed start), once the
+// connections are open, so that the terminals start at the agreed time and
+// not after their connection set-up. An error closes the connections.
+func passStartGate(ctx context.Context, opts RunOptions, parts []*part) error {
+	if opts.StartGate == nil {
+		return nil
+	}
+	if err := opts.StartGate(ctx); err != nil {
+		for _, p := range parts {
+			p.r.pool.Close()
+		}
+		return err
+	}
+	return nil
 }
 
 // openPart reads the schema's load, resolves the options against it, and
@@ -293,13 +315,15 @@ loop:
 	return whole
 }
 
-// newTerminal places terminal i: home warehouse i mod W + 1 and Stock-Level
+// newTerminal places terminal i: home warehouse i mod W + 1 (offset to the
+// part's range in a group) and Stock-Level
 // district ⌊i/W⌋ mod 10 + 1, so with the default 10 terminals per warehouse
 // every driven warehouse has ten terminals with districts 1..10 (clauses
 // 4.2.2, 2.8.1.1), and any count spreads evenly. Remote warehouses are drawn
 // from all loaded warehouses.
 func (r *runner) newTerminal(i int, seed uint64, cRun Constants, start time.Time) *terminal {
-	w, sl := terminalHome(i, r.opts.Warehouses)
+	first, count := r.opts.homes()
+	w, sl := terminalHome(i, first, count)
 	t := &terminal{
 		id: i, w: w, slDistrict: sl, warehouses: r.loaded,
 		rand: NewRand(seed), c: cRun,
@@ -311,7 +335,8 @@ func (r *runner) newTerminal(i int, seed uint64, cRun Constants, start time.Time
 }
 
 // terminalHome returns terminal i's home warehouse and Stock-Level district
-// when warehouses 1..driven are driven.
-func terminalHome(i, driven int) (w, slDistrict int) {
-	return i%driven + 1, (i/driven)%districtsPerWarehouse + 1
+// when warehouses first..first+driven-1 are driven (a part of a group drives
+// its own range; the whole run drives 1..driven).
+func terminalHome(i, first, driven int) (w, slDistrict int) {
+	return first + i%driven, (i/driven)%districtsPerWarehouse + 1
 }

@@ -227,7 +227,7 @@ func (a *aggregator) finish() {
 	}
 	res.MaxTpmCPerWarehouse = MaxTpmCPerWarehouse(opts.Weights, opts.KeyingScale)
 	if opts.Mode == ModeSpec && res.MaxTpmCPerWarehouse > 0 {
-		res.Efficiency = 100 * res.TpmC / (res.MaxTpmCPerWarehouse * float64(opts.Warehouses))
+		res.Efficiency = 100 * res.TpmC / (res.MaxTpmCPerWarehouse * float64(homeCount(opts)))
 	}
 	for k := 0; k < numKinds; k++ {
 		sum := t.Summary(k)
@@ -275,9 +275,9 @@ func nonCompliance(opts RunOptions, txns []TxnResult) []string {
 		out = append(out, fmt.Sprintf("mix %s is below the minimums of clause 5.2.3 (Payment ≥ 43%%, Order-Status, Delivery, Stock-Level ≥ 4%% each)",
 			weightsString(opts.Weights)))
 	}
-	if opts.Mode == ModeSpec && opts.Terminals > districtsPerWarehouse*opts.Warehouses {
+	if homes := homeCount(opts); opts.Mode == ModeSpec && opts.Terminals > districtsPerWarehouse*homes {
 		out = append(out, fmt.Sprintf("%d terminals on %d warehouses: more than 10 per warehouse share Stock-Level districts (clause 2.8.1.1)",
-			opts.Terminals, opts.Warehouses))
+			opts.Terminals, homes))
 	}
 	if opts.Mode != ModeSpec {
 		return out
@@ -293,4 +293,10 @@ func nonCompliance(opts RunOptions, txns []TxnResult) []string {
 		}
 	}
 	return out
+}
+
+// homeCount is how many home warehouses the run drives.
+func homeCount(o RunOptions) int {
+	_, n := o.homes()
+	return n
 }

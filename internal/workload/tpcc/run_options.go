@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/metrics"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // Execution paths and modes of a run.
@@ -68,10 +70,23 @@ type RunOptions struct {
 	// StopAtTxns) is per schema. Schema must then be empty. The result
 	// merges them and keeps each in RunResult.Schemas.
 	Schemas []string
+	// Part (--part k/n) makes this run one of n processes driving the
+	// database together: its terminals' home warehouses are the k-th
+	// contiguous range of the driven ones (workload.Part.Range), while remote
+	// warehouses are still drawn from all loaded (clauses 2.4.1.5, 2.5.1.2).
+	// The zero Part drives them all.
+	Part workload.Part
+	// StartGate, if set, is called once the connections are open, just
+	// before the terminals start: a group's agreed start (internal/group).
+	// The run's clock starts when it returns; an error ends the run.
+	StartGate func(context.Context) error `json:"-"`
 	// AllowNonCompliant lets spec mode run what the standard does not allow
 	// (a mix below the minimums of clause 5.2.3, more than 10 terminals per
 	// warehouse); the result is marked non-compliant.
 	AllowNonCompliant bool
+
+	// homeFirst..homeFirst+homeCount-1 are the home warehouses (Resolve).
+	homeFirst, homeCount int
 
 	Progress    time.Duration // live line every Progress; 0 = none
 	ProgressOut io.Writer     `json:"-"` // where the live line goes (nil: none)
@@ -142,6 +157,12 @@ func (o *RunOptions) Validate() error {
 		if err := validSchemas(o.Schemas); err != nil {
 			return err
 		}
+		if o.Part.N > 0 {
+			return fmt.Errorf("--part with --schemas: a group part drives one schema; run one group per schema")
+		}
+	}
+	if err := o.Part.Validate(); err != nil {
+		return err
 	}
 	if o.Weights == nil {
 		o.Weights = DefaultWeights()
@@ -180,20 +201,25 @@ func (o *RunOptions) Resolve(loaded int) error {
 	if o.Warehouses > loaded {
 		return bad("--warehouses %d but the database holds %d; load more or use fewer", o.Warehouses, loaded)
 	}
+	first, count, err := o.Part.Range(o.Warehouses)
+	if err != nil {
+		return bad("%s", err.Error())
+	}
+	o.homeFirst, o.homeCount = first, count
 	if o.Terminals == 0 {
-		o.Terminals = districtsPerWarehouse * o.Warehouses
+		o.Terminals = districtsPerWarehouse * count
 	}
 	// Every driven warehouse needs home terminals, or it gets no New-Order,
 	// Order-Status, Delivery or Stock-Level of its own (clause 4.2.2).
-	if o.Terminals < o.Warehouses {
+	if o.Terminals < count {
 		return bad("--terminals %d cannot give each of %d warehouses a home terminal; use --warehouses %d to drive only the first %d, or more terminals",
-			o.Terminals, o.Warehouses, o.Terminals, o.Terminals)
+			o.Terminals, count, o.Terminals, o.Terminals)
 	}
 	// Clause 2.8.1.1: each of a warehouse's ten terminals has its own
 	// Stock-Level district; an eleventh would share one.
-	if o.Mode == ModeSpec && o.Terminals > districtsPerWarehouse*o.Warehouses && !o.AllowNonCompliant {
+	if o.Mode == ModeSpec && o.Terminals > districtsPerWarehouse*count && !o.AllowNonCompliant {
 		return bad("--terminals %d is more than 10 per warehouse for %d warehouses: terminals would share Stock-Level districts (clause 2.8.1.1); use at most %d, or pass --allow-noncompliant",
-			o.Terminals, o.Warehouses, districtsPerWarehouse*o.Warehouses)
+			o.Terminals, count, districtsPerWarehouse*count)
 	}
 	if o.Conns == 0 {
 		if o.Mode == ModeSpec {
@@ -205,17 +231,26 @@ func (o *RunOptions) Resolve(loaded int) error {
 	if o.DeliveryWorkers == 0 {
 		o.DeliveryWorkers = max(1, o.Conns/8)
 	}
-	o.DeliveryWorkers = min(o.DeliveryWorkers, o.Warehouses)
+	o.DeliveryWorkers = min(o.DeliveryWorkers, count)
 	if o.Duration == 0 && o.TxnsPerTerminal == 0 && o.StopAtTxns == 0 && o.Mode == ModeNoWait {
 		o.Duration = time.Minute
 	}
 	return nil
 }
 
+// homes returns the home warehouses: homeFirst and homeCount once Resolve
+// ran, else 1..Warehouses.
+func (o RunOptions) homes() (first, count int) {
+	if o.homeCount == 0 {
+		return 1, o.Warehouses
+	}
+	return o.homeFirst, o.homeCount
+}
+
 // Describe lists every parameter that produced a result, one "name value" per
 // entry, in a stable order.
 func (o RunOptions) Describe() [][2]string {
-	return [][2]string{
+	d := [][2]string{
 		{"path", o.Path}, {"mode", o.Mode}, {"warehouses", fmt.Sprint(o.Warehouses)},
 		{"terminals", fmt.Sprint(o.Terminals)}, {"conns", fmt.Sprint(o.Conns)},
 		{"delivery_workers", fmt.Sprint(o.DeliveryWorkers)},
@@ -228,6 +263,11 @@ func (o RunOptions) Describe() [][2]string {
 		{"driver_procs", fmt.Sprint(runtime.GOMAXPROCS(0))},
 		{"allow_noncompliant", fmt.Sprint(o.AllowNonCompliant)},
 	}
+	if !o.Part.Whole() {
+		d = append(d, [2]string{"part", o.Part.String()},
+			[2]string{"home_warehouses", fmt.Sprintf("%d-%d", o.homeFirst, o.homeFirst+o.homeCount-1)})
+	}
+	return d
 }
 
 func weightsString(weights []int) string {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/metrics"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // TestResolveDrivesEveryWarehouse: by default both modes run 10 terminals per
@@ -34,7 +35,7 @@ func TestResolveDrivesEveryWarehouse(t *testing.T) {
 			}
 			districts := map[int]map[int]bool{}
 			for i := range o.Terminals {
-				w, d := terminalHome(i, o.Warehouses)
+				w, d := terminalHome(i, 1, o.Warehouses)
 				if districts[w] == nil {
 					districts[w] = map[int]bool{}
 				}
@@ -45,6 +46,43 @@ func TestResolveDrivesEveryWarehouse(t *testing.T) {
 					t.Errorf("%s: warehouse %d has Stock-Level districts %v, want 1..10", mode, w, districts[w])
 				}
 			}
+		}
+	}
+}
+
+// TestResolvePartDrivesItsOwnRange: part k of n gets its own contiguous
+// range of home warehouses, ten terminals each by default, while remote
+// warehouses still come from all loaded ones (the terminal's warehouses).
+func TestResolvePartDrivesItsOwnRange(t *testing.T) {
+	const loaded = 5
+	seen := map[int]int{}
+	for k := 1; k <= 2; k++ {
+		o := RunOptions{Part: workload.Part{K: k, N: 2}}
+		if err := o.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Resolve(loaded); err != nil {
+			t.Fatal(err)
+		}
+		first, count := o.homes()
+		if o.Terminals != 10*count {
+			t.Errorf("part %d/2: %d terminals for %d home warehouses, want 10 each", k, o.Terminals, count)
+		}
+		r := &runner{opts: o, loaded: loaded}
+		for i := range o.Terminals {
+			term := r.newTerminal(i, uint64(i+1), Constants{}, time.Now())
+			if term.w < first || term.w >= first+count {
+				t.Fatalf("part %d/2: terminal %d has home warehouse %d outside %d..%d", k, i, term.w, first, first+count-1)
+			}
+			if term.warehouses != loaded {
+				t.Fatalf("part %d/2: remote warehouses drawn from %d, want all %d loaded", k, term.warehouses, loaded)
+			}
+			seen[term.w]++
+		}
+	}
+	for w := 1; w <= loaded; w++ {
+		if seen[w] != 10 {
+			t.Errorf("warehouse %d has %d home terminals over both parts, want 10", w, seen[w])
 		}
 	}
 }
@@ -64,6 +102,9 @@ func TestResolveRefuses(t *testing.T) {
 		{"spec, 11 terminals per warehouse", RunOptions{Mode: ModeSpec, Terminals: 22}, 2, "--allow-noncompliant"},
 		{"spec, 11 per warehouse allowed", RunOptions{Mode: ModeSpec, Terminals: 22, AllowNonCompliant: true}, 2, ""},
 		{"nowait, 11 per warehouse", RunOptions{Terminals: 22}, 2, ""},
+		{"part 2 of 3 on 3 warehouses", RunOptions{Part: workload.Part{K: 2, N: 3}}, 3, ""},
+		{"more parts than warehouses", RunOptions{Part: workload.Part{K: 1, N: 3}}, 2, "at most 2 parts"},
+		{"more parts than driven warehouses", RunOptions{Warehouses: 1, Part: workload.Part{K: 1, N: 2}}, 4, "at most 1 parts"},
 	}
 	for _, tc := range tests {
 		o := tc.opts

@@ -25,6 +25,16 @@ func (st LoadStats) WriteText(w io.Writer) {
 	if st.Replaced {
 		fmt.Fprintln(w, "replaced the earlier (incomplete or forced) load")
 	}
+	if st.Part != "" {
+		fmt.Fprintf(w, "part %s of %d warehouses: %d rows in %.1fs with %d workers (seed %d)\n",
+			st.Part, st.Warehouses, st.TotalRows(), st.Data.Seconds(), st.Workers, st.Seed)
+		if !st.Finished {
+			fmt.Fprintln(w, "  the last part to finish builds the indexes and marks the load complete")
+			return
+		}
+		fmt.Fprintf(w, "  last part: indexes %.1fs, analyze %.1fs; the load is complete\n", st.Index.Seconds(), st.Analyze.Seconds())
+		return
+	}
 	fmt.Fprintf(w, "loaded %d warehouses, %d rows in %.1fs with %d workers (seed %d, C_LOAD c_last=%d c_id=%d ol_i_id=%d)\n",
 		st.Warehouses, st.TotalRows(), st.Total.Seconds(), st.Workers, st.Seed, st.Constants.CLast, st.Constants.CID, st.Constants.OLIID)
 	fmt.Fprintf(w, "  data %.1fs (%.0f rows/s), indexes %.1fs, analyze %.1fs\n",

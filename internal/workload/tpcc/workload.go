@@ -198,8 +198,13 @@ func (r *RunResult) Result() *workload.Result {
 	}
 	out.Headline = r.headline()
 	out.Notes = r.notes()
+	out.Tallies = Tallies(r.Audits)
+	out.Rate = workload.Rate{Figure: "tpmC", Type: kinds[kindNewOrder].name, Unit: "New-Orders/min", Per: time.Minute}
 	return out
 }
+
+// SetStartGate implements workload.Gated.
+func (w *Workload) SetStartGate(gate func(context.Context) error) { w.Options.StartGate = gate }
 
 func (r *RunResult) headline() []workload.Figure {
 	h := []workload.Figure{

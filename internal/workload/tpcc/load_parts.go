@@ -1,0 +1,242 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Partitioned loads (tpcc load --part k/n): n processes, on one machine or
+// several, load one database together, each the per-warehouse rows of its own
+// contiguous range of warehouses (workload.Part.Range). Part 1 also loads the
+// shared tables: item, and warehouse and district (tiny, and generated as one
+// stream each, so the data is that of a whole load with the same seed).
+//
+// The parts meet in the TPC-C schema itself, in pgoltp_load_parts (one row
+// per part), under a transaction advisory lock: the first part to arrive
+// drops what was there, creates the bare tables and records the load as
+// incomplete, with the seed; the others join that load when it has the same
+// seed and number of parts. Every part streams its rows without COPY FREEZE
+// (the parts share the tables, and FREEZE needs a table of one's own), then
+// marks itself done; the last part to finish builds the indexes, analyzes,
+// and only then marks the load complete in pgoltp_meta.
+const loadPartsDDL = `CREATE TABLE IF NOT EXISTS pgoltp_load_parts (
+	part   integer PRIMARY KEY,
+	parts  integer NOT NULL,
+	seed   bigint NOT NULL,
+	status text NOT NULL
+)`
+
+// loadPartsLock serializes the parts' bookkeeping in one schema ($1): taken
+// before the schema may exist, so it is keyed by the name given.
+const loadPartsLock = "SELECT pg_advisory_xact_lock(hashtext('pgoltp tpcc load parts ' || $1))"
+
+// ErrPartLoaded says this part of the same partitioned load was started
+// before (it may have been interrupted half-way).
+var ErrPartLoaded = errors.New("part already loaded")
+
+// loadPart is Load for one part of a partitioned load.
+func loadPart(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOptions, stats *LoadStats, start time.Time) error {
+	first, count, err := opts.Part.Range(opts.Warehouses)
+	if err != nil {
+		return err
+	}
+	stats.Seed = opts.Seed
+	stats.Constants = NewLoadConstants(NewRand(opts.Seed))
+	meta, joined, err := joinPartLoad(ctx, conn, opts, stats)
+	if err != nil || stats.AlreadyLoaded {
+		return err
+	}
+	stats.Part = fmt.Sprintf("%s (warehouses %d-%d)", opts.Part, first, first+count-1)
+	if !joined {
+		stats.Create = time.Since(start)
+	}
+
+	var wall time.Time
+	if err := conn.QueryRow(ctx, "SELECT localtimestamp").Scan(&wall); err != nil {
+		return fmt.Errorf("reading the server time: %w", err)
+	}
+	pop := &population{seed: opts.Seed, warehouses: opts.Warehouses, c: stats.Constants, now: newTimestampField(wall)}
+	var units []rowSource
+	if opts.Part.K == 1 {
+		units = append(units, pop.items(), pop.warehouseRows(), pop.districtRows())
+	}
+	for w := first; w < first+count; w++ {
+		units = append(units, pop.stockRows(w), pop.orderLineRows(w), pop.customerRows(w),
+			pop.orderRows(w), pop.historyRows(w), pop.newOrderRows(w))
+	}
+	var total int64
+	for _, u := range units {
+		total += int64(u.total())
+	}
+	prog := newLoadProgress(opts.Progress, opts.ProgressBar, total)
+	defer prog.stop()
+	workers, err := openWorkers(ctx, pathDSN, opts.Workers)
+	if err != nil {
+		return err
+	}
+	defer closeWorkers(context.WithoutCancel(ctx), workers)
+	var partitionOf map[int]int
+	if opts.Partitions > 1 {
+		if partitionOf, err = warehousePartitions(ctx, conn, opts.Warehouses, opts.Partitions); err != nil {
+			return err
+		}
+	}
+	jobs := planCopyJobs(units, opts.SchemaOptions, partitionOf, opts.Workers)
+	for i := range jobs {
+		jobs[i].freeze = false // the tables are shared with the other parts
+	}
+	t0 := time.Now()
+	if stats.Rows, err = loadData(ctx, workers, jobs, prog.rows); err != nil {
+		return err
+	}
+	stats.Data = time.Since(t0)
+
+	last, err := finishPart(ctx, conn, opts.Schema, opts.Part.K)
+	if err != nil || !last {
+		stats.Total = time.Since(start)
+		return err
+	}
+	// The last part to finish: indexes, ANALYZE, and the load is complete.
+	stats.Finished = true
+	t0 = time.Now()
+	builds, attach := indexPlan(opts.SchemaOptions)
+	prog.phase(fmt.Sprintf("building %d indexes", len(builds)))
+	if err := buildIndexes(ctx, workers, builds, attach); err != nil {
+		return err
+	}
+	stats.Index = time.Since(t0)
+	t0 = time.Now()
+	prog.phase("analyzing")
+	if err := analyzeTables(ctx, workers); err != nil {
+		return err
+	}
+	stats.Analyze = time.Since(t0)
+	stats.Total = time.Since(start)
+	meta.Complete = true
+	meta.LoadSeconds = time.Since(meta.LoadedAt).Seconds()
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if err := writeMeta(ctx, tx, meta); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "DROP TABLE pgoltp_load_parts")
+		return err
+	})
+	if err == nil {
+		prog.phase("done")
+	}
+	return err
+}
+
+// joinPartLoad starts the partitioned load (the first part to arrive) or
+// joins the one under way with the same seed and number of parts, and marks
+// this part as loading. It returns the load's meta row and whether it joined
+// an existing one; stats.AlreadyLoaded when a complete load of the same
+// shape and seed is there.
+func joinPartLoad(ctx context.Context, conn *pgx.Conn, opts LoadOptions, stats *LoadStats) (meta Meta, joined bool, err error) {
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, loadPartsLock, opts.Schema); err != nil {
+			return fmt.Errorf("locking the schema for the load: %w", err)
+		}
+		if opts.Schema != DefaultSchema {
+			if _, err := tx.Exec(ctx, createSchemaSQL(opts.Schema)); err != nil {
+				return fmt.Errorf("creating schema %s: %w", opts.Schema, err)
+			}
+		}
+		// Look before reading: a failed read would abort the transaction.
+		var hasMeta, hasParts bool
+		if err := tx.QueryRow(ctx, "SELECT to_regclass('pgoltp_meta') IS NOT NULL, to_regclass('pgoltp_load_parts') IS NOT NULL").Scan(&hasMeta, &hasParts); err != nil {
+			return err
+		}
+		var old Meta
+		loaded := false
+		if hasMeta {
+			var err error
+			old, err = ReadMeta(ctx, tx)
+			if err != nil && !errors.Is(err, ErrNotLoaded) {
+				return err
+			}
+			loaded = err == nil
+		}
+		sameShape := loaded && old.Warehouses == opts.Warehouses && old.Seed == opts.Seed &&
+			old.Partitions == opts.Partitions && old.ForeignKeys == opts.ForeignKeys
+		underWay, parts := loaded && !old.Complete && hasParts, 0
+		if underWay {
+			if err := tx.QueryRow(ctx, "SELECT max(parts) FROM pgoltp_load_parts").Scan(&parts); err != nil {
+				return err
+			}
+		}
+		switch {
+		case sameShape && old.Complete && !opts.Force:
+			stats.AlreadyLoaded = true
+			return nil
+		case underWay && sameShape && parts == opts.Part.N:
+			var status string
+			if err := tx.QueryRow(ctx, "SELECT status FROM pgoltp_load_parts WHERE part = $1", opts.Part.K).Scan(&status); err != nil {
+				return err
+			}
+			if status != "pending" {
+				return fmt.Errorf("%w: part %s of the load with seed %d is %s already; load all parts again with --force and a new --seed",
+					ErrPartLoaded, opts.Part, opts.Seed, status)
+			}
+			meta, joined = old, true
+			_, err := tx.Exec(ctx, "UPDATE pgoltp_load_parts SET status = 'loading' WHERE part = $1", opts.Part.K)
+			return err
+		case underWay && !opts.Force:
+			return fmt.Errorf("%w: a load in %d parts of %d warehouses with seed %d is under way in schema %s; give every part the same --warehouses, --seed and --part n, or --force to replace it",
+				ErrLoadExists, parts, old.Warehouses, old.Seed, opts.Schema)
+		case loaded && old.Complete && !opts.Force:
+			return fmt.Errorf("%w: a complete load of %d warehouses (seed %d, partitions %d) exists in schema %s",
+				ErrLoadExists, old.Warehouses, old.Seed, old.Partitions, opts.Schema)
+		case !loaded:
+			if n, err := countTPCCTables(ctx, conn); err != nil {
+				return err
+			} else if n > 0 && !opts.Force {
+				return fmt.Errorf("%w: %d TPC-C tables exist in schema %s but were not loaded by pgoltp (no pgoltp_meta)", ErrLoadExists, n, opts.Schema)
+			}
+		}
+		// The first part: a fresh incomplete load, every other part pending.
+		var now time.Time
+		if err := tx.QueryRow(ctx, "SELECT now()").Scan(&now); err != nil {
+			return err
+		}
+		meta = Meta{Warehouses: opts.Warehouses, Load: stats.Constants, Seed: opts.Seed, LoadedAt: now,
+			Partitions: opts.Partitions, ForeignKeys: opts.ForeignKeys}
+		stats.Replaced = loaded
+		if err := createTables(ctx, tx, meta, opts.SchemaOptions); err != nil {
+			return err
+		}
+		for _, q := range []string{"DROP TABLE IF EXISTS pgoltp_load_parts", loadPartsDDL} {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO pgoltp_load_parts (part, parts, seed, status)
+			SELECT k, $1, $2, CASE WHEN k = $3 THEN 'loading' ELSE 'pending' END FROM generate_series(1, $1::int) k`,
+			opts.Part.N, int64(opts.Seed), opts.Part.K)
+		return err
+	})
+	return meta, joined, err
+}
+
+// finishPart marks part k done and says whether it was the last one.
+func finishPart(ctx context.Context, conn *pgx.Conn, schema string, k int) (last bool, err error) {
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, loadPartsLock, schema); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "UPDATE pgoltp_load_parts SET status = 'done' WHERE part = $1", k); err != nil {
+			return err
+		}
+		var left int
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM pgoltp_load_parts WHERE status <> 'done'").Scan(&left); err != nil {
+			return err
+		}
+		last = left == 0
+		return nil
+	})
+	return last, err
+}
