@@ -89,6 +89,36 @@ func (o *RunOptions) Validate() error {
 	if o.LatencyLimit < 0 {
 		return fmt.Errorf("invalid latency limit %s: must be positive", o.LatencyLimit)
 	}
+	if err := o.validateEnd(); err != nil {
+		return err
+	}
+	if o.Progress < 0 {
+		return fmt.Errorf("invalid progress interval %s", o.Progress)
+	}
+	if o.Isolation != "" {
+		if _, ok := isolationLevels[o.Isolation]; !ok {
+			return fmt.Errorf("invalid isolation %q: must be read-committed, repeatable-read or serializable", o.Isolation)
+		}
+	}
+	if o.SnapshotEach == 0 {
+		o.SnapshotEach = time.Minute
+	}
+	if o.SeriesEach == 0 {
+		o.SeriesEach = time.Second
+	}
+	if o.SnapshotEach < 0 || o.SeriesEach < 0 {
+		return fmt.Errorf("snapshot and series intervals must be positive")
+	}
+	if o.Seed == 0 {
+		o.Seed = uint64(time.Now().UnixNano())
+	}
+	return nil
+}
+
+// validateEnd checks and completes how the run ends: tries per transaction,
+// transactions per client or in all, a duration (10 transactions per client
+// when none is given).
+func (o *RunOptions) validateEnd() error {
 	if o.MaxTries == 0 {
 		o.MaxTries = 1
 	}
@@ -112,26 +142,6 @@ func (o *RunOptions) Validate() error {
 	}
 	if o.Transactions == 0 && o.Duration == 0 && o.StopAtTxns == 0 {
 		o.Transactions = 10
-	}
-	if o.Progress < 0 {
-		return fmt.Errorf("invalid progress interval %s", o.Progress)
-	}
-	if o.Isolation != "" {
-		if _, ok := isolationLevels[o.Isolation]; !ok {
-			return fmt.Errorf("invalid isolation %q: must be read-committed, repeatable-read or serializable", o.Isolation)
-		}
-	}
-	if o.SnapshotEach == 0 {
-		o.SnapshotEach = time.Minute
-	}
-	if o.SeriesEach == 0 {
-		o.SeriesEach = time.Second
-	}
-	if o.SnapshotEach < 0 || o.SeriesEach < 0 {
-		return fmt.Errorf("snapshot and series intervals must be positive")
-	}
-	if o.Seed == 0 {
-		o.Seed = uint64(time.Now().UnixNano())
 	}
 	return nil
 }

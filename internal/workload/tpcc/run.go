@@ -116,25 +116,8 @@ func (r *runner) drive(ctx context.Context, master *Rand, cRun Constants, res *R
 	defer endExec()
 	r.stop, r.exec = stop, exec
 
-	for range opts.DeliveryWorkers {
-		r.delivery = append(r.delivery, &deliveryWorker{
-			queue: make(chan deliveryRequest, deliveryQueueDepth), queueLocal: r.rec.NewLocal()})
-	}
 	var notCompleted atomic.Int64
-	var dwg sync.WaitGroup
-	for _, dw := range r.delivery {
-		dwg.Add(1)
-		go func() { defer dwg.Done(); r.runDeliveryWorker(dw, &notCompleted) }()
-	}
-	var cwg sync.WaitGroup
-	r.inline = opts.Terminals <= opts.Conns
-	for range opts.Conns {
-		if r.inline {
-			break
-		}
-		cwg.Add(1)
-		go func() { defer cwg.Done(); r.connWorker() }()
-	}
+	dwg, cwg := r.startWorkers(&notCompleted)
 
 	r.rec.Interval() // start the first interval now
 	usageStart := driver.ReadProcessUsage()
@@ -150,6 +133,62 @@ func (r *runner) drive(ctx context.Context, master *Rand, cRun Constants, res *R
 	go func() { twg.Wait(); close(terminalsDone) }()
 
 	agg := newAggregator(r, res, start, rampEnd)
+	r.waitForEnd(ctx, agg, terminalsDone, res)
+	stopRun()
+	grace := graceNormal
+	if res.Interrupted {
+		grace = graceInterrupted
+	}
+	graceTimer := time.AfterFunc(grace, endExec)
+	defer graceTimer.Stop()
+	twg.Wait()
+	cwg.Wait()
+	res.TerminalsEnd = time.Now()
+	usageEnd := driver.ReadProcessUsage()
+	res.DriverCPU, res.DriverPeakRSS = usageEnd.CPU-usageStart.CPU, usageEnd.PeakRSS
+	agg.interval(true) // the terminals' last transactions close the measurement
+	for _, dw := range r.delivery {
+		close(dw.queue)
+	}
+	dwg.Wait()
+	agg.drainDeliveries()
+	r.dlog.flush()
+	res.End = time.Now()
+	res.Outages = r.pool.Close()
+	res.Errors = r.errors.list()
+	res.DeliveriesNotCompleted = notCompleted.Load()
+	agg.finish()
+	return res
+}
+
+// startWorkers starts the delivery workers and, unless each terminal has a
+// connection of its own, the connection workers.
+func (r *runner) startWorkers(notCompleted *atomic.Int64) (deliveries, conns *sync.WaitGroup) {
+	opts := r.opts
+	deliveries, conns = &sync.WaitGroup{}, &sync.WaitGroup{}
+	for range opts.DeliveryWorkers {
+		r.delivery = append(r.delivery, &deliveryWorker{
+			queue: make(chan deliveryRequest, deliveryQueueDepth), queueLocal: r.rec.NewLocal()})
+	}
+	for _, dw := range r.delivery {
+		deliveries.Add(1)
+		go func() { defer deliveries.Done(); r.runDeliveryWorker(dw, notCompleted) }()
+	}
+	r.inline = opts.Terminals <= opts.Conns
+	for range opts.Conns {
+		if r.inline {
+			break
+		}
+		conns.Add(1)
+		go func() { defer conns.Done(); r.connWorker() }()
+	}
+	return deliveries, conns
+}
+
+// waitForEnd aggregates once per second until the duration, the terminals'
+// own end or ctx ends the run, and says which in res.
+func (r *runner) waitForEnd(ctx context.Context, agg *aggregator, terminalsDone <-chan struct{}, res *RunResult) {
+	opts := r.opts
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var endC <-chan time.Time
@@ -178,31 +217,6 @@ loop:
 			break loop
 		}
 	}
-	stopRun()
-	grace := graceNormal
-	if res.Interrupted {
-		grace = graceInterrupted
-	}
-	graceTimer := time.AfterFunc(grace, endExec)
-	defer graceTimer.Stop()
-	twg.Wait()
-	cwg.Wait()
-	res.TerminalsEnd = time.Now()
-	usageEnd := driver.ReadProcessUsage()
-	res.DriverCPU, res.DriverPeakRSS = usageEnd.CPU-usageStart.CPU, usageEnd.PeakRSS
-	agg.interval(true) // the terminals' last transactions close the measurement
-	for _, dw := range r.delivery {
-		close(dw.queue)
-	}
-	dwg.Wait()
-	agg.drainDeliveries()
-	r.dlog.flush()
-	res.End = time.Now()
-	res.Outages = r.pool.Close()
-	res.Errors = r.errors.list()
-	res.DeliveriesNotCompleted = notCompleted.Load()
-	agg.finish()
-	return res
 }
 
 // newTerminal places terminal i: home warehouse i mod W + 1 and Stock-Level
