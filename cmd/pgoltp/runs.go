@@ -81,20 +81,7 @@ func listRuns(ctx context.Context, w io.Writer, format string) error {
 	if err != nil {
 		return err
 	}
-	switch format {
-	case "csv":
-		return report.RunsCSV(w, runs)
-	case "json":
-		if runs == nil {
-			runs = []store.Summary{}
-		}
-		return writeJSON(w, runs)
-	}
-	if len(runs) == 0 {
-		fmt.Fprintf(w, "No runs stored in %s yet.\n", s.Where())
-		return nil
-	}
-	return report.RunsText(w, runs)
+	return report.Runs(w, runs, format, s.Where())
 }
 
 func init() {
@@ -203,15 +190,7 @@ func writeComparison(ctx context.Context, w io.Writer, refs []string, out, forma
 		return 0, err
 	}
 	c := report.Compare(runs)
-	return len(runs), writeOutput(w, out, func(w io.Writer) error {
-		switch format {
-		case "html":
-			return c.HTML(w)
-		case "json":
-			return writeJSON(w, c)
-		}
-		return c.Text(w)
-	})
+	return len(runs), writeOutput(w, out, func(w io.Writer) error { return c.Write(w, format) })
 }
 
 // writeOutput writes render's output to the file out (atomically: a reader
