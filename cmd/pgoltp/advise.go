@@ -1,9 +1,8 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -50,19 +49,16 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f tune.AdviseOptions) er
 		return err
 	}
 	in := f.Input()
-	var runNote, remoteNote string
+	var walNote, remoteNote string
 	if f.Run != "" {
 		past, err := pastRun(ctx, f.Run)
 		if err != nil {
 			return err
 		}
-		if past.WALBytesPerSecond <= 0 {
-			return problem.BadInput("pick a run that wrote WAL", "run %s has no WAL rate samples", past.ID)
+		if walNote, err = f.FromRun(&in, past); err != nil {
+			return err
 		}
-		in.WALBytesPerSecond = past.WALBytesPerSecond
-		runNote = fmt.Sprintf("WAL rate %.1fMB/s measured by run %s (%s)", past.WALBytesPerSecond/1e6, past.ID, past.Workload)
 	}
-
 	// The server, when one is reachable: its version and pg_settings ranges.
 	dataPath := ""
 	if !f.Offline && (global.dsn != "" || cluster.Exists(global.lab)) {
@@ -75,45 +71,24 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f tune.AdviseOptions) er
 				dataPath = c.DataDir
 			}
 		}
-		live, major, rate, local, err := tune.ReadServer(ctx, dsn, f.MeasureWAL)
+		sampled, remote, err := f.FromServer(ctx, dsn, &in)
 		if err != nil {
 			return err
 		}
-		if f.Major != 0 && f.Major != major {
-			return problem.BadInput(fmt.Sprintf("drop --pg or use --pg %d", major), "--pg %d but the server runs PostgreSQL %d", f.Major, major)
-		}
-		in.Major, in.Live = major, live
-		if !local && (f.RAM == "" || f.CPUs == 0 || f.Storage == "") {
-			remoteNote = "the server does not run on this host: give its --ram, --cpus and --storage, the detected ones are this machine's"
-		}
-		if rate > 0 {
-			in.WALBytesPerSecond = rate
-			runNote = fmt.Sprintf("WAL rate %.1fMB/s sampled for %s", rate/1e6, f.MeasureWAL)
-		}
+		walNote, remoteNote = cmp.Or(sampled, walNote), remote
 	} else if f.MeasureWAL > 0 {
 		return problem.BadInput("pass --dsn or create the lab's cluster, or use --wal-rate", "--measure-wal needs a server")
 	}
-
 	in.Host = tune.DetectHost(dataPath)
 	f.Override(&in.Host)
 	advice, err := tune.Advise(in)
 	if err != nil {
 		return problem.BadInput("check --ram, --cpus and --workload", "%v", err)
 	}
-	for _, n := range []string{runNote, remoteNote} {
+	for _, n := range []string{walNote, remoteNote} {
 		if n != "" {
 			advice.Notes = append(advice.Notes, n)
 		}
 	}
-	return writeAdvice(cmd.OutOrStdout(), advice, f.Format)
-}
-
-func writeAdvice(w io.Writer, a tune.Advice, format string) error {
-	switch format {
-	case "json":
-		return writeJSON(w, a)
-	case "sql":
-		return a.WriteSQL(w)
-	}
-	return a.WriteConf(w)
+	return advice.Write(cmd.OutOrStdout(), f.Format)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -33,109 +34,72 @@ time changes the cluster (the lab's lock).`,
 }
 
 func init() {
-	var up struct {
-		major   int
-		runAs   string
-		offline bool
-	}
+	var up cluster.Options
 	upCmd := &cobra.Command{
 		Use:   "up",
 		Short: "Create the cluster if needed and start it",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			unlock, err := lockLab()
-			if err != nil {
-				return err
-			}
-			defer unlock()
-			c, err := cluster.Up(cmd.Context(), cluster.Options{Lab: global.lab, Major: up.major, RunAs: up.runAs, Offline: up.offline, Progress: os.Stderr})
-			if err != nil {
-				return err
-			}
-			if err := c.EnsureDatabase(cmd.Context(), workDatabase); err != nil {
-				return err
-			}
-			return printStatus(cmd, c)
-		},
-	}
-	upCmd.Flags().IntVar(&up.major, "pg", 0, "PostgreSQL major version (10-18; default: the newest installed, else download 18)")
-	upCmd.Flags().StringVar(&up.runAs, "run-as", "", "OS user that runs the server when pgoltp runs as root (default postgres)")
-	upCmd.Flags().BoolVar(&up.offline, "offline", false, "never download PostgreSQL; fail if it is not installed")
-
-	downCmd := &cobra.Command{
-		Use:   "down",
-		Short: "Stop the cluster (its data is kept)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := cluster.Open(global.lab)
-			if err != nil {
-				return err
-			}
-			unlock, err := lockLab()
-			if err != nil {
-				return err
-			}
-			defer unlock()
-			if err := c.Stop(cmd.Context()); err != nil {
-				return err
-			}
-			return printStatus(cmd, c)
-		},
-	}
-	statusCmd := &cobra.Command{
-		Use:   "status",
-		Short: "Show whether the cluster runs, its version and how to connect",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := cluster.Open(global.lab)
+			up.Lab, up.Progress = global.lab, os.Stderr
+			c, err := cluster.Ready(cmd.Context(), up, commandName(), workDatabase)
 			if err != nil {
 				return err
 			}
 			return printStatus(cmd, c)
 		},
 	}
-	destroyCmd := &cobra.Command{
-		Use:   "destroy",
-		Short: "Stop the cluster and delete its data (results and reports in the lab are kept)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := cluster.Open(global.lab)
-			if err != nil {
-				return err
-			}
-			unlock, err := lockLab()
-			if err != nil {
-				return err
-			}
-			defer unlock()
-			if err := c.Destroy(cmd.Context()); err != nil {
-				return err
-			}
-			if global.json {
-				return writeJSON(cmd.OutOrStdout(), map[string]any{"lab": c.Lab, "destroyed": true})
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "destroyed the cluster in %s\n", c.Lab)
-			return nil
-		},
-	}
-	psqlCmd := &cobra.Command{
-		Use:   "psql [-- psql arguments]",
-		Short: "Open psql on the cluster's pgoltp database",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := cluster.Open(global.lab)
-			if err != nil {
-				return err
-			}
+	upCmd.Flags().IntVar(&up.Major, "pg", 0, "PostgreSQL major version (10-18; default: the newest installed, else download 18)")
+	upCmd.Flags().StringVar(&up.RunAs, "run-as", "", "OS user that runs the server when pgoltp runs as root (default postgres)")
+	upCmd.Flags().BoolVar(&up.Offline, "offline", false, "never download PostgreSQL; fail if it is not installed")
+	psqlCmd := onCluster("psql [-- psql arguments]", "Open psql on the cluster's pgoltp database", false,
+		func(cmd *cobra.Command, c *cluster.Cluster, args []string) error {
 			p, err := c.Psql(cmd.Context(), workDatabase, args)
 			if err != nil {
 				return err
 			}
 			return p.Run()
-		},
-	}
+		})
+	psqlCmd.Args = cobra.ArbitraryArgs
 	psqlCmd.Flags().SetInterspersed(false)
-	clusterCmd.AddCommand(upCmd, downCmd, statusCmd, destroyCmd, psqlCmd)
+	clusterCmd.AddCommand(upCmd, psqlCmd,
+		onCluster("down", "Stop the cluster (its data is kept)", true, func(cmd *cobra.Command, c *cluster.Cluster, _ []string) error {
+			if err := c.Stop(cmd.Context()); err != nil {
+				return err
+			}
+			return printStatus(cmd, c)
+		}),
+		onCluster("status", "Show whether the cluster runs, its version and how to connect", false,
+			func(cmd *cobra.Command, c *cluster.Cluster, _ []string) error { return printStatus(cmd, c) }),
+		onCluster("destroy", "Stop the cluster and delete its data (results and reports in the lab are kept)", true,
+			func(cmd *cobra.Command, c *cluster.Cluster, _ []string) error {
+				if err := c.Destroy(cmd.Context()); err != nil {
+					return err
+				}
+				return emit(cmd.OutOrStdout(), map[string]any{"lab": c.Lab, "destroyed": true}, func(w io.Writer) error {
+					_, err := fmt.Fprintf(w, "destroyed the cluster in %s\n", c.Lab)
+					return err
+				})
+			}))
 	rootCmd.AddCommand(clusterCmd)
+}
+
+// onCluster is a cluster command that works on the lab's existing cluster,
+// under the lab's lock when it changes it.
+func onCluster(use, short string, lock bool, run func(*cobra.Command, *cluster.Cluster, []string) error) *cobra.Command {
+	return &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs, RunE: func(cmd *cobra.Command, args []string) error {
+		c, err := cluster.Open(global.lab)
+		if err != nil {
+			return err
+		}
+		if lock {
+			unlock, err := lockLab()
+			if err != nil {
+				return err
+			}
+			defer unlock()
+		}
+		return run(cmd, c, args)
+	}}
 }
 
 // lockLab takes the lab's exclusive lock for the running command: every
@@ -166,8 +130,5 @@ func commandName() string {
 
 func printStatus(cmd *cobra.Command, c *cluster.Cluster) error {
 	st := c.Status(cmd.Context(), workDatabase)
-	if global.json {
-		return writeJSON(cmd.OutOrStdout(), st)
-	}
-	return st.WriteText(cmd.OutOrStdout())
+	return emit(cmd.OutOrStdout(), st, st.WriteText)
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -11,33 +9,13 @@ import (
 	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
-type doctorFlags struct {
-	sample time.Duration
-	noOS   bool
-	strict bool
-	run    string
-}
-
-// pastRun loads a stored run and digests what the tuning rules need.
-func pastRun(ctx context.Context, ref string) (tune.PastRun, error) {
-	s, err := openResults(ctx)
-	if err != nil {
-		return tune.PastRun{}, err
-	}
-	defer s.Close()
-	r, err := loadRun(ctx, s, ref)
-	if err != nil {
-		return tune.PastRun{}, err
-	}
-	p, ok := tune.PastRunFrom(r)
-	if !ok {
-		return p, problem.BadInput("record a run with statistics collection on", "run %s has no collected statistics", r.ID)
-	}
-	return p, nil
-}
-
 func init() {
-	var f doctorFlags
+	var (
+		opts   tune.DoctorOptions
+		noOS   bool
+		strict bool
+		run    string
+	)
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Audit a running server and its OS: each finding with evidence, why, the fix and how sure we are",
@@ -54,16 +32,16 @@ statistics describe what ran since they were last reset.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if f.sample < 0 || f.sample > time.Hour {
-				return problem.BadInput("use --sample between 0 and 1h", "bad --sample %s", f.sample)
+			if err := opts.Validate(); err != nil {
+				return err
 			}
 			dsn, err := targetDSN(ctx)
 			if err != nil {
 				return err
 			}
-			opts := tune.DoctorOptions{Sample: f.sample, OS: !f.noOS}
-			if f.run != "" {
-				past, err := pastRun(ctx, f.run)
+			opts.OS = !noOS
+			if run != "" {
+				past, err := pastRun(ctx, run)
 				if err != nil {
 					return err
 				}
@@ -76,25 +54,19 @@ statistics describe what ran since they were last reset.`,
 			if err != nil {
 				return problem.Failed("doctor: %v", err)
 			}
-			out := cmd.OutOrStdout()
-			if global.json {
-				err = writeJSON(out, d)
-			} else {
-				err = d.WriteText(out)
-			}
-			if err != nil {
+			if err := emit(cmd.OutOrStdout(), d, d.WriteText); err != nil {
 				return err
 			}
-			if f.strict && d.Problems() > 0 {
+			if strict && d.Problems() > 0 {
 				return problem.Failed("doctor found %d problems", d.Problems())
 			}
 			return nil
 		},
 	}
 	fl := cmd.Flags()
-	fl.DurationVar(&f.sample, "sample", 0, "sample wait events of active backends for this long (run during a workload)")
-	fl.BoolVar(&f.noOS, "no-os", false, "skip the OS checks")
-	fl.BoolVar(&f.strict, "strict", false, "exit 1 when a finding has severity problem")
-	fl.StringVar(&f.run, "run", "", "also judge what this stored run measured (an id from 'pgoltp runs', or 'last')")
+	fl.DurationVar(&opts.Sample, "sample", 0, "sample wait events of active backends for this long (run during a workload)")
+	fl.BoolVar(&noOS, "no-os", false, "skip the OS checks")
+	fl.BoolVar(&strict, "strict", false, "exit 1 when a finding has severity problem")
+	fl.StringVar(&run, "run", "", "also judge what this stored run measured (an id from 'pgoltp runs', or 'last')")
 	rootCmd.AddCommand(cmd)
 }

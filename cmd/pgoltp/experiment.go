@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -12,15 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
-	"github.com/pgoltp/pgoltp/internal/server"
 	"github.com/pgoltp/pgoltp/internal/tune"
-	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
-
-// experimentDatabase is where experiments load their own data on the managed
-// cluster, apart from what 'pgoltp load' put in the work database.
-const experimentDatabase = "pgoltp_experiment"
 
 type experimentFlags struct {
 	tune.CrashOptions
@@ -92,91 +85,34 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if len(f.Set) > 0 {
 		return problem.BadInput("put settings in the plan file", "--set is only for --crash")
 	}
-	file, err := os.Open(path)
+	plan, err := tune.ReadPlan(path)
 	if err != nil {
-		return problem.BadInput("give the path of a plan file", "cannot read plan %s", path)
-	}
-	plan, err := tune.ParsePlan(file)
-	file.Close()
-	if err != nil {
-		return problem.BadInput("fix the plan file (see 'pgoltp experiment --help')", "%s: %v", path, err)
+		return err
 	}
 	if len(plan.Versions) > 0 {
-		return runVersionPlan(ctx, plan)
+		return runVersionPlan(ctx, out, plan)
 	}
-	workload, err := planWorkload(plan)
+	w, err := registry.New(plan.Workload.Kind, plan.Workload.Scale, plan.Workload.Clients)
+	if err != nil {
+		return problem.BadInput("use workload kind "+strings.Join(registry.Kinds(), ", "), "experiments cannot drive %s", plan.Workload.Kind)
+	}
+	server, dsn, err := tunedServer(ctx, experimentDatabase)
 	if err != nil {
 		return err
 	}
-	server, dsn, err := experimentTarget(ctx)
-	if err != nil {
-		return err
-	}
-	e := &tune.Experiment{Plan: plan, Workload: workload, Server: server, DSN: dsn, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr}
+	e := &tune.Experiment{Plan: plan, Workload: w, Server: server, DSN: dsn, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr}
 	rep, err := e.Run(ctx)
-	if rep != nil && len(rep.Steps) > 0 {
+	ran := rep != nil && len(rep.Steps) > 0
+	if ran {
 		// Nothing lost: the report is kept in the lab even when the run was interrupted.
-		saveReport("experiment", rep)
+		tune.KeepReport(global.lab, "experiment", rep, os.Stderr)
 	}
-	if err != nil {
-		var p *problem.Problem
-		if errors.As(err, &p) {
-			return err
+	if p := (*problem.Problem)(nil); err == nil || ran && !errors.As(err, &p) {
+		if werr := emit(out, rep, rep.WriteText); werr != nil && err == nil {
+			return werr
 		}
-		if rep != nil && len(rep.Steps) > 0 {
-			_ = writeReport(out, rep)
-		}
-		if ctx.Err() != nil {
-			if rep != nil && rep.Restored {
-				return problem.Failed("experiment interrupted; the runs finished so far are reported above and the settings restored")
-			}
-			return problem.Failed("experiment interrupted; the runs finished so far are reported above; the original settings could NOT be restored (see the note above)")
-		}
-		return problem.Failed("experiment stopped: %v", err)
 	}
-	if err := writeReport(out, rep); err != nil {
-		return err
-	}
-	return rep.Failure()
-}
-
-func writeReport(out io.Writer, rep *tune.Report) error {
-	if global.json {
-		return writeJSON(out, rep)
-	}
-	return rep.WriteText(out)
-}
-
-// planWorkload builds the plan's workload from the registry.
-func planWorkload(p *tune.Plan) (workload.Workload, error) {
-	w, err := registry.New(p.Workload.Kind, p.Workload.Scale, p.Workload.Clients)
-	if err != nil {
-		return nil, problem.BadInput("use workload kind "+strings.Join(registry.Kinds(), ", "), "experiments cannot drive %s", p.Workload.Kind)
-	}
-	return w, nil
-}
-
-// experimentTarget returns the server to apply settings to and the database
-// to run in: the managed cluster (database pgoltp_experiment), or --dsn.
-func experimentTarget(ctx context.Context) (tune.Server, string, error) {
-	if global.dsn != "" {
-		dsn, err := checkDSN(ctx, global.dsn)
-		if err != nil {
-			return nil, "", err
-		}
-		return server.External{DSN: dsn}, dsn, nil
-	}
-	if err := holdLab(); err != nil {
-		return nil, "", err
-	}
-	c, err := managedCluster(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := c.EnsureDatabase(ctx, experimentDatabase); err != nil {
-		return nil, "", err
-	}
-	return c, c.DSN(experimentDatabase), nil
+	return rep.Verdict(err, ctx.Err() != nil)
 }
 
 func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
@@ -186,45 +122,18 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	if err := holdLab(); err != nil {
 		return err
 	}
-	c, err := managedCluster(ctx)
+	c, err := managedDatabase(ctx, experimentDatabase)
 	if err != nil {
-		return err
-	}
-	if err := c.EnsureDatabase(ctx, experimentDatabase); err != nil {
 		return err
 	}
 	rep, err := f.Audit(c, c.DSN(experimentDatabase), os.Stderr).Run(ctx)
 	if rep != nil {
-		saveReport("crash", rep)
+		tune.KeepReport(global.lab, "crash", rep, os.Stderr)
 	}
-	if err != nil {
-		var p *problem.Problem
-		if errors.As(err, &p) {
+	if err == nil {
+		if err := emit(out, rep, rep.WriteText); err != nil {
 			return err
 		}
-		if ctx.Err() != nil {
-			return problem.Failed("durability audit interrupted before its verdict")
-		}
-		return problem.Failed("durability audit stopped: %v", err)
 	}
-	if global.json {
-		if err := writeJSON(out, rep); err != nil {
-			return err
-		}
-	} else if err := rep.WriteText(out); err != nil {
-		return err
-	}
-	return rep.Failure()
-}
-
-// saveReport keeps a report as JSON in LAB/experiments (0600, a new file per
-// report: two saved in the same second get distinct names) and says where; a
-// failure to save is reported but does not fail the command.
-func saveReport(kind string, rep any) {
-	path, err := tune.SaveReport(global.lab, kind, rep)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "could not save the %s report: %v\n", kind, err)
-		return
-	}
-	fmt.Fprintf(os.Stderr, "%s report saved to %s\n", kind, path)
+	return rep.Outcome(err, ctx.Err() != nil)
 }

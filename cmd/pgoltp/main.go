@@ -9,11 +9,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -55,38 +54,25 @@ func init() {
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := rootCmd.ExecuteContext(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "pgoltp: "+oneLine(asProblem(err).Error()))
-		if global.verbose > 0 {
-			// -v: the chain of causes behind the one line, for a bug report.
-			for cause := errors.Unwrap(err); cause != nil; cause = errors.Unwrap(cause) {
-				fmt.Fprintf(os.Stderr, "  caused by (%T): %s\n", cause, oneLine(cause.Error()))
-			}
-		}
+	if err := rootCmd.ExecuteContext(ctx); err != nil {
+		code := problem.Print(os.Stderr, problem.Usage(err), global.verbose > 0)
 		stop()
-		os.Exit(problem.ExitCode(asProblem(err)))
+		os.Exit(code)
 	}
 }
 
-// asProblem turns cobra's own usage errors (unknown command, wrong argument
-// count) into bad-input problems; everything else is passed through.
-func asProblem(err error) error {
-	var p *problem.Problem
-	if errors.As(err, &p) {
-		return err
-	}
-	msg := err.Error()
-	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires ", "invalid argument"} {
-		if strings.HasPrefix(msg, prefix) {
-			return problem.BadInput("run 'pgoltp --help' for the commands and flags", "%s", msg)
-		}
-	}
-	return err
-}
-
-// oneLine folds a multi-line error into one line: the brief promises one line.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+func init() {
+	rootCmd.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "Print the pgoltp version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v := "(devel)"
+			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+				v = bi.Main.Version
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "pgoltp", v)
+			return nil
+		},
+	})
 }

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -13,7 +13,9 @@ import (
 	"github.com/pgoltp/pgoltp/internal/group"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/report"
+	"github.com/pgoltp/pgoltp/internal/runfile"
 	"github.com/pgoltp/pgoltp/internal/store"
+	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
 // resultsStore holds --results-dsn: where runs are kept when not in the lab's
@@ -50,35 +52,19 @@ Refer to a run in other commands by its id, a unique prefix of it, "last" or
 	rootCmd.AddCommand(cmd)
 }
 
-// openResults opens the results store for reading: it does not create a lab
-// that does not exist.
+// openResults opens the results store for reading (store.OpenExisting).
 func openResults(ctx context.Context) (*store.Store, error) {
-	if resultsStore.dsn == "" {
-		if _, err := os.Stat(filepath.Join(global.lab, store.FileName)); errors.Is(err, os.ErrNotExist) {
-			return nil, problem.BadInput("record a run first, or point --lab (or --results-dsn) at where runs are kept",
-				"no runs stored in %s", global.lab)
-		}
-	}
-	s, err := store.Open(ctx, global.lab, resultsStore.dsn)
-	if err != nil {
-		if resultsStore.dsn != "" {
-			return nil, problem.Wrap(err, "check --results-dsn", "cannot open the results database")
-		}
-		return nil, problem.Wrap(err, "check --lab", "cannot open the results store")
-	}
-	return s, nil
+	return store.OpenExisting(ctx, global.lab, resultsStore.dsn)
 }
 
-// loadRun resolves what the user typed to a stored run and loads it.
-func loadRun(ctx context.Context, s *store.Store, ref string) (*store.Run, error) {
-	id, err := s.Resolve(ctx, ref)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, problem.BadInput("run 'pgoltp runs' to see the stored runs", "no stored run matches %q", ref)
-	}
+// pastRun loads a stored run and digests what the tuning rules need.
+func pastRun(ctx context.Context, ref string) (tune.PastRun, error) {
+	s, err := openResults(ctx)
 	if err != nil {
-		return nil, problem.BadInput("run 'pgoltp runs' to see the stored runs", "%s", err.Error())
+		return tune.PastRun{}, err
 	}
-	return s.Load(ctx, id)
+	defer s.Close()
+	return tune.LoadPastRun(ctx, s, ref)
 }
 
 func listRuns(ctx context.Context, w io.Writer, format string) error {
@@ -99,18 +85,167 @@ func listRuns(ctx context.Context, w io.Writer, format string) error {
 	if err != nil {
 		return err
 	}
+	return report.Runs(w, runs, format, s.Where())
+}
+
+func init() {
+	var out, format string
+	cmd := &cobra.Command{
+		Use:   "report [RUN | GROUP | tune[:ID]]",
+		Short: "Write the report of a stored run (HTML, JSON or CSV)",
+		Long: `Write the report of a stored run: RUN is an id, a unique prefix, "last"
+(the default) or "last~N". A group name (--group of 'tpcc run', 'tpcb run')
+reports the group as one run, as text or --format json.
+
+--format html (the default) writes one self-contained HTML file that opens
+offline: headline figures and every parameter, throughput and latency over time,
+CPU, disk, WAL and checkpoints on the same time axis, wait events, top
+statements, table growth, and the settings that differ from defaults with their
+risk. Without -o it goes to <lab>/reports/<run>.html.
+
+--format json writes everything stored about the run; --format csv writes its
+time series in long form (source,t,metric,key,value). Without -o they go to
+standard output. The format is taken from the -o extension when not given.
+
+RUN "tune" (the latest search), "tune:ID" or a search id reports a
+'pgoltp tune' search instead: trajectory, trials, setting importance,
+confirmation, ablation and layout phase, as html or json, from the results
+store alone.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref := "last"
+			if len(args) == 1 {
+				ref = args[0]
+			}
+			return writeRunReport(cmd, ref, out, format)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write ('-' for standard output)")
+	cmd.Flags().StringVar(&format, "format", "", "html, json or csv (default: from the -o extension, else html)")
+	rootCmd.AddCommand(cmd)
+}
+
+// writeRunReport writes the report of the stored run ref in format to out.
+func writeRunReport(cmd *cobra.Command, ref, out, format string) error {
+	format, err := outputFormat("report", format, out, global.json && out == "", "html", "json", "csv")
+	if err != nil {
+		return err
+	}
+	render := map[string]func(io.Writer, *store.Run) error{"html": report.HTML, "json": report.JSON, "csv": report.CSV}[format]
+	s, err := openResults(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if search, ok := report.SearchRef(ref); ok {
+		return writeSearchReport(cmd, s, search, out, format)
+	}
+	if done, err := writeGroupReport(cmd, s, ref, out, format); done {
+		return err
+	}
+	run, err := s.Find(cmd.Context(), ref)
+	if err != nil {
+		return err
+	}
+	if out == "" && format == "html" {
+		out = filepath.Join(global.lab, "reports", run.ID+".html")
+	}
+	err = writeOutput(cmd.OutOrStdout(), out, func(w io.Writer) error { return render(w, run) })
+	if err == nil && out != "" && out != "-" {
+		fmt.Fprintf(cmd.OutOrStdout(), "Report of run %s (%s): %s\n", run.ID, run.Status, out)
+	}
+	return err
+}
+
+// writeSearchReport writes the report of a tune search (report tune[:ID]).
+func writeSearchReport(cmd *cobra.Command, s *store.Store, ref, out, format string) error {
+	v, err := report.LoadSearch(cmd.Context(), s, ref)
+	if errors.Is(err, report.ErrNoSearch) {
+		return problem.BadInput("run 'pgoltp tune' first, or name a stored search: pgoltp report tune:ID", "%v", err)
+	} else if err != nil {
+		return problem.Failed("%v", err)
+	}
+	render := report.SearchHTML
 	switch format {
-	case "csv":
-		return report.RunsCSV(w, runs)
 	case "json":
-		if runs == nil {
-			runs = []store.Summary{}
+		render = report.SearchJSON
+	case "csv":
+		return problem.BadInput("use --format html or json", "a tune search has no CSV form")
+	}
+	if out == "" && format == "html" {
+		out = filepath.Join(global.lab, "reports", v.ID+".html")
+	}
+	err = writeOutput(cmd.OutOrStdout(), out, func(w io.Writer) error { return render(w, v) })
+	if err == nil && out != "" && out != "-" {
+		fmt.Fprintf(cmd.OutOrStdout(), "Report of search %s (%s): %s\n", v.ID, v.Status, out)
+	}
+	return err
+}
+
+func init() {
+	var out, format string
+	cmd := &cobra.Command{
+		Use:   "compare RUN RUN...",
+		Short: "Show stored runs side by side: figures with their change, and what differs",
+		Long: `Show two or more stored runs side by side. The first run is the baseline: each
+headline figure and latency percentile of the others is shown with its change
+against it, followed by the parameters, server settings (with their risk) and
+system facts that differ between the runs.
+
+Runs are ids, unique prefixes, "last" or "last~N". Plain text goes to standard
+output; -o file.html writes a self-contained HTML page with the runs'
+throughput overlaid; --json (or --format json) writes JSON.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 2 {
+				return problem.BadInput("name at least two runs, e.g. 'pgoltp compare last~1 last'", "compare needs two or more runs, got %d", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := outputFormat("comparison", format, out, global.json, "text", "html", "json")
+			if err != nil {
+				return err
+			}
+			n, err := writeComparison(cmd.Context(), cmd.OutOrStdout(), args, out, format)
+			if err == nil && out != "" && out != "-" {
+				fmt.Fprintf(cmd.OutOrStdout(), "Comparison of %d runs: %s\n", n, out)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write ('-' for standard output)")
+	cmd.Flags().StringVar(&format, "format", "", "text, html or json (default: from the -o extension, else text)")
+	rootCmd.AddCommand(cmd)
+}
+
+// writeComparison loads the stored runs refs and writes their comparison in
+// format to out, or to w when out is "" or "-"; it returns how many runs.
+func writeComparison(ctx context.Context, w io.Writer, refs []string, out, format string) (int, error) {
+	s, err := openResults(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	runs, err := s.FindAll(ctx, refs)
+	if err != nil {
+		return 0, err
+	}
+	c := report.Compare(runs)
+	return len(runs), writeOutput(w, out, func(w io.Writer) error { return c.Write(w, format) })
+}
+
+// writeOutput writes render's output to the file out (atomically: a reader
+// never sees half of it), or buffered to w when out is "" or "-".
+func writeOutput(w io.Writer, out string, render func(io.Writer) error) error {
+	if out == "" || out == "-" {
+		bw := bufio.NewWriter(w)
+		if err := render(bw); err != nil {
+			return err
 		}
-		return writeJSON(w, runs)
+		return bw.Flush()
 	}
-	if len(runs) == 0 {
-		fmt.Fprintf(w, "No runs stored in %s yet.\n", s.Where())
-		return nil
+	if err := runfile.WriteAtomically(out, render); err != nil {
+		return problem.Wrap(err, "check that the directory of -o is writable", "cannot write %s", out)
 	}
-	return report.RunsText(w, runs)
+	return nil
 }

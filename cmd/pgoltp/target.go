@@ -8,10 +8,16 @@ import (
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/server"
+	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
-// workDatabase is the database pgoltp loads and runs in on the managed cluster.
-const workDatabase = "pgoltp"
+// The databases pgoltp works in on the managed cluster: what 'tpcc load' and
+// the run commands use, and the ones experiments and tune load on their own.
+const (
+	workDatabase       = "pgoltp"
+	experimentDatabase = "pgoltp_experiment"
+	tuneDatabase       = "pgoltp_tune"
+)
 
 // targetDSN returns the connection string of the server a command works on:
 // --dsn if given (checked by connecting), else the lab's managed cluster,
@@ -20,11 +26,8 @@ func targetDSN(ctx context.Context) (string, error) {
 	if global.dsn != "" {
 		return checkDSN(ctx, global.dsn)
 	}
-	c, err := managedCluster(ctx)
+	c, err := managedDatabase(ctx, workDatabase)
 	if err != nil {
-		return "", err
-	}
-	if err := c.EnsureDatabase(ctx, workDatabase); err != nil {
 		return "", err
 	}
 	if global.verbose > 0 {
@@ -33,20 +36,36 @@ func targetDSN(ctx context.Context) (string, error) {
 	return c.DSN(workDatabase), nil
 }
 
-// managedCluster returns the lab's cluster, running. It refuses when --dsn is
-// given: commands that need to restart or crash a server only do that to a
-// server pgoltp owns.
-func managedCluster(ctx context.Context) (*cluster.Cluster, error) {
+// tunedServer is the server a command changes the settings of, and the
+// connection string of the database it runs in: --dsn, or the lab's managed
+// cluster (database db), whose lock the command then holds to its end.
+func tunedServer(ctx context.Context, db string) (tune.Server, string, error) {
+	if global.dsn != "" {
+		dsn, err := checkDSN(ctx, global.dsn)
+		if err != nil {
+			return nil, "", err
+		}
+		return server.External{DSN: dsn}, dsn, nil
+	}
+	if err := holdLab(); err != nil {
+		return nil, "", err
+	}
+	c, err := managedDatabase(ctx, db)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, c.DSN(db), nil
+}
+
+// managedDatabase returns the lab's cluster, running, with database db. It
+// refuses when --dsn is given: commands that need to restart or crash a
+// server only do that to a server pgoltp owns.
+func managedDatabase(ctx context.Context, db string) (*cluster.Cluster, error) {
 	if global.dsn != "" {
 		return nil, problem.BadInput("drop --dsn to use the lab's managed cluster",
 			"this command manages the lab's own cluster and cannot act on an external server")
 	}
-	unlock, err := lockLab()
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	return cluster.Up(ctx, cluster.Options{Lab: global.lab, Progress: os.Stderr})
+	return cluster.Ready(ctx, cluster.Options{Lab: global.lab, Progress: os.Stderr}, commandName(), db)
 }
 
 // checkDSN checks --dsn by connecting once (internal/server) and returns it

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -31,16 +31,11 @@ func init() {
 
 func newTPCBLoadCmd() *cobra.Command {
 	var o tpcb.LoadOptions
-	var method string
 	cmd := &cobra.Command{
 		Use:   "load",
 		Short: "create and fill the pgbench tables (like pgbench -i), in parallel",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.PartitionMethod = tpcb.PartitionMethod(method)
-			if o.Partitions > 0 && method == "" {
-				o.PartitionMethod = tpcb.PartitionRange
-			}
 			if err := o.Validate(); err != nil {
 				return problem.BadInput("run 'pgoltp tpcb load --help' for the flags", "%s", err)
 			}
@@ -65,7 +60,7 @@ func newTPCBLoadCmd() *cobra.Command {
 	f.IntVarP(&o.Scale, "scale", "s", 1, "scale factor: 100000 accounts, 10 tellers and 1 branch per unit")
 	f.IntVarP(&o.Fillfactor, "fillfactor", "F", 100, "fillfactor of pgbench_accounts, tellers and branches (10-100)")
 	f.IntVar(&o.Partitions, "partitions", 0, "partition pgbench_accounts into this many partitions")
-	f.StringVar(&method, "partition-method", "", "range or hash (default range when --partitions is given)")
+	f.StringVar((*string)(&o.PartitionMethod), "partition-method", "", "range or hash (default range when --partitions is given)")
 	f.BoolVar(&o.ExtraIndex, "extra-index", false, "also index pgbench_accounts (bid, abalance): makes every update non-HOT")
 	f.BoolVar(&o.ForeignKeys, "foreign-keys", false, "create the foreign keys between the tables (pgbench -I f)")
 	f.BoolVar(&o.Unlogged, "unlogged-tables", false, "create the tables unlogged")
@@ -75,11 +70,10 @@ func newTPCBLoadCmd() *cobra.Command {
 
 func newTPCBRunCmd() *cobra.Command {
 	var (
-		o          tpcb.RunOptions
-		fl         tpcb.Flags
-		bloatEvery time.Duration
-		record     bool
-		grp        groupFlags
+		o   tpcb.RunOptions
+		fl  tpcb.Flags
+		rr  runRecording
+		grp groupFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -94,15 +88,14 @@ one row per committed transaction.`,
 			if err := fl.Apply(&o); err != nil {
 				return err
 			}
-			ro := recordOptions(record)
-			if err := grp.apply(&o.Part, &ro); err != nil {
-				return err
-			}
-			bloat, err := resolveBloatEvery(cmd.Flags().Changed("bloat-every"), bloatEvery, o.Duration)
+			ro, err := rr.options(cmd, o.Duration)
 			if err != nil {
 				return err
 			}
-			ro.Collect.BloatEvery = bloat
+			err = grp.apply(&o.Part, &ro)
+			if err != nil {
+				return err
+			}
 			// -j is pgbench's thread count: here the event loops, each on its
 			// own thread, plus one for the rest of the process (progress,
 			// aggregation), so both tools use the same number of CPUs.
@@ -116,15 +109,11 @@ one row per committed transaction.`,
 			}
 			out, err := recorder.Run(cmd.Context(), dsn, &tpcb.Workload{Options: o, SkipCheck: o.NoCheck}, ro)
 			if err != nil {
-				return tpcbError("tpcb run", err)
+				return tpcb.Problem("tpcb run", err)
 			}
 			res := out.Result.Detail.(*tpcb.RunResult)
-			if global.json {
-				if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
-					return err
-				}
-			} else {
-				res.WriteSummary(cmd.OutOrStdout())
+			if err := emit(cmd.OutOrStdout(), res, func(w io.Writer) error { res.WriteSummary(w); return nil }); err != nil {
+				return err
 			}
 			return res.Verdict()
 		},
@@ -150,18 +139,9 @@ one row per committed transaction.`,
 	f.Uint64Var(&o.Seed, "random-seed", 0, "random seed (0 = from the clock)")
 	f.DurationVar(&o.SnapshotEach, "snapshot-interval", time.Minute, "keep a histogram snapshot of every window this long")
 	f.DurationVar(&o.SeriesEach, "series-interval", time.Second, "length of one point of the throughput/latency series")
-	addBloatEveryFlag(f, &bloatEvery)
+	rr.addFlags(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
 	addGroupFlags(f, &grp, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
-	f.BoolVar(&record, "record", true, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
 	return cmd
-}
-
-// tpcbError makes "not loaded" a bad-input problem (exit 2) and wraps the rest.
-func tpcbError(what string, err error) error {
-	if errors.Is(err, tpcb.ErrNotLoaded) {
-		return problem.BadInput("run 'pgoltp tpcb load --scale N' (or pgbench -i) first", "%s: the pgbench tables are not loaded", what)
-	}
-	return fmt.Errorf("%s: %w", what, err)
 }
 
 func newTPCBCheckCmd() *cobra.Command {
@@ -176,8 +156,8 @@ as long as pgbench_history was never truncated (pgbench truncates it before a
 run unless given -n).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.ExpectHistory < -1 {
-				return problem.BadInput("give the number of committed transactions, or leave it out", "invalid --expect-history %d", o.ExpectHistory)
+			if err := o.Validate(); err != nil {
+				return err
 			}
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
@@ -185,14 +165,10 @@ run unless given -n).`,
 			}
 			res, err := tpcb.Check(cmd.Context(), dsn, o)
 			if err != nil {
-				return tpcbError("tpcb check", err)
+				return tpcb.Problem("tpcb check", err)
 			}
-			if global.json {
-				if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
-					return err
-				}
-			} else {
-				res.WriteText(cmd.OutOrStdout())
+			if err := emit(cmd.OutOrStdout(), res, func(w io.Writer) error { res.WriteText(w); return nil }); err != nil {
+				return err
 			}
 			return res.Verdict()
 		},

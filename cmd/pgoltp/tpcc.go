@@ -1,8 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -52,12 +52,11 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 				if err != nil {
 					return err
 				}
-				if global.json {
-					return writeJSON(out, st)
-				}
-				fmt.Fprintf(out, "wrote %d rows of %d warehouses (seed %d) as COPY text files in %s in %.1fs\n",
-					st.TotalRows(), st.Warehouses, st.Seed, toFiles, st.Total.Seconds())
-				return nil
+				return emit(out, st, func(w io.Writer) error {
+					_, err := fmt.Fprintf(w, "wrote %d rows of %d warehouses (seed %d) as COPY text files in %s in %.1fs\n",
+						st.TotalRows(), st.Warehouses, st.Seed, toFiles, st.Total.Seconds())
+					return err
+				})
 			}
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
@@ -72,11 +71,7 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 			if err := tpcc.LoadProblem(cmd.Context(), err); err != nil {
 				return err
 			}
-			if global.json {
-				return writeJSON(out, st)
-			}
-			st.WriteText(out)
-			return nil
+			return emit(out, st, func(w io.Writer) error { st.WriteText(w); return nil })
 		},
 	}
 	f := cmd.Flags()
@@ -116,19 +111,11 @@ Checks: ` + strings.Join(tpcc.CheckNames(), ", "),
 				return err
 			}
 			rep, err := tpcc.Check(cmd.Context(), dsn, opts)
-			if errors.Is(err, tpcc.ErrNotLoaded) {
-				return problem.BadInput("run 'pgoltp tpcc load' first, or pass the --schema that holds it", "%s", err.Error())
+			if err := tpcc.CheckProblem(err); err != nil {
+				return err
 			}
-			if err != nil {
-				return fmt.Errorf("tpcc check: %w", err)
-			}
-			out := cmd.OutOrStdout()
-			if global.json {
-				if err := writeJSON(out, rep); err != nil {
-					return err
-				}
-			} else {
-				_ = rep.WriteText(out)
+			if err := emit(cmd.OutOrStdout(), rep, func(w io.Writer) error { _ = rep.WriteText(w); return nil }); err != nil {
+				return err
 			}
 			return rep.Verdict()
 		},

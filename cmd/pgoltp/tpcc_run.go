@@ -1,14 +1,12 @@
 package main
 
 import (
-	"time"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
-	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
-	"github.com/pgoltp/pgoltp/internal/runfile"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
 
@@ -20,16 +18,11 @@ func init() {
 // transactions and report tpmC, latencies, errors and the input audits.
 func tpccRunCommand() *cobra.Command {
 	var (
-		opts        tpcc.RunOptions
-		weights     string
-		progressSec int
-		deliveryLog string
-		check       string
-		record      bool
-		cpuProfile  string
-		procs       int
-		bloatEvery  time.Duration
-		grp         groupFlags
+		opts       tpcc.RunOptions
+		fl         tpcc.RunFlags
+		rr         runRecording
+		cpuProfile string
+		grp        groupFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -47,69 +40,36 @@ A live line is printed every --progress seconds on stderr; Ctrl-C stops the run
 cleanly and still prints the summary.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if weights != "" {
-				w, err := tpcc.ParseWeights(weights)
-				if err != nil {
-					return problem.BadInput("pass five card counts NO,P,OS,D,SL, e.g. --weights 45,43,4,4,4", "%s", err.Error())
-				}
-				opts.Weights = w
-			}
-			opts.Progress = time.Duration(progressSec) * time.Second
-			w := &tpcc.Workload{Options: opts, CheckMode: check}
-			if err := w.Validate(); err != nil {
-				return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", err.Error())
-			}
-			if err := driver.UseCPUs(procs, w.Options.AllConns()); err != nil {
-				return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", err.Error())
-			}
-			ro := recordOptions(record)
-			if err := grp.apply(&w.Options.Part, &ro); err != nil {
+			w, err := fl.Workload(opts)
+			if err != nil {
 				return err
 			}
-			var err error
-			if ro.Collect.BloatEvery, err = resolveBloatEvery(cmd.Flags().Changed("bloat-every"), bloatEvery, w.Options.Ramp+w.Options.Duration); err != nil {
+			ro, err := rr.options(cmd, w.Options.Ramp+w.Options.Duration)
+			if err != nil {
+				return err
+			}
+			if err := grp.apply(&w.Options.Part, &ro); err != nil {
 				return err
 			}
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err
 			}
-			if w.Options.Progress > 0 {
-				w.Options.ProgressOut = cmd.ErrOrStderr()
+			closeLog, err := fl.Outputs(w, cmd.ErrOrStderr())
+			if err != nil {
+				return err
 			}
-			if deliveryLog != "" {
-				f, err := runfile.Create(deliveryLog)
-				if err != nil {
-					return problem.Wrap(err, "pass a writable --delivery-log path", "cannot create the delivery log")
-				}
-				defer f.Close()
-				w.Options.DeliveryLog = f
+			defer closeLog()
+			stopProfile, err := driver.StartCPUProfile(cpuProfile)
+			if err != nil {
+				return err
 			}
-			if cpuProfile != "" {
-				stop, err := driver.StartCPUProfile(cpuProfile)
-				if err != nil {
-					return err
-				}
-				defer stop()
-			}
+			defer stopProfile()
 			out, err := recorder.Run(cmd.Context(), dsn, w, ro)
 			if err != nil {
 				return tpcc.StartProblem(cmd.Context(), err)
 			}
-			res := out.Result.Detail.(*tpcc.RunResult)
-			rep := tpcc.CheckReportOf(out.Check)
-			if global.json {
-				if err := writeJSON(cmd.OutOrStdout(), struct {
-					*tpcc.RunResult
-					RunID string            `json:"run_id,omitempty"`
-					Check *tpcc.CheckReport `json:"check,omitempty"`
-				}{res, out.RunID, rep}); err != nil {
-					return err
-				}
-			} else if err := res.WriteWithCheck(cmd.OutOrStdout(), rep); err != nil {
-				return err
-			}
-			return checkVerdict("tpcc", out.Check)
+			return printTPCCRun(cmd.OutOrStdout(), out)
 		},
 	}
 	f := cmd.Flags()
@@ -124,22 +84,37 @@ cleanly and still prints the summary.`,
 	f.IntVar(&opts.TxnsPerTerminal, "txns-per-terminal", 0, "stop each terminal after this many transactions (0 = no limit)")
 	f.Int64Var(&opts.StopAtTxns, "stop-at-txns", 0, "stop after this many transactions of all five kinds over all terminals, ramp-up included (with --duration, whichever comes first)")
 	f.Float64Var(&opts.Rate, "rate", 0, "limit to this many transactions per minute over all terminals (0 = unlimited)")
-	f.StringVar(&weights, "weights", "", "mix as card counts NO,P,OS,D,SL (default: the 23-card deck 10,10,1,1,1); below the minimums of clause 5.2.3 the run is marked non-compliant")
+	f.StringVar(&fl.Weights, "weights", "", "mix as card counts NO,P,OS,D,SL (default: the 23-card deck 10,10,1,1,1); below the minimums of clause 5.2.3 the run is marked non-compliant")
 	f.BoolVar(&opts.AllowNonCompliant, "allow-noncompliant", false, "let spec mode run a mix below clause 5.2.3's minimums or more than 10 terminals per warehouse (marked non-compliant)")
 	f.IntVar(&opts.MaxRetries, "max-retries", 10, "retries of serialization failures and deadlocks (-1 = none)")
 	f.StringVar(&opts.Isolation, "isolation", "read-committed", "read-committed, repeatable-read or serializable (Stock-Level may run at read committed)")
 	f.Float64Var(&opts.KeyingScale, "keying-scale", 1, "multiply keying and think times in spec mode (1 = the standard)")
-	addBloatEveryFlag(f, &bloatEvery)
 	addGroupFlags(f, &grp, "warehouses (remote ones still from all loaded)")
-	f.IntVar(&progressSec, "progress", 5, "print a live line every N seconds on stderr (0 = off)")
+	f.IntVar(&fl.Progress, "progress", 5, "print a live line every N seconds on stderr (0 = off)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "random seed (0 = random; printed with the result)")
 	f.StringVar(&opts.Schema, "schema", tpcc.DefaultSchema, "schema that holds the TPC-C tables")
 	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, schemasRunUsage)
-	f.StringVar(&deliveryLog, "delivery-log", "", "write one line per executed Delivery to this file (clause 2.7.2.2)")
-	f.IntVar(&procs, "procs", 0, "CPUs the driver may use at once (GOMAXPROCS; 0 = one per 32 connections)")
-	f.StringVar(&check, "check", tpcc.CheckQuick, "consistency check after the run: quick (skips the per-customer conditions), full or none")
-	f.BoolVar(&record, "record", true, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU measurements)")
+	f.StringVar(&fl.DeliveryLog, "delivery-log", "", "write one line per executed Delivery to this file (clause 2.7.2.2)")
+	f.IntVar(&fl.Procs, "procs", 0, "CPUs the driver may use at once (GOMAXPROCS; 0 = one per 32 connections)")
+	f.StringVar(&fl.Check, "check", tpcc.CheckQuick, "consistency check after the run: quick (skips the per-customer conditions), full or none")
+	rr.addFlags(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU measurements)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
 	_ = f.MarkHidden("cpuprofile")
 	return cmd
+}
+
+// printTPCCRun prints the run with its check (or both as JSON) and turns a
+// failed check into exit code 1.
+func printTPCCRun(w io.Writer, out *recorder.Outcome) error {
+	res := out.Result.Detail.(*tpcc.RunResult)
+	rep := tpcc.CheckReportOf(out.Check)
+	asJSON := struct {
+		*tpcc.RunResult
+		RunID string            `json:"run_id,omitempty"`
+		Check *tpcc.CheckReport `json:"check,omitempty"`
+	}{res, out.RunID, rep}
+	if err := emit(w, asJSON, func(w io.Writer) error { return res.WriteWithCheck(w, rep) }); err != nil {
+		return err
+	}
+	return checkVerdict("tpcc", out.Check)
 }

@@ -1,11 +1,7 @@
 package main
 
-// `pgoltp tune`, and the one adapter between internal/tuner's interfaces and
-// today's concrete types (workloads, cluster, results store).
-
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -13,17 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
-	"github.com/pgoltp/pgoltp/internal/server"
-	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/tuner"
-	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
-
-// tuneDatabase is where tune loads its data on the managed cluster.
-const tuneDatabase = "pgoltp_tune"
 
 func init() {
 	var f tuner.Options
@@ -96,124 +85,31 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuner.Opt
 	if err := f.Validate(); err != nil {
 		return err
 	}
-	inject, err := tuner.ParseInject(f.Inject)
+	w, err := registry.New(f.Workload, f.Scale, f.Clients)
+	if err != nil {
+		return problem.BadInput("use --workload "+strings.Join(registry.Kinds(), ", "), "%v", err)
+	}
+	resume, err := f.Resumed(global.lab, cmd.Flags().Changed("budget"), w.Name())
 	if err != nil {
 		return err
-	}
-	var resume *tuner.State
-	if f.Resume != "" {
-		id := f.Resume
-		if id == "latest" {
-			id = ""
-		}
-		if resume, err = tuner.Load(global.lab, id); err != nil {
-			return problem.BadInput("run 'pgoltp tune' without --resume to start a search", "cannot resume: %v", err)
-		}
-		f.Seed, f.Objective, f.AllowUnsafe, f.Trial, f.MaxP99 = resume.Seed, resume.Objective, resume.AllowUnsafe, resume.Trial, resume.MaxP99
-		if !cmd.Flags().Changed("budget") {
-			f.Budget = resume.Budget
-		}
-	}
-	w, kind, err := tuneWorkload(f)
-	if err != nil {
-		return err
-	}
-	if resume != nil && resume.Workload != w.Name() {
-		return problem.BadInput("give the same --workload, --scale/--warehouses and --clients as the search had",
-			"search %s ran %s, not %s", resume.ID, resume.Workload, w.Name())
 	}
 	if err := holdLab(); err != nil { // for the whole search
 		return err
 	}
-	target, dsn, dataDir, err := tuneTarget(ctx)
+	server, dsn, err := tunedServer(ctx, tuneDatabase)
 	if err != nil {
 		return err
 	}
-	server := tuner.ServerOf(target, dsn)
-	host := tune.DetectHost(dataDir)
-	limits := tuner.Limits{RAM: host.RAM, CPUs: host.CPUs, HugePagesTotal: host.HugePagesTotal}
-	if _, managed := target.(*cluster.Cluster); !managed {
-		limits.NoRestart = true
-		fmt.Fprintln(os.Stderr, "--dsn: settings that need a restart are left out (pgoltp does not restart a server it does not manage)")
-	}
-	live, major, err := server.Read(ctx)
+	t, err := tuner.New(ctx, tuner.Setup{Options: f, Resume: resume, Workload: w, Server: server, DSN: dsn,
+		Lab: global.lab, ResultsDSN: resultsStore.dsn, Log: os.Stderr})
 	if err != nil {
 		return err
-	}
-	advice, err := tune.Advise(tune.AdviseInput{Host: host, Connections: f.Clients, Workload: kind, Major: major, Live: live})
-	if err != nil {
-		return problem.Failed("advise: %v", err)
-	}
-	id := "tune-" + time.Now().UTC().Format("20060102T150405Z")
-	if resume != nil {
-		id = resume.ID
-	}
-	t := &tuner.Tuner{
-		Server: server, Workload: tuner.WorkloadOf(w, dsn), Lab: global.lab, Limits: limits,
-		Recorder: tuner.StoreRecorder{Lab: global.lab, ResultsDSN: resultsStore.dsn, Kind: kind, Workload: w.Name()},
-		ID:       id, Seed: f.Seed, Objective: f.Objective, MaxP99: f.MaxP99, AllowUnsafe: f.AllowUnsafe,
-		Budget: f.Budget, TrialTime: f.Trial, Prewarm: f.Prewarm, Advise: advice.Settings(),
-		Confirm: f.Confirm, Ablation: f.Ablation, Apply: f.Apply, Resume: resume, Log: os.Stderr, Inject: inject,
-	}
-	if f.Layout {
-		if t.Layout, err = tuner.TablesOf(w, dsn); err != nil {
-			return problem.BadInput("run tune without --layout", "%v", err)
-		}
 	}
 	res, runErr := t.Run(ctx)
 	if res != nil {
-		if global.json {
-			err = writeJSON(out, res)
-		} else {
-			err = res.Write(out, f.Format)
-		}
-		if err != nil {
+		if err := emit(out, res, func(w io.Writer) error { return res.Write(w, f.Format) }); err != nil {
 			return err
 		}
-		if !res.Restored && !res.Applied {
-			return problem.Failed("the original settings could NOT be restored (see the note above)")
-		}
 	}
-	if runErr != nil {
-		if p, ok := runErr.(*problem.Problem); ok {
-			return p
-		}
-		return problem.Failed("tune stopped: %v (resume with 'pgoltp tune --resume %s')", runErr, id)
-	}
-	if res.Interrupted {
-		return problem.Failed("tune interrupted; the best so far is shown above; continue with 'pgoltp tune --resume %s'", id)
-	}
-	return nil
-}
-
-// --- the adapter: today's concrete types behind internal/tuner's interfaces ---
-
-func tuneWorkload(f tuner.Options) (workload.Workload, string, error) {
-	w, err := registry.New(f.Workload, f.Scale, f.Clients)
-	if err != nil {
-		return nil, "", problem.BadInput("use --workload "+strings.Join(registry.Kinds(), ", "), "%v", err)
-	}
-	if f.Workload == "tpcc" {
-		return w, tune.WorkloadTPCC, nil
-	}
-	return w, tune.WorkloadTPCB, nil
-}
-
-// tuneTarget is the managed cluster (database pgoltp_tune) or --dsn.
-func tuneTarget(ctx context.Context) (tune.Server, string, string, error) {
-	if global.dsn != "" {
-		dsn, err := checkDSN(ctx, global.dsn)
-		if err != nil {
-			return nil, "", "", err
-		}
-		return server.External{DSN: dsn}, dsn, "/", nil
-	}
-	c, err := managedCluster(ctx)
-	if err != nil {
-		return nil, "", "", err
-	}
-	if err := c.EnsureDatabase(ctx, tuneDatabase); err != nil {
-		return nil, "", "", err
-	}
-	return c, c.DSN(tuneDatabase), c.DataDir, nil
+	return t.Verdict(res, runErr)
 }

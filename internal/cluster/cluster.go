@@ -161,7 +161,47 @@ func binariesFor(ctx context.Context, opts Options) (Binaries, error) {
 	return b, nil
 }
 
+// create makes a new cluster in lab: binaries, directories, initdb, the
+// configuration and the password files. On failure it removes what it
+// created and nothing else.
 func create(ctx context.Context, lab string, opts Options) (c *Cluster, err error) {
+	if c, err = prepareCreate(ctx, lab, opts); err != nil {
+		return nil, err
+	}
+	made := &createdFiles{dataDir: c.DataDir}
+	defer func() {
+		if err != nil {
+			made.remove()
+		}
+	}()
+	if err := c.makeDirs(made); err != nil {
+		return nil, err
+	}
+	if err := c.initdb(ctx); err != nil {
+		return nil, err
+	}
+	if err := writeNew(markerPath(c.DataDir), "created by pgoltp for the lab "+lab+"\n"); err != nil {
+		return nil, err
+	}
+	if err := c.writeConfig(); err != nil {
+		return nil, err
+	}
+	made.paths = append(made.paths, passwordPath(lab), c.PassFile(), statePath(lab))
+	if err := writePrivate(passwordPath(lab), c.password+"\n"); err != nil {
+		return nil, err
+	}
+	if err := c.writePassFile(); err != nil {
+		return nil, err
+	}
+	// The state file is written last: a lab without it has no cluster, and a
+	// marked data directory without it is an interrupted create, done again.
+	return c, c.saveState()
+}
+
+// prepareCreate is the part of create that writes nothing but the lab
+// directory: the server user, the lab's claim, the binaries, a free port and
+// a new password.
+func prepareCreate(ctx context.Context, lab string, opts Options) (*Cluster, error) {
 	u, err := resolveServerUser(opts.RunAs)
 	if err != nil {
 		return nil, err
@@ -169,7 +209,7 @@ func create(ctx context.Context, lab string, opts Options) (c *Cluster, err erro
 	if _, err := ensureLab(lab); err != nil {
 		return nil, err
 	}
-	c = &Cluster{RunAs: u.Name, user: u}
+	c := &Cluster{RunAs: u.Name, user: u}
 	c.fill(lab)
 	if err := c.claimLab(); err != nil {
 		return nil, err
@@ -190,70 +230,60 @@ func create(ctx context.Context, lab string, opts Options) (c *Cluster, err erro
 		return nil, err
 	}
 	c.password = hex.EncodeToString(pw)
+	return c, nil
+}
 
-	// On failure, remove what this call created and nothing else.
-	var created []string
-	emptied, dataDir := "", c.DataDir // c is nil once a failure is returned
-	defer func() {
-		if err == nil {
-			return
-		}
-		if emptied != "" {
-			removeContents(emptied)
-		}
-		for i := len(created) - 1; i >= 0; i-- {
-			if created[i] == dataDir {
-				_ = os.RemoveAll(created[i])
-			} else {
-				_ = os.Remove(created[i]) // directories only if empty
-			}
-		}
-	}()
-	mkdir := func(d string) error {
-		if _, err := os.Lstat(d); errors.Is(err, os.ErrNotExist) {
-			if err := os.Mkdir(d, 0o700); err != nil {
-				return err
-			}
-			created = append(created, d)
-		}
-		return u.own(d)
-	}
-	if err := mkdir(c.DataDir); err != nil {
-		return nil, err
-	}
-	if len(created) == 0 {
-		emptied = c.DataDir // it existed, empty (claimLab checked): initdb fills it
-	}
-	if err := mkdir(filepath.Dir(c.LogFile)); err != nil {
-		return nil, err
-	}
-	_, runErr := os.Lstat(filepath.Join(lab, "run"))
-	if c.SocketDir, err = newSocketDir(lab, u); err != nil {
-		return nil, err
-	}
-	if c.SocketDir != filepath.Join(lab, "run") || runErr != nil {
-		created = append(created, c.SocketDir)
-	}
+// createdFiles is what a create made, to remove on failure: that and nothing
+// else.
+type createdFiles struct {
+	paths   []string // in the order made
+	emptied string   // a directory that existed empty and was filled
+	dataDir string   // removed whole, unlike the other directories
+}
 
-	if err := c.initdb(ctx); err != nil {
-		return nil, err
+func (m *createdFiles) remove() {
+	if m.emptied != "" {
+		removeContents(m.emptied)
 	}
-	if err := writeNew(markerPath(c.DataDir), "created by pgoltp for the lab "+lab+"\n"); err != nil {
-		return nil, err
+	for i := len(m.paths) - 1; i >= 0; i-- {
+		if m.paths[i] == m.dataDir {
+			_ = os.RemoveAll(m.paths[i])
+		} else {
+			_ = os.Remove(m.paths[i]) // directories only if empty
+		}
 	}
-	if err := c.writeConfig(); err != nil {
-		return nil, err
+}
+
+// mkdir makes d for the server user unless it exists, noting it in m.
+func (m *createdFiles) mkdir(d string, u serverUser) error {
+	if _, err := os.Lstat(d); errors.Is(err, os.ErrNotExist) {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return err
+		}
+		m.paths = append(m.paths, d)
 	}
-	created = append(created, passwordPath(lab), c.PassFile(), statePath(lab))
-	if err := writePrivate(passwordPath(lab), c.password+"\n"); err != nil {
-		return nil, err
+	return u.own(d)
+}
+
+// makeDirs makes the data, log and socket directories of a new cluster.
+func (c *Cluster) makeDirs(m *createdFiles) (err error) {
+	if err := m.mkdir(c.DataDir, c.user); err != nil {
+		return err
 	}
-	if err := c.writePassFile(); err != nil {
-		return nil, err
+	if len(m.paths) == 0 {
+		m.emptied = c.DataDir // it existed, empty (claimLab checked): initdb fills it
 	}
-	// The state file is written last: a lab without it has no cluster, and a
-	// marked data directory without it is an interrupted create, done again.
-	return c, c.saveState()
+	if err := m.mkdir(filepath.Dir(c.LogFile), c.user); err != nil {
+		return err
+	}
+	_, runErr := os.Lstat(filepath.Join(c.Lab, "run"))
+	if c.SocketDir, err = newSocketDir(c.Lab, c.user); err != nil {
+		return err
+	}
+	if c.SocketDir != filepath.Join(c.Lab, "run") || runErr != nil {
+		m.paths = append(m.paths, c.SocketDir)
+	}
+	return nil
 }
 
 // claimLab refuses a lab holding what pgoltp did not create: a non-empty data

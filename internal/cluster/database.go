@@ -46,3 +46,19 @@ func (c *Cluster) DataSize(ctx context.Context) string {
 	_ = conn.QueryRow(ctx, "SELECT pg_size_pretty(sum(pg_database_size(datname))::bigint) FROM pg_database").Scan(&s)
 	return s
 }
+
+// Ready is the start of every command on the managed cluster: under the
+// lab's lock (held for command), create the cluster if needed, start it, and
+// make sure database db exists.
+func Ready(ctx context.Context, opts Options, command, db string) (*Cluster, error) {
+	unlock, err := LockLab(opts.Lab, command, DefaultLockWait)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	c, err := Up(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c, c.EnsureDatabase(ctx, db)
+}

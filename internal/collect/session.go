@@ -62,6 +62,24 @@ func Start(ctx context.Context, dsn string, opts Options) (*Session, error) {
 	if opts.Interval <= 0 {
 		opts.Interval = time.Second
 	}
+	cpu0 := threadCPU()
+	runtime.LockOSThread() // snapshot cost is measured on this thread
+	defer runtime.UnlockOSThread()
+	s, err := connect(ctx, dsn, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.snapshotBefore(ctx)
+	s.samples.Cost.SnapshotCPU = threadCPU() - cpu0
+	s.stop = make(chan struct{})
+	s.samples.Start = time.Now()
+	go s.loop(ctx)
+	return s, nil
+}
+
+// connect opens the collector's own connection and learns the server's
+// major and whether it runs on this host.
+func connect(ctx context.Context, dsn string, opts Options) (*Session, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("collector: %w", err)
@@ -71,9 +89,6 @@ func Start(ctx context.Context, dsn string, opts Options) (*Session, error) {
 	// (CREATE EXTENSION) must never be waited for behind the workload.
 	cfg.RuntimeParams["statement_timeout"] = "30s"
 	cfg.RuntimeParams["lock_timeout"] = "2s"
-	cpu0 := threadCPU()
-	runtime.LockOSThread() // snapshot cost is measured on this thread
-	defer runtime.UnlockOSThread()
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("collector: connecting: %w", err)
@@ -94,40 +109,31 @@ func Start(ctx context.Context, dsn string, opts Options) (*Session, error) {
 		s.backendPID = 0
 	}
 	s.samples.Cost.BackendLocal = s.backendPID != 0
+	return s, nil
+}
 
+// snapshotBefore takes the one-time snapshots (facts, settings, statements
+// and tables before the run) and prepares the samplers; what it cannot
+// collect is a warning.
+func (s *Session) snapshotBefore(ctx context.Context) {
+	conn, opts := s.conn, s.opts
 	s.samples.Facts = append(s.samples.Facts, serverFacts(ctx, conn)...)
 	if st, err := settingsSnapshot(ctx, conn, s.major); err != nil {
 		s.warn("no pg_settings snapshot: %v", err)
 	} else {
 		s.samples.Settings = st
 	}
+	var err error
 	if err := ensureExtension(ctx, conn, "pg_stat_statements"); err != nil {
 		s.warn("no top statements: %v", err)
 	} else if s.stmtsBefore, err = readStatements(ctx, conn, s.major); err != nil {
 		s.warn("no top statements: %v", err)
 		s.stmtsBefore = nil
 	}
-	withBloat := !opts.NoBloat
-	if withBloat {
-		if err := ensureExtension(ctx, conn, "pgstattuple"); err != nil {
-			s.warn("no bloat estimates: %v", err)
-			withBloat = false
-		}
-	}
-	s.opts.NoBloat = !withBloat
-	s.growth = growthSampler{every: opts.GrowthEvery}
-	if s.growth.every == 0 {
-		s.growth.every = DefaultGrowthEvery
-	}
-	if withBloat {
-		// The before-snapshot just estimated bloat: the next one is due
-		// BloatEvery from now.
-		s.growth.bloatEvery, s.growth.lastBloat = opts.BloatEvery, time.Now()
-	}
+	withBloat := s.startGrowth(ctx)
 	if s.tablesBefore, err = readTables(ctx, conn, withBloat); err != nil {
 		s.warn("no table sizes: %v", err)
 	}
-
 	s.pg = newPGSampler(s.major)
 	for _, t := range s.tablesBefore {
 		s.pg.tableOIDs = append(s.pg.tableOIDs, t.oid)
@@ -143,12 +149,29 @@ func Start(ctx context.Context, dsn string, opts Options) (*Session, error) {
 			s.samples.Facts = append(s.samples.Facts, osFacts(s.os.disks)...)
 		}
 	}
-	s.samples.Cost.SnapshotCPU = threadCPU() - cpu0
+}
 
-	s.stop = make(chan struct{})
-	s.samples.Start = time.Now()
-	go s.loop(ctx)
-	return s, nil
+// startGrowth sets up the growth sampler and says whether bloat is estimated
+// (pgstattuple could be installed, and it was not turned off).
+func (s *Session) startGrowth(ctx context.Context) (withBloat bool) {
+	withBloat = !s.opts.NoBloat
+	if withBloat {
+		if err := ensureExtension(ctx, s.conn, "pgstattuple"); err != nil {
+			s.warn("no bloat estimates: %v", err)
+			withBloat = false
+		}
+	}
+	s.opts.NoBloat = !withBloat
+	s.growth = growthSampler{every: s.opts.GrowthEvery}
+	if s.growth.every == 0 {
+		s.growth.every = DefaultGrowthEvery
+	}
+	if withBloat {
+		// The before-snapshot just estimated bloat: the next one is due
+		// BloatEvery from now.
+		s.growth.bloatEvery, s.growth.lastBloat = s.opts.BloatEvery, time.Now()
+	}
+	return withBloat
 }
 
 // loop samples until Stop or until ctx ends. It runs on a locked OS thread so

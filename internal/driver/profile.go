@@ -7,8 +7,12 @@ import (
 	"github.com/pgoltp/pgoltp/internal/problem"
 )
 
-// StartCPUProfile writes a Go CPU profile of the driver to path until stop.
+// StartCPUProfile writes a Go CPU profile of the driver to path until stop;
+// with path "" it does nothing.
 func StartCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, problem.Wrap(err, "pass a writable --cpuprofile path", "cannot create the CPU profile")

@@ -10,6 +10,8 @@ package problem
 import (
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 )
 
 // Exit codes used by every command.
@@ -64,4 +66,34 @@ func ExitCode(err error) int {
 		return p.Code
 	}
 	return ExitFailed
+}
+
+// OneLine folds a multi-line message into one line.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Print writes err as the one line pgoltp promises, "pgoltp: ...", and with
+// causes the chain of causes behind it (for a bug report); it returns the
+// exit code that goes with err.
+func Print(w io.Writer, err error, causes bool) int {
+	fmt.Fprintln(w, "pgoltp: "+OneLine(err.Error()))
+	for cause := errors.Unwrap(err); causes && cause != nil; cause = errors.Unwrap(cause) {
+		fmt.Fprintf(w, "  caused by (%T): %s\n", cause, OneLine(cause.Error()))
+	}
+	return ExitCode(err)
+}
+
+// Usage turns a command-line parser's own usage errors (unknown command or
+// flag, wrong argument count) into bad input; other errors pass through.
+func Usage(err error) error {
+	var p *Problem
+	if errors.As(err, &p) {
+		return err
+	}
+	msg := err.Error()
+	for _, prefix := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires ", "invalid argument"} {
+		if strings.HasPrefix(msg, prefix) {
+			return BadInput("run 'pgoltp --help' for the commands and flags", "%s", msg)
+		}
+	}
+	return err
 }

@@ -39,6 +39,43 @@ type span struct {
 // unmeasured spans, as inline SVG. The JavaScript reads the data-* attributes
 // to place its cursor.
 func svgTimeChart(c *timeChart, x0, x1 float64, markers []marker, spans []span) template.HTML {
+	sc := newTimeScale(c, x0, x1)
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="tchart" id="chart-%s" data-chart="%s" data-x0="%g" data-x1="%g" data-left="%d" data-width="%d" viewBox="0 0 %d %d" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`,
+		c.ID, c.ID, x0, x1, padL, plotW, chartW, chartH, html.EscapeString(c.Title))
+	fmt.Fprintf(&b, `<rect class="plot" x="%d" y="%d" width="%d" height="%d"/>`, padL, padT, plotW, plotH)
+	sc.writeSpans(&b, spans)
+	sc.writeGrid(&b)
+	sc.writeMarkers(&b, markers)
+	for i, l := range c.Lines {
+		bk := bucketize(l.X, l.Y, maxPointsPerLine)
+		if env := sc.envelope(bk); env != "" {
+			fmt.Fprintf(&b, `<path class="envelope" d="%s" fill="%s"><title>%s: range within each of %d buckets</title></path>`,
+				env, l.Color, html.EscapeString(l.Name), len(bk.X))
+		}
+		dash := ""
+		if l.Dashed {
+			dash = ` stroke-dasharray="5 3"`
+		}
+		fmt.Fprintf(&b, `<path class="series" data-series="%d" d="%s" stroke="%s"%s><title>%s</title></path>`, i, sc.line(bk), l.Color, dash, html.EscapeString(l.Name))
+		if l.Dots && !bk.Thinned {
+			sc.writeDots(&b, l, bk)
+		}
+	}
+	fmt.Fprintf(&b, `<line class="cursor" x1="0" x2="0" y1="%d" y2="%d" visibility="hidden"/>`, padT, padT+plotH)
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+// timeScale maps a chart's data to SVG units: time x0..x1 across the plot,
+// 0..ymax up it.
+type timeScale struct {
+	x0, x1, ymax, ystep float64
+	counts              bool // x is a count (trials), not seconds
+}
+
+// newTimeScale fits the y axis to c's largest finite value.
+func newTimeScale(c *timeChart, x0, x1 float64) timeScale {
 	ymax := 0.0
 	for _, l := range c.Lines {
 		for _, y := range l.Y {
@@ -51,102 +88,110 @@ func svgTimeChart(c *timeChart, x0, x1 float64, markers []marker, spans []span) 
 	if c.Unit == "%" && ymax > 100 && ymax <= 150 {
 		ymax, ystep = 100, 25 // a share never exceeds the whole
 	}
-	sx := func(x float64) float64 { return padL + (x-x0)/(x1-x0)*plotW }
-	sy := func(y float64) float64 { return padT + plotH - y/ymax*plotH }
+	return timeScale{x0: x0, x1: x1, ymax: ymax, ystep: ystep, counts: c.Counts}
+}
 
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="tchart" id="chart-%s" data-chart="%s" data-x0="%g" data-x1="%g" data-left="%d" data-width="%d" viewBox="0 0 %d %d" role="img" aria-label="%s" xmlns="http://www.w3.org/2000/svg">`,
-		c.ID, c.ID, x0, x1, padL, plotW, chartW, chartH, html.EscapeString(c.Title))
-	fmt.Fprintf(&b, `<rect class="plot" x="%d" y="%d" width="%d" height="%d"/>`, padL, padT, plotW, plotH)
+// xLabel is how an x value reads: a clock time, or a plain count.
+func (sc timeScale) xLabel(x float64) string {
+	if sc.counts {
+		return trimZeros(x)
+	}
+	return clock(x)
+}
+
+// writeDots marks each point of an unthinned line (a search's trials).
+func (sc timeScale) writeDots(b *strings.Builder, l *line, bk bucketed) {
+	for j := range bk.X {
+		if !math.IsNaN(bk.Mean[j]) && !math.IsInf(bk.Mean[j], 0) {
+			fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s: %s at %s</title></circle>`,
+				sc.sx(bk.X[j]), sc.sy(bk.Mean[j]), l.Color, html.EscapeString(l.Name), trimZeros(bk.Mean[j]), trimZeros(bk.X[j]))
+		}
+	}
+}
+
+func (sc timeScale) sx(x float64) float64 { return padL + (x-sc.x0)/(sc.x1-sc.x0)*plotW }
+func (sc timeScale) sy(y float64) float64 { return padT + plotH - y/sc.ymax*plotH }
+
+// writeSpans shades the stretches outside the measured interval.
+func (sc timeScale) writeSpans(b *strings.Builder, spans []span) {
 	for _, sp := range spans {
-		from, to := math.Max(sp.From, x0), math.Min(sp.To, x1)
+		from, to := math.Max(sp.From, sc.x0), math.Min(sp.To, sc.x1)
 		if to <= from {
 			continue
 		}
-		fmt.Fprintf(&b, `<g class="unmeasured"><title>%s: not in the measured interval</title><rect x="%.1f" y="%d" width="%.1f" height="%d"/><text x="%.1f" y="%d">%s</text></g>`,
-			html.EscapeString(sp.Label), sx(from), padT, sx(to)-sx(from), plotH, sx(from)+3, padT+plotH-4, html.EscapeString(sp.Label))
+		fmt.Fprintf(b, `<g class="unmeasured"><title>%s: not in the measured interval</title><rect x="%.1f" y="%d" width="%.1f" height="%d"/><text x="%.1f" y="%d">%s</text></g>`,
+			html.EscapeString(sp.Label), sc.sx(from), padT, sc.sx(to)-sc.sx(from), plotH, sc.sx(from)+3, padT+plotH-4, html.EscapeString(sp.Label))
 	}
-	for y := 0.0; y <= ymax*1.0001; y += ystep {
-		py := sy(y)
-		fmt.Fprintf(&b, `<line class="grid" x1="%d" x2="%d" y1="%.1f" y2="%.1f"/>`, padL, padL+plotW, py, py)
-		fmt.Fprintf(&b, `<text class="ytick" x="%d" y="%.1f">%s</text>`, padL-6, py+4, shortNum(y))
+}
+
+// writeGrid draws the grid lines with their value and clock ticks.
+func (sc timeScale) writeGrid(b *strings.Builder) {
+	for y := 0.0; y <= sc.ymax*1.0001; y += sc.ystep {
+		py := sc.sy(y)
+		fmt.Fprintf(b, `<line class="grid" x1="%d" x2="%d" y1="%.1f" y2="%.1f"/>`, padL, padL+plotW, py, py)
+		fmt.Fprintf(b, `<text class="ytick" x="%d" y="%.1f">%s</text>`, padL-6, py+4, shortNum(y))
 	}
-	xstep := niceTimeStep((x1 - x0) / 8)
-	for x := math.Ceil(x0/xstep) * xstep; x <= x1+1e-9; x += xstep {
-		px := sx(x)
-		fmt.Fprintf(&b, `<line class="xgrid" x1="%.1f" x2="%.1f" y1="%d" y2="%d"/>`, px, px, padT, padT+plotH)
-		label := clock(x)
-		if c.Counts {
-			label = trimZeros(x)
-		}
-		fmt.Fprintf(&b, `<text class="xtick" x="%.1f" y="%d">%s</text>`, px, chartH-8, label)
+	xstep := niceTimeStep((sc.x1 - sc.x0) / 8)
+	for x := math.Ceil(sc.x0/xstep) * xstep; x <= sc.x1+1e-9; x += xstep {
+		px := sc.sx(x)
+		fmt.Fprintf(b, `<line class="xgrid" x1="%.1f" x2="%.1f" y1="%d" y2="%d"/>`, px, px, padT, padT+plotH)
+		fmt.Fprintf(b, `<text class="xtick" x="%.1f" y="%d">%s</text>`, px, chartH-8, sc.xLabel(x))
 	}
+}
+
+// writeMarkers draws the markers within the time range.
+func (sc timeScale) writeMarkers(b *strings.Builder, markers []marker) {
 	for _, m := range markers {
-		if m.X < x0 || m.X > x1 {
+		if m.X < sc.x0 || m.X > sc.x1 {
 			continue
 		}
-		px, at := sx(m.X), clock(m.X)
-		if c.Counts {
-			at = trimZeros(m.X)
-		}
-		fmt.Fprintf(&b, `<g class="marker marker-%s"><title>%s at %s: %s</title><line x1="%.1f" x2="%.1f" y1="%d" y2="%d"/><text x="%.1f" y="%d">%s</text></g>`,
-			m.Kind, html.EscapeString(m.Kind), at, html.EscapeString(m.Detail), px, px, padT, padT+plotH, px+3, padT+10, html.EscapeString(markerLabel(m)))
+		px := sc.sx(m.X)
+		fmt.Fprintf(b, `<g class="marker marker-%s"><title>%s at %s: %s</title><line x1="%.1f" x2="%.1f" y1="%d" y2="%d"/><text x="%.1f" y="%d">%s</text></g>`,
+			m.Kind, html.EscapeString(m.Kind), sc.xLabel(m.X), html.EscapeString(m.Detail), px, px, padT, padT+plotH, px+3, padT+10, html.EscapeString(markerLabel(m)))
 	}
-	for i, l := range c.Lines {
-		bk := bucketize(l.X, l.Y, maxPointsPerLine)
-		if bk.Thinned {
-			// The envelope: each bucket's largest values left to right, then
-			// its smallest right to left, closed; a gap ends a polygon.
-			var env strings.Builder
-			from := 0
-			for j := 0; j <= len(bk.X); j++ {
-				if j < len(bk.X) && !math.IsNaN(bk.Min[j]) {
-					continue
-				}
-				if j-from > 1 {
-					fmt.Fprintf(&env, "M%.1f %.1f", sx(bk.X[from]), sy(bk.Max[from]))
-					for k := from + 1; k < j; k++ {
-						fmt.Fprintf(&env, "L%.1f %.1f", sx(bk.X[k]), sy(bk.Max[k]))
-					}
-					for k := j - 1; k >= from; k-- {
-						fmt.Fprintf(&env, "L%.1f %.1f", sx(bk.X[k]), sy(bk.Min[k]))
-					}
-					env.WriteString("Z")
-				}
-				from = j + 1
-			}
-			if env.Len() > 0 {
-				fmt.Fprintf(&b, `<path class="envelope" d="%s" fill="%s"><title>%s: range within each of %d buckets</title></path>`,
-					env.String(), l.Color, html.EscapeString(l.Name), len(bk.X))
-			}
-		}
-		var d strings.Builder
-		pen := "M"
-		for j := range bk.X {
-			if math.IsNaN(bk.Mean[j]) || math.IsInf(bk.Mean[j], 0) {
-				pen = "M"
-				continue
-			}
-			fmt.Fprintf(&d, "%s%.1f %.1f", pen, sx(bk.X[j]), sy(bk.Mean[j]))
-			pen = "L"
-		}
-		dash := ""
-		if l.Dashed {
-			dash = ` stroke-dasharray="5 3"`
-		}
-		fmt.Fprintf(&b, `<path class="series" data-series="%d" d="%s" stroke="%s"%s><title>%s</title></path>`, i, d.String(), l.Color, dash, html.EscapeString(l.Name))
-		if l.Dots && !bk.Thinned {
-			for j := range bk.X {
-				if !math.IsNaN(bk.Mean[j]) && !math.IsInf(bk.Mean[j], 0) {
-					fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s: %s at %s</title></circle>`,
-						sx(bk.X[j]), sy(bk.Mean[j]), l.Color, html.EscapeString(l.Name), trimZeros(bk.Mean[j]), trimZeros(bk.X[j]))
-				}
-			}
-		}
+}
+
+// envelope is the path of a thinned line's min/max envelope: each bucket's
+// largest values left to right, then its smallest right to left, closed; a
+// gap ends a polygon. "" when the line was not thinned.
+func (sc timeScale) envelope(bk bucketed) string {
+	if !bk.Thinned {
+		return ""
 	}
-	fmt.Fprintf(&b, `<line class="cursor" x1="0" x2="0" y1="%d" y2="%d" visibility="hidden"/>`, padT, padT+plotH)
-	b.WriteString(`</svg>`)
-	return template.HTML(b.String())
+	var env strings.Builder
+	from := 0
+	for j := 0; j <= len(bk.X); j++ {
+		if j < len(bk.X) && !math.IsNaN(bk.Min[j]) {
+			continue
+		}
+		if j-from > 1 {
+			fmt.Fprintf(&env, "M%.1f %.1f", sc.sx(bk.X[from]), sc.sy(bk.Max[from]))
+			for k := from + 1; k < j; k++ {
+				fmt.Fprintf(&env, "L%.1f %.1f", sc.sx(bk.X[k]), sc.sy(bk.Max[k]))
+			}
+			for k := j - 1; k >= from; k-- {
+				fmt.Fprintf(&env, "L%.1f %.1f", sc.sx(bk.X[k]), sc.sy(bk.Min[k]))
+			}
+			env.WriteString("Z")
+		}
+		from = j + 1
+	}
+	return env.String()
+}
+
+// line is the path through the buckets' means; a missing value lifts the pen.
+func (sc timeScale) line(bk bucketed) string {
+	var d strings.Builder
+	pen := "M"
+	for j := range bk.X {
+		if math.IsNaN(bk.Mean[j]) || math.IsInf(bk.Mean[j], 0) {
+			pen = "M"
+			continue
+		}
+		fmt.Fprintf(&d, "%s%.1f %.1f", pen, sc.sx(bk.X[j]), sc.sy(bk.Mean[j]))
+		pen = "L"
+	}
+	return d.String()
 }
 
 // barRow is one bar of a horizontal bar chart.

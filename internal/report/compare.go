@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -205,6 +206,19 @@ func allSame(v []string) bool {
 func lowerIsBetter(name, unit string) bool {
 	n := strings.ToLower(name)
 	return unit == "ms" || unit == "s" || unit == "µs" || strings.Contains(n, "latency") || strings.Contains(n, "error") || strings.Contains(n, "abort")
+}
+
+// Write writes the comparison in format: text, html or json.
+func (c *Comparison) Write(w io.Writer, format string) error {
+	switch format {
+	case "html":
+		return c.HTML(w)
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(c)
+	}
+	return c.Text(w)
 }
 
 // Text writes the comparison as aligned plain text for a terminal.

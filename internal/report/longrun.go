@@ -220,11 +220,7 @@ func (lr *LongRun) addSamples(r *store.Run, full int) {
 	hourOf := func(t time.Time) int { return int(t.Sub(r.StartedAt) / time.Hour) }
 	walSum, walN := make([]float64, full), make([]float64, full)
 	comSum, comN := make([]float64, full), make([]float64, full)
-	// Cumulative per-table counters: the last reading of each table per
-	// hour, and the first and last of the run.
-	type counter struct{ metric, table string }
-	lastIn := map[counter][]float64{}
-	first, last := map[counter]float64{}, map[counter]float64{}
+	mc := maintenanceCounters{hours: full, lastIn: map[counter][]float64{}, first: map[counter]float64{}, last: map[counter]float64{}}
 	for _, p := range s.Points {
 		h := hourOf(p.At)
 		switch p.Metric {
@@ -237,20 +233,7 @@ func (lr *LongRun) addSamples(r *store.Run, full int) {
 				comSum[h], comN[h] = comSum[h]+p.Value, comN[h]+1
 			}
 		case collect.MetricAutovacuums, collect.MetricAutoanalyzes:
-			k := counter{p.Metric, p.Key}
-			if _, ok := first[k]; !ok {
-				first[k] = p.Value
-			}
-			last[k] = p.Value
-			if lastIn[k] == nil {
-				lastIn[k] = make([]float64, full)
-				for i := range lastIn[k] {
-					lastIn[k][i] = math.NaN()
-				}
-			}
-			if h >= 0 && h < full {
-				lastIn[k][h] = p.Value
-			}
+			mc.add(counter{p.Metric, p.Key}, h, p.Value)
 			lr.hasMaintenance = true
 		case collect.MetricLongestXact:
 			lr.hasLongestSample = true
@@ -274,10 +257,42 @@ func (lr *LongRun) addSamples(r *store.Run, full int) {
 			lr.Hours[h].Checkpoints++
 		}
 	}
-	// Runs per hour: the rise of each table's counter since the previous
-	// hour's last reading (a counter that went down was reset: no runs).
-	for k, byHour := range lastIn {
-		prev := first[k]
+	mc.perHour(lr.Hours)
+	lr.Tables = append(lr.Tables, mc.tables()...)
+}
+
+// counter is one cumulative per-table maintenance counter.
+type counter struct{ metric, table string }
+
+// maintenanceCounters gathers the autovacuum and autoanalyze counters: the
+// last reading of each table per hour, and the first and last of the run.
+type maintenanceCounters struct {
+	hours       int
+	lastIn      map[counter][]float64
+	first, last map[counter]float64
+}
+
+func (mc *maintenanceCounters) add(k counter, hour int, v float64) {
+	if _, ok := mc.first[k]; !ok {
+		mc.first[k] = v
+	}
+	mc.last[k] = v
+	if mc.lastIn[k] == nil {
+		mc.lastIn[k] = make([]float64, mc.hours)
+		for i := range mc.lastIn[k] {
+			mc.lastIn[k][i] = math.NaN()
+		}
+	}
+	if hour >= 0 && hour < mc.hours {
+		mc.lastIn[k][hour] = v
+	}
+}
+
+// perHour adds the runs per hour: the rise of each table's counter since the
+// previous hour's last reading (a counter that went down was reset: no runs).
+func (mc *maintenanceCounters) perHour(hours []HourRow) {
+	for k, byHour := range mc.lastIn {
+		prev := mc.first[k]
 		for h, v := range byHour {
 			if math.IsNaN(v) {
 				continue
@@ -285,36 +300,42 @@ func (lr *LongRun) addSamples(r *store.Run, full int) {
 			n := int64(max(0, v-prev))
 			prev = v
 			if k.metric == collect.MetricAutovacuums {
-				lr.Hours[h].Autovacuums += n
+				hours[h].Autovacuums += n
 			} else {
-				lr.Hours[h].Autoanalyzes += n
+				hours[h].Autoanalyzes += n
 			}
 		}
 	}
-	tables := map[string]*TableVacuums{}
-	for k, v := range last {
-		t := tables[k.table]
+}
+
+// tables are the runs per table over the whole run, busiest first.
+func (mc *maintenanceCounters) tables() []TableVacuums {
+	byName := map[string]*TableVacuums{}
+	for k, v := range mc.last {
+		t := byName[k.table]
 		if t == nil {
 			t = &TableVacuums{Table: k.table}
-			tables[k.table] = t
+			byName[k.table] = t
 		}
-		n := int64(max(0, v-first[k]))
+		n := int64(max(0, v-mc.first[k]))
 		if k.metric == collect.MetricAutovacuums {
 			t.Autovacuums = n
 		} else {
 			t.Autoanalyzes = n
 		}
 	}
-	for _, t := range tables {
-		lr.Tables = append(lr.Tables, *t)
+	var out []TableVacuums
+	for _, t := range byName {
+		out = append(out, *t)
 	}
-	sort.Slice(lr.Tables, func(i, j int) bool {
-		a, b := lr.Tables[i], lr.Tables[j]
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
 		if a.Autovacuums+a.Autoanalyzes != b.Autovacuums+b.Autoanalyzes {
 			return a.Autovacuums+a.Autoanalyzes > b.Autovacuums+b.Autoanalyzes
 		}
 		return a.Table < b.Table
 	})
+	return out
 }
 
 // buildCharts draws the hourly figures at each hour's middle on the run's

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,6 +14,26 @@ import (
 )
 
 // RunsText lists stored runs as a table, newest first as given: id, start,
+// Runs writes the list of the runs stored in where as text, csv or json.
+func Runs(w io.Writer, runs []store.Summary, format, where string) error {
+	switch format {
+	case "csv":
+		return RunsCSV(w, runs)
+	case "json":
+		if runs == nil {
+			runs = []store.Summary{}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(runs)
+	}
+	if len(runs) == 0 {
+		_, err := fmt.Fprintf(w, "No runs stored in %s yet.\n", where)
+		return err
+	}
+	return RunsText(w, runs)
+}
+
 // workload, status, duration, the first two headline figures, title.
 func RunsText(w io.Writer, runs []store.Summary) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)

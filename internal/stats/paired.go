@@ -104,78 +104,10 @@ func Paired(baseline, step []Run, level float64) Effect {
 			return e
 		}
 	}
-	// Pairs, and each run's weight in the estimate (mean of the d_i).
-	d := make([]float64, n)
-	wBase := make([]float64, len(baseline))
-	wStep := make([]float64, n)
-	var unitVarSum float64 // Σ Var(d_i) for runs of unit variance
-	for i := range step {
-		nb := []int{i}
-		if i+1 < len(baseline) {
-			nb = append(nb, i+1)
-		}
-		var base float64
-		for _, j := range nb {
-			base += math.Log(baseline[j].Level)
-			wBase[j] -= 1 / float64(len(nb)*n)
-		}
-		d[i] = math.Log(step[i].Level) - base/float64(len(nb))
-		wStep[i] = 1 / float64(n)
-		unitVarSum += 1 + 1/float64(len(nb))
-	}
-	e.LogRatio = mean(d)
-	var unitVarMean float64 // Var(mean d) for runs of unit variance: Σ w²
-	for _, w := range append(append([]float64{}, wBase...), wStep...) {
-		unitVarMean += w * w
-	}
-
-	// Within-run: Σ w_k² v_k, with Welch–Satterthwaite degrees of freedom
-	// (each run's variance rests on its number of blocks).
-	within, withinDF := math.NaN(), 0.0
-	{
-		var sum, dfDen float64
-		ok := true
-		add := func(r Run, w float64, seed uint64) {
-			v, blocks := LogMeanVariance(r.Samples, seed)
-			if math.IsNaN(v) || blocks < 2 {
-				ok = false
-				return
-			}
-			a := w * w * v
-			sum += a
-			dfDen += a * a / float64(blocks-1)
-		}
-		for j, r := range baseline {
-			add(r, wBase[j], uint64(2*j))
-		}
-		for i, r := range step {
-			add(r, wStep[i], uint64(2*i+1))
-		}
-		if ok {
-			within = sum
-			withinDF = math.Inf(1)
-			if dfDen > 0 {
-				withinDF = sum * sum / dfDen
-			}
-		}
-	}
-
-	// Between-pair: the spread of the d_i, scaled to Var(mean d). Adjacent
-	// pairs share a baseline run, so the d_i are positively correlated and
-	// their sample variance is not simply n·Var(mean d); the factor below
-	// is exact when every run has the same variance:
-	// E[s²] = (Σ Var(d_i) − n·Var(mean d)) / (n−1).
-	between := math.NaN()
-	if n >= 2 {
-		var ss float64
-		for _, x := range d {
-			ss += (x - e.LogRatio) * (x - e.LogRatio)
-		}
-		s2 := ss / float64(n-1)
-		expected := (unitVarSum - float64(n)*unitVarMean) / float64(n-1)
-		between = s2 * unitVarMean / expected
-	}
-
+	p := pairUp(baseline, step)
+	e.LogRatio = mean(p.d)
+	within, withinDF := p.within(baseline, step)
+	between := p.between(e.LogRatio)
 	switch {
 	case math.IsNaN(within) && math.IsNaN(between):
 		return e
@@ -206,6 +138,89 @@ func Paired(baseline, step []Run, level float64) Effect {
 	}
 	e.Valid = true
 	return e
+}
+
+// pairs are the paired log ratios d_i of a design and each run's weight in
+// their mean.
+type pairs struct {
+	d            []float64
+	wBase, wStep []float64
+	unitVarSum   float64 // Σ Var(d_i) for runs of unit variance
+	unitVarMean  float64 // Var(mean d) for runs of unit variance: Σ w²
+}
+
+// pairUp pairs each step run with its neighbouring baseline runs.
+func pairUp(baseline, step []Run) pairs {
+	n := len(step)
+	p := pairs{d: make([]float64, n), wBase: make([]float64, len(baseline)), wStep: make([]float64, n)}
+	for i := range step {
+		nb := []int{i}
+		if i+1 < len(baseline) {
+			nb = append(nb, i+1)
+		}
+		var base float64
+		for _, j := range nb {
+			base += math.Log(baseline[j].Level)
+			p.wBase[j] -= 1 / float64(len(nb)*n)
+		}
+		p.d[i] = math.Log(step[i].Level) - base/float64(len(nb))
+		p.wStep[i] = 1 / float64(n)
+		p.unitVarSum += 1 + 1/float64(len(nb))
+	}
+	for _, w := range append(append([]float64{}, p.wBase...), p.wStep...) {
+		p.unitVarMean += w * w
+	}
+	return p
+}
+
+// within is the within-run variance of the mean, Σ w_k² v_k, with
+// Welch–Satterthwaite degrees of freedom (each run's variance rests on its
+// number of blocks); NaN when a run has too few samples.
+func (p pairs) within(baseline, step []Run) (v, df float64) {
+	var sum, dfDen float64
+	ok := true
+	add := func(r Run, w float64, seed uint64) {
+		v, blocks := LogMeanVariance(r.Samples, seed)
+		if math.IsNaN(v) || blocks < 2 {
+			ok = false
+			return
+		}
+		a := w * w * v
+		sum += a
+		dfDen += a * a / float64(blocks-1)
+	}
+	for j, r := range baseline {
+		add(r, p.wBase[j], uint64(2*j))
+	}
+	for i, r := range step {
+		add(r, p.wStep[i], uint64(2*i+1))
+	}
+	if !ok {
+		return math.NaN(), 0
+	}
+	if dfDen > 0 {
+		return sum, sum * sum / dfDen
+	}
+	return sum, math.Inf(1)
+}
+
+// between is the spread of the d_i around their mean, scaled to Var(mean d);
+// NaN with one pair. Adjacent pairs share a baseline run, so the d_i are
+// positively correlated and their sample variance is not simply
+// n·Var(mean d); the factor below is exact when every run has the same
+// variance: E[s²] = (Σ Var(d_i) − n·Var(mean d)) / (n−1).
+func (p pairs) between(mean float64) float64 {
+	n := len(p.d)
+	if n < 2 {
+		return math.NaN()
+	}
+	var ss float64
+	for _, x := range p.d {
+		ss += (x - mean) * (x - mean)
+	}
+	s2 := ss / float64(n-1)
+	expected := (p.unitVarSum - float64(n)*p.unitVarMean) / float64(n-1)
+	return s2 * p.unitVarMean / expected
 }
 
 // MDE is the minimum detectable effect, in ±%: the smallest true effect that

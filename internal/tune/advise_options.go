@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -89,4 +90,37 @@ func (o *AdviseOptions) Override(h *Host) {
 		h.Storage = o.Storage
 		h.Notes = append(h.Notes, "storage: "+o.Storage+" from --storage")
 	}
+}
+
+// FromRun sizes the WAL settings in from what a stored run measured, and
+// says so in the note.
+func (o *AdviseOptions) FromRun(in *AdviseInput, past PastRun) (note string, err error) {
+	if past.WALBytesPerSecond <= 0 {
+		return "", problem.BadInput("pick a run that wrote WAL", "run %s has no WAL rate samples", past.ID)
+	}
+	in.WALBytesPerSecond = past.WALBytesPerSecond
+	return fmt.Sprintf("WAL rate %.1fMB/s measured by run %s (%s)", past.WALBytesPerSecond/1e6, past.ID, past.Workload), nil
+}
+
+// FromServer fills in what the server at dsn says: its major (a different
+// --pg is bad input), its pg_settings and, with MeasureWAL, its WAL rate. It
+// returns a note on the WAL rate sampled ("" if none) and one when the server
+// runs elsewhere while host figures were left to detection.
+func (o *AdviseOptions) FromServer(ctx context.Context, dsn string, in *AdviseInput) (walNote, remoteNote string, err error) {
+	live, major, rate, local, err := ReadServer(ctx, dsn, o.MeasureWAL)
+	if err != nil {
+		return "", "", err
+	}
+	if o.Major != 0 && o.Major != major {
+		return "", "", problem.BadInput(fmt.Sprintf("drop --pg or use --pg %d", major), "--pg %d but the server runs PostgreSQL %d", o.Major, major)
+	}
+	in.Major, in.Live = major, live
+	if !local && (o.RAM == "" || o.CPUs == 0 || o.Storage == "") {
+		remoteNote = "the server does not run on this host: give its --ram, --cpus and --storage, the detected ones are this machine's"
+	}
+	if rate > 0 {
+		in.WALBytesPerSecond = rate
+		walNote = fmt.Sprintf("WAL rate %.1fMB/s sampled for %s", rate/1e6, o.MeasureWAL)
+	}
+	return walNote, remoteNote, nil
 }

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -74,3 +75,17 @@ func confValue(v string) string {
 // sqlLiteral quotes a value as a SQL string literal (doubling quotes), which
 // ALTER SYSTEM and postgresql.conf both accept for every setting type.
 func sqlLiteral(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
+
+// Write writes the advice in format: conf (a postgresql.conf snippet), sql
+// (ALTER SYSTEM) or json.
+func (a Advice) Write(w io.Writer, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(a)
+	case "sql":
+		return a.WriteSQL(w)
+	}
+	return a.WriteConf(w)
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
@@ -69,6 +70,14 @@ type DoctorOptions struct {
 	OS bool
 	// Run, when set, adds findings from what a stored run measured.
 	Run *PastRun
+}
+
+// Validate checks the options.
+func (o DoctorOptions) Validate() error {
+	if o.Sample < 0 || o.Sample > time.Hour {
+		return problem.BadInput("use --sample between 0 and 1h", "bad --sample %s", o.Sample)
+	}
+	return nil
 }
 
 // Doctor audits the server behind conn and, when it runs on this host, the OS

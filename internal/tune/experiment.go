@@ -308,31 +308,9 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 	if err := conn.QueryRow(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&startLSN); err != nil {
 		return rec, err
 	}
-	type observation struct {
-		values map[string]settings.Live
-		err    error
-	}
-	observed := make(chan observation, 1)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		// Halfway through the run, from a fresh session, as a new backend of
-		// the workload would see them.
-		select {
-		case <-runCtx.Done():
-			observed <- observation{err: runCtx.Err()}
-			return
-		case <-time.After(e.Plan.Duration / 2):
-		}
-		c, err := pgx.Connect(runCtx, e.DSN)
-		if err != nil {
-			observed <- observation{err: err}
-			return
-		}
-		defer c.Close(context.Background())
-		v, _, err := settings.ReadServer(runCtx, c, sortedKeys(values)...)
-		observed <- observation{values: v, err: err}
-	}()
+	observed := e.observeHalfway(runCtx, sortedKeys(values))
 	res, err := e.Workload.Run(ctx, e.DSN, e.Plan.Duration)
 	if err != nil {
 		return rec, fmt.Errorf("workload: %w", err)
@@ -347,9 +325,45 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 		return rec, err
 	}
 	rec.Measurement, rec.TPS, rec.CV, rec.WALBytes = m, m.TPS(), m.CV(), wal
+	rec.compare(values, obs.values)
+	return rec, nil
+}
+
+// observation is pg_settings as a run saw them.
+type observation struct {
+	values map[string]settings.Live
+	err    error
+}
+
+// observeHalfway reads the named settings halfway through the run, from a
+// fresh session, as a new backend of the workload would see them.
+func (e *Experiment) observeHalfway(runCtx context.Context, names []string) <-chan observation {
+	observed := make(chan observation, 1)
+	go func() {
+		select {
+		case <-runCtx.Done():
+			observed <- observation{err: runCtx.Err()}
+			return
+		case <-time.After(e.Plan.Duration / 2):
+		}
+		c, err := pgx.Connect(runCtx, e.DSN)
+		if err != nil {
+			observed <- observation{err: err}
+			return
+		}
+		defer c.Close(context.Background())
+		v, _, err := settings.ReadServer(runCtx, c, names...)
+		observed <- observation{values: v, err: err}
+	}()
+	return observed
+}
+
+// compare records the settings observed during the run, and every one that
+// was not what the arm set.
+func (rec *RunRecord) compare(values map[string]string, observed map[string]settings.Live) {
 	rec.Observed = map[string]string{}
 	for _, name := range sortedKeys(values) {
-		l, ok := obs.values[name]
+		l, ok := observed[name]
 		if !ok {
 			rec.Mismatch = append(rec.Mismatch, name+" (not reported)")
 			continue
@@ -359,7 +373,6 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 			rec.Mismatch = append(rec.Mismatch, fmt.Sprintf("%s=%s (wanted %s)", name, l.Value(), values[name]))
 		}
 	}
-	return rec, nil
 }
 
 // stopAfter says whether a step needs no more pairs after the r-th, and why.

@@ -2,6 +2,10 @@ package tune
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -29,6 +33,17 @@ func (r *CrashReport) Failure() error {
 	return nil
 }
 
+// KeepReport saves a report (SaveReport) and says where on log; a failure
+// to save is said too, but does not fail the command.
+func KeepReport(lab, kind string, rep any, log io.Writer) {
+	path, err := SaveReport(lab, kind, rep)
+	if err != nil {
+		fmt.Fprintf(log, "could not save the %s report: %v\n", kind, err)
+		return
+	}
+	fmt.Fprintf(log, "%s report saved to %s\n", kind, path)
+}
+
 // SaveReport keeps a report of kind (experiment, crash) as JSON in
 // LAB/experiments (0600, a new file per report: two saved in the same second
 // get distinct names) and returns its path.
@@ -39,4 +54,52 @@ func SaveReport(lab, kind string, rep any) (string, error) {
 	}
 	dir := filepath.Join(lab, "experiments")
 	return runfile.WriteUnique(dir, kind+"-"+time.Now().UTC().Format("20060102T150405Z"), ".json", append(b, '\n'))
+}
+
+// Verdict is how an experiment ends for the command, given Run's error and
+// whether the command was interrupted: Failure when it ran to its end, the
+// error itself when it is a problem (bad input), else a failure that says
+// whether the original settings were restored.
+func (r *Report) Verdict(err error, interrupted bool) error {
+	var p *problem.Problem
+	switch {
+	case err == nil:
+		return r.Failure()
+	case errors.As(err, &p):
+		return err
+	case interrupted && r != nil && r.Restored:
+		return problem.Failed("experiment interrupted; the runs finished so far are reported above and the settings restored")
+	case interrupted:
+		return problem.Failed("experiment interrupted; the runs finished so far are reported above; the original settings could NOT be restored (see the note above)")
+	}
+	return problem.Failed("experiment stopped: %v", err)
+}
+
+// Outcome is how a durability audit ends for the command, as Report.Verdict.
+func (r *CrashReport) Outcome(err error, interrupted bool) error {
+	var p *problem.Problem
+	switch {
+	case err == nil:
+		return r.Failure()
+	case errors.As(err, &p):
+		return err
+	case interrupted:
+		return problem.Failed("durability audit interrupted before its verdict")
+	}
+	return problem.Failed("durability audit stopped: %v", err)
+}
+
+// ReadPlan reads and checks the plan file at path: every problem with it is
+// bad input naming the file.
+func ReadPlan(path string) (*Plan, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, problem.BadInput("give the path of a plan file", "cannot read plan %s", path)
+	}
+	defer file.Close()
+	plan, err := ParsePlan(file)
+	if err != nil {
+		return nil, problem.BadInput("fix the plan file (see 'pgoltp experiment --help')", "%s: %v", path, err)
+	}
+	return plan, nil
 }

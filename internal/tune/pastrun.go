@@ -1,11 +1,13 @@
 package tune
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/pgoltp/pgoltp/internal/collect"
+	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 
@@ -135,4 +137,18 @@ func RunFindings(p PastRun) []Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// LoadPastRun finds the stored run ref (an id, a prefix, "last", "last~N")
+// and digests it; a run without collected statistics is bad input.
+func LoadPastRun(ctx context.Context, s *store.Store, ref string) (PastRun, error) {
+	r, err := s.Find(ctx, ref)
+	if err != nil {
+		return PastRun{}, err
+	}
+	p, ok := PastRunFrom(r)
+	if !ok {
+		return p, problem.BadInput("record a run with statistics collection on", "run %s has no collected statistics", r.ID)
+	}
+	return p, nil
 }

@@ -356,3 +356,17 @@ func (p *Plan) touched() []string {
 
 // oneLine folds a multi-line message into one line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// VersionStudy is a versions plan as compare-versions takes it: the majors
+// (--pg), the baseline's settings (--set, sorted) and the duration.
+func (p *Plan) VersionStudy() (pg string, sets []string, duration string) {
+	majors := make([]string, len(p.Versions))
+	for i, m := range p.Versions {
+		majors[i] = strconv.Itoa(m)
+	}
+	for name, value := range p.Baseline.Settings {
+		sets = append(sets, name+"="+string(value))
+	}
+	sort.Strings(sets)
+	return strings.Join(majors, ","), sets, p.Duration.String()
+}

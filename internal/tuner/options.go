@@ -29,6 +29,8 @@ type Options struct {
 	Ablation    int
 	Layout      bool     // the layout phase after the settings search
 	Inject      []string // test only: trial:name=value
+
+	inject map[int]map[string]string // Inject, read by Validate
 }
 
 // Validate fills the defaults that depend on the workload and checks every
@@ -78,11 +80,13 @@ func (o *Options) Validate() error {
 	if o.Prewarm == 0 {
 		o.Prewarm = max(time.Second, o.Trial/6)
 	}
-	return nil
+	var err error
+	o.inject, err = parseInject(o.Inject)
+	return err
 }
 
-// ParseInject reads the test-only --test-inject TRIAL:name=value flags.
-func ParseInject(list []string) (map[int]map[string]string, error) {
+// parseInject reads the test-only --test-inject TRIAL:name=value flags.
+func parseInject(list []string) (map[int]map[string]string, error) {
 	out := map[int]map[string]string{}
 	for _, s := range list {
 		n, kv, ok := strings.Cut(s, ":")

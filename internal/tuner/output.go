@@ -71,23 +71,7 @@ func ranks(v []float64) []float64 {
 func (r *Result) WriteText(w io.Writer) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	p("search %s: %s, objective %s, %d trials", r.ID, r.Workload, r.Objective, len(r.Trials))
-	failed := 0
-	for _, t := range r.Trials {
-		if t.Failed {
-			failed++
-		}
-	}
-	if failed > 0 {
-		p("  %d trial(s) failed and were survived (settings rolled back)", failed)
-	}
-	if len(r.Baselines) > 1 {
-		lo, hi := r.Baselines[0], r.Baselines[0]
-		for _, v := range r.Baselines {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-		p("  baseline drift: first %.1f, last %.1f, range %.1f .. %.1f (%d runs)", r.Baselines[0], r.Baselines[len(r.Baselines)-1], lo, hi, len(r.Baselines))
-	}
+	r.writeSearch(p)
 	if r.Confirmed && r.VsStart.Percent <= 0 {
 		p("no configuration beat the start when re-run; the best candidate:")
 		p("  gain over the start:      %s", effectText(r.VsStart))
@@ -106,6 +90,52 @@ func (r *Result) WriteText(w io.Writer) error {
 	for _, n := range sortedKeys(r.Kept) {
 		p("  %-34s %-10s (start %s)%s", n, r.Kept[n], r.Start[n], unsafeTag(r.Major, n, r.Kept[n]))
 	}
+	r.writeAblation(p)
+	if l := r.Layout; l != nil {
+		writeLayout(p, l)
+	}
+	p("tried: %s", strings.Join(r.Tried, ", "))
+	for _, u := range r.Unsafe {
+		p("UNSAFE: %s", u)
+	}
+	for _, n := range r.Notes {
+		p("note: %s", n)
+	}
+	switch {
+	case r.Applied:
+		p("the kept settings are applied to the server")
+	case r.Restored:
+		p("the server's original settings are restored (verified by reading pg_settings back)")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeSearch writes what was searched, the failed trials and the
+// baseline's drift.
+func (r *Result) writeSearch(p func(string, ...any)) {
+	p("search %s: %s, objective %s, %d trials", r.ID, r.Workload, r.Objective, len(r.Trials))
+	failed := 0
+	for _, t := range r.Trials {
+		if t.Failed {
+			failed++
+		}
+	}
+	if failed > 0 {
+		p("  %d trial(s) failed and were survived (settings rolled back)", failed)
+	}
+	if len(r.Baselines) > 1 {
+		lo, hi := r.Baselines[0], r.Baselines[0]
+		for _, v := range r.Baselines {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		p("  baseline drift: first %.1f, last %.1f, range %.1f .. %.1f (%d runs)", r.Baselines[0], r.Baselines[len(r.Baselines)-1], lo, hi, len(r.Baselines))
+	}
+}
+
+// writeAblation writes what removing each kept setting did, what was
+// dropped and which settings went with the objective.
+func (r *Result) writeAblation(p func(string, ...any)) {
 	if len(r.Ablation) > 0 {
 		p("ablation (the best without one setting; contribution = −effect of removing it):")
 		for _, c := range r.Ablation {
@@ -134,24 +164,6 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		p("importance (rank correlation with the objective over the trials): %s", strings.Join(parts, ", "))
 	}
-	if l := r.Layout; l != nil {
-		writeLayout(p, l)
-	}
-	p("tried: %s", strings.Join(r.Tried, ", "))
-	for _, u := range r.Unsafe {
-		p("UNSAFE: %s", u)
-	}
-	for _, n := range r.Notes {
-		p("note: %s", n)
-	}
-	switch {
-	case r.Applied:
-		p("the kept settings are applied to the server")
-	case r.Restored:
-		p("the server's original settings are restored (verified by reading pg_settings back)")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // writeLayout says what the layout phase found.

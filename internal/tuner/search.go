@@ -69,67 +69,19 @@ type session struct {
 	state    *State
 	start    search.Point
 	startSet map[string]string
+	opt      *search.Optimizer
+	warm     []search.Point // advise's configuration, when it fits the space
 	// warmFailed: WarmCache failed once; not tried again.
 	warmFailed bool
 }
 
 // Run runs the search. It holds no lock: the caller holds the lab's.
 func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
-	if t.Objective == "" {
-		t.Objective = ObjectiveTPS
-	}
-	if t.Confirm <= 0 {
-		t.Confirm = 3
-	}
-	live, major, err := t.Server.Read(ctx)
+	s, live, err := t.open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if l, ok := live["max_connections"]; ok && t.Limits.MaxConnections == 0 {
-		fmt.Sscan(l.Setting, &t.Limits.MaxConnections)
-	}
-	space, err := NewSpace(major, live, t.Limits, t.AllowUnsafe)
-	if err != nil {
-		return nil, err
-	}
-	start, err := space.StartPoint(live)
-	if err != nil {
-		return nil, err
-	}
-	s := &session{Tuner: t, ctx: context.WithoutCancel(ctx), outer: ctx, space: space, major: major, start: start, startSet: space.Settings(start)}
-	var warm []search.Point
-	if len(t.Advise) > 0 {
-		if p, err := space.PointOf(t.Advise, start); err == nil {
-			if p, err = space.Fit(p); err == nil {
-				warm = append(warm, p)
-			}
-		}
-	}
-	if t.Resume != nil {
-		s.state = t.Resume
-		if !sameDims(s.state.Dimensions, space.Dims()) {
-			return nil, fmt.Errorf("search %s was over another search space (a different server version, host or --allow-unsafe): start a new one", s.state.ID)
-		}
-	} else {
-		s.state = &State{ID: t.ID, Seed: t.Seed, Workload: t.Workload.Name(), Objective: t.Objective, MaxP99: t.MaxP99,
-			AllowUnsafe: t.AllowUnsafe, Budget: t.Budget, Trial: t.TrialTime, Dimensions: space.Dims(),
-			Start: s.startSet, Advise: t.Advise, Started: time.Now().UTC()}
-		if err := s.state.Create(t.Lab); err != nil {
-			return nil, err
-		}
-	}
-	opt, err := search.New(space.Space, search.Options{Seed: s.state.Seed, WarmStart: warm})
-	if err != nil {
-		return nil, err
-	}
-	// The start point against its own baseline is 1 by definition: no
-	// trial is spent measuring that.
-	_ = opt.Observe(start, 1, false)
-	for _, tr := range s.state.Trials {
-		_ = opt.Observe(tr.Point, tr.Value, tr.Failed)
-	}
-
-	res = &Result{record.Search{ID: s.state.ID, Workload: t.Workload.Name(), Objective: t.Objective, Major: major,
+	res = &Result{record.Search{ID: s.state.ID, Workload: t.Workload.Name(), Objective: t.Objective, Major: s.major,
 		Start: s.startSet, Advise: t.Advise, TrialTime: s.state.Trial, Started: s.state.Started}}
 	// Registered first, so it runs last: the stored record says whether
 	// the settings were restored.
@@ -143,100 +95,18 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 		}
 		s.store(res, status)
 	}()
-	names := space.Names()
-	for _, inj := range t.Inject {
-		for n := range inj {
-			if !contains(names, n) {
-				names = append(names, n)
-			}
-		}
-	}
 	kept := false
 	defer func() {
-		if kept {
-			return
-		}
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
-		defer cancel()
-		if err := t.Server.Restore(rctx, live, names); err != nil {
-			res.Notes = append(res.Notes, "could NOT restore the original settings: "+err.Error())
-		} else {
-			res.Restored = true
+		if !kept {
+			s.restore(ctx, live, res)
 		}
 	}()
-
-	t.logf("search %s: %d settings, %s per trial, objective %s", s.state.ID, space.Len(), t.TrialTime, t.Objective)
-	t.logf("preparing %s", t.Workload.Name())
-	if err := t.Workload.Prepare(s.ctx); err != nil {
-		return res, fmt.Errorf("preparing the workload: %w", err)
-	}
-	before, err := s.baseline(0)
-	if err != nil {
+	if err := s.search(ctx, res); err != nil {
 		return res, err
 	}
-	best := 1.0
-	for _, tr := range s.state.Trials {
-		if !tr.Failed {
-			best = math.Max(best, tr.Value)
-		}
-	}
-	for n := len(s.state.Trials) + 1; n <= t.Budget; n++ {
-		if ctx.Err() != nil {
-			res.Interrupted = true
-			break
-		}
-		p, err := space.Fit(opt.Suggest())
-		if err != nil {
-			return res, err
-		}
-		values := space.Settings(p)
-		if inj, ok := t.Inject[n]; ok {
-			values = maps.Clone(values)
-			maps.Copy(values, inj)
-		}
-		tr := Trial{N: n, Point: p, Settings: values}
-		if u := Unsafe(major, values); len(u) > 0 && !t.AllowUnsafe {
-			return res, fmt.Errorf("trial %d would set %s without --allow-unsafe", n, strings.Join(u, ", "))
-		}
-		m, restarted, runID, err := s.measure(values, RunInfo{Trial: n, Role: RoleTrial, Label: fmt.Sprintf("trial %d", n)})
-		tr.Restart, tr.RunID = restarted, runID
-		if err != nil {
-			tr.Failed, tr.Error = true, oneLine(err.Error())
-		}
-		after, berr := s.baseline(n)
-		if berr != nil {
-			return res, berr
-		}
-		if !tr.Failed {
-			r := runOf(t.Objective, m)
-			tr.Level, tr.TPS, tr.P99 = r.Level, m.TPS, m.P99
-			tr.Ratio = r.Level / math.Sqrt(before*after)
-			tr.Value = tr.Ratio
-			if t.MaxP99 > 0 && m.P99 > t.MaxP99 {
-				// Over the latency limit: penalised by how far, so the
-				// search still learns which way is better.
-				tr.Value *= float64(t.MaxP99) / float64(m.P99)
-			}
-			if tr.Value <= 0 || math.IsNaN(tr.Value) {
-				tr.Failed, tr.Error = true, "no transactions committed"
-			}
-		}
-		if !tr.Failed {
-			best = math.Max(best, tr.Value)
-		}
-		tr.BestSoFar = best
-		_ = opt.Observe(p, tr.Value, tr.Failed)
-		s.state.Trials = append(s.state.Trials, tr)
-		if err := s.state.Save(t.Lab); err != nil {
-			return res, fmt.Errorf("saving the search state: %w", err)
-		}
-		s.store(res, record.Running)
-		t.logTrial(tr)
-		before = after
-	}
 	res.Trials, res.Baselines = s.state.Trials, s.state.Baselines
-	res.Tried = space.Names()
-	res.Importance = importance(space, s.state.Trials)
+	res.Tried = s.space.Names()
+	res.Importance = importance(s.space, s.state.Trials)
 
 	// Interrupted, nothing is re-run: only a trial that beat the start may
 	// be shown as the best so far. Otherwise the re-runs decide.
@@ -250,7 +120,7 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 		}
 		return res, nil
 	}
-	cands := candidatesFrom(opt, start, t.Confirm, res.Interrupted)
+	cands := candidatesFrom(s.opt, s.start, t.Confirm, res.Interrupted)
 	if len(cands) == 0 {
 		why := "every trial failed"
 		if res.Interrupted {
@@ -260,45 +130,16 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 		res.Best = s.startSet
 		return finish()
 	}
-	res.Best = space.Settings(cands[0])
+	res.Best = s.space.Settings(cands[0])
 	if res.Interrupted {
 		res.Notes = append(res.Notes, "interrupted: the best so far is shown, not confirmed by re-runs")
 		res.Kept = changed(res.Best, s.startSet)
-		res.Unsafe = Unsafe(major, res.Kept)
+		res.Unsafe = Unsafe(s.major, res.Kept)
 		return res, nil
 	}
-
-	// Confirmation: each candidate twice between baseline runs.
-	t.logf("confirming the top %d candidates against the baseline", len(cands))
-	bestIdx, bestEffect := -1, stats.Effect{}
-	for i, c := range cands {
-		e, err := s.paired(s.startSet, space.Settings(c), RoleConfirm, fmt.Sprintf("candidate %d", i+1), 2)
-		if err != nil {
-			res.Notes = append(res.Notes, fmt.Sprintf("candidate %d failed on re-run: %s", i+1, oneLine(err.Error())))
-			continue
-		}
-		t.logf("candidate %d: %s", i+1, effectText(e))
-		if bestIdx < 0 || e.Percent > bestEffect.Percent {
-			bestIdx, bestEffect = i, e
-		}
-	}
-	if bestIdx < 0 {
-		return res, errors.New("every candidate failed when re-run")
-	}
-	res.Best, res.VsStart, res.Confirmed = space.Settings(cands[bestIdx]), bestEffect, true
-	if len(t.Advise) > 0 && len(warm) > 0 {
-		adv := space.Settings(warm[0])
-		if e, err := s.paired(adv, res.Best, RoleAdvise, "best vs advise", 2); err == nil {
-			res.VsAdvise = e
-			t.logf("best vs advise: %s", effectText(e))
-		} else {
-			res.Notes = append(res.Notes, "advise's configuration could not be compared: "+oneLine(err.Error()))
-		}
-	}
-	if bestEffect.Percent <= 0 {
-		// Lucky in the search, no better when re-run: keep the start.
-		res.Notes = append(res.Notes, "no candidate beat the start when re-run: keep the starting configuration")
-		res.Kept = map[string]string{}
+	if better, err := s.confirm(res, cands); err != nil {
+		return res, err
+	} else if !better {
 		return finish()
 	}
 	res.Ablation, err = s.ablate(res.Best)
@@ -312,7 +153,7 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 			res.Dropped = append(res.Dropped, c.Name)
 		}
 	}
-	res.Unsafe = Unsafe(major, res.Kept)
+	res.Unsafe = Unsafe(s.major, res.Kept)
 	if _, err := finish(); err != nil {
 		return res, err
 	}
@@ -367,6 +208,221 @@ func (s *session) store(res *Result, status string) {
 	if err := s.Recorder.Save(s.ctx, &res.Search); err != nil {
 		s.logf("  could not store the search: %v", err)
 	}
+}
+
+// open reads the server, builds the search space and the optimiser
+// (warm-started with advise's configuration), and starts or resumes the
+// search's state. It returns the server's settings as they were.
+func (t *Tuner) open(ctx context.Context) (*session, map[string]settings.Live, error) {
+	if t.Objective == "" {
+		t.Objective = ObjectiveTPS
+	}
+	if t.Confirm <= 0 {
+		t.Confirm = 3
+	}
+	live, major, err := t.Server.Read(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if l, ok := live["max_connections"]; ok && t.Limits.MaxConnections == 0 {
+		fmt.Sscan(l.Setting, &t.Limits.MaxConnections)
+	}
+	space, err := NewSpace(major, live, t.Limits, t.AllowUnsafe)
+	if err != nil {
+		return nil, nil, err
+	}
+	start, err := space.StartPoint(live)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &session{Tuner: t, ctx: context.WithoutCancel(ctx), outer: ctx, space: space, major: major, start: start, startSet: space.Settings(start)}
+	if len(t.Advise) > 0 {
+		if p, err := space.PointOf(t.Advise, start); err == nil {
+			if p, err = space.Fit(p); err == nil {
+				s.warm = append(s.warm, p)
+			}
+		}
+	}
+	if err := s.openState(); err != nil {
+		return nil, nil, err
+	}
+	if s.opt, err = search.New(space.Space, search.Options{Seed: s.state.Seed, WarmStart: s.warm}); err != nil {
+		return nil, nil, err
+	}
+	// The start point against its own baseline is 1 by definition: no
+	// trial is spent measuring that.
+	_ = s.opt.Observe(start, 1, false)
+	for _, tr := range s.state.Trials {
+		_ = s.opt.Observe(tr.Point, tr.Value, tr.Failed)
+	}
+	return s, live, nil
+}
+
+// openState resumes the search's state, which must be over the same space,
+// or creates a new one.
+func (s *session) openState() error {
+	t := s.Tuner
+	if t.Resume != nil {
+		s.state = t.Resume
+		if !sameDims(s.state.Dimensions, s.space.Dims()) {
+			return fmt.Errorf("search %s was over another search space (a different server version, host or --allow-unsafe): start a new one", s.state.ID)
+		}
+		return nil
+	}
+	s.state = &State{ID: t.ID, Seed: t.Seed, Workload: t.Workload.Name(), Objective: t.Objective, MaxP99: t.MaxP99,
+		AllowUnsafe: t.AllowUnsafe, Budget: t.Budget, Trial: t.TrialTime, Dimensions: s.space.Dims(),
+		Start: s.startSet, Advise: t.Advise, Started: time.Now().UTC()}
+	return s.state.Create(t.Lab)
+}
+
+// restore puts back the original value of every setting the search may
+// have changed, injected ones included, and says so in res.
+func (s *session) restore(ctx context.Context, live map[string]settings.Live, res *Result) {
+	names := s.space.Names()
+	for _, inj := range s.Inject {
+		for n := range inj {
+			if !contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
+	if err := s.Server.Restore(rctx, live, names); err != nil {
+		res.Notes = append(res.Notes, "could NOT restore the original settings: "+err.Error())
+	} else {
+		res.Restored = true
+	}
+}
+
+// search prepares the workload and runs the trials left in the budget, each
+// followed by a baseline run, saving the state after every trial. It stops
+// early, marking res interrupted, when ctx ends.
+func (s *session) search(ctx context.Context, res *Result) error {
+	t := s.Tuner
+	t.logf("search %s: %d settings, %s per trial, objective %s", s.state.ID, s.space.Len(), t.TrialTime, t.Objective)
+	t.logf("preparing %s", t.Workload.Name())
+	if err := t.Workload.Prepare(s.ctx); err != nil {
+		return fmt.Errorf("preparing the workload: %w", err)
+	}
+	before, err := s.baseline(0)
+	if err != nil {
+		return err
+	}
+	best := 1.0
+	for _, tr := range s.state.Trials {
+		if !tr.Failed {
+			best = math.Max(best, tr.Value)
+		}
+	}
+	for n := len(s.state.Trials) + 1; n <= t.Budget; n++ {
+		if ctx.Err() != nil {
+			res.Interrupted = true
+			break
+		}
+		tr, after, err := s.trial(n, before)
+		if err != nil {
+			return err
+		}
+		if !tr.Failed {
+			best = math.Max(best, tr.Value)
+		}
+		tr.BestSoFar = best
+		_ = s.opt.Observe(tr.Point, tr.Value, tr.Failed)
+		s.state.Trials = append(s.state.Trials, tr)
+		if err := s.state.Save(t.Lab); err != nil {
+			return fmt.Errorf("saving the search state: %w", err)
+		}
+		s.store(res, record.Running)
+		t.logTrial(tr)
+		before = after
+	}
+	return nil
+}
+
+// trial n measures the optimiser's next suggestion and the baseline after
+// it: its value is its level over the geometric mean of the baselines
+// before and after (penalised over the p99 limit). It returns the trial and
+// the baseline after it.
+func (s *session) trial(n int, before float64) (Trial, float64, error) {
+	t := s.Tuner
+	p, err := s.space.Fit(s.opt.Suggest())
+	if err != nil {
+		return Trial{}, 0, err
+	}
+	values := s.space.Settings(p)
+	if inj, ok := t.Inject[n]; ok {
+		values = maps.Clone(values)
+		maps.Copy(values, inj)
+	}
+	tr := Trial{N: n, Point: p, Settings: values}
+	if u := Unsafe(s.major, values); len(u) > 0 && !t.AllowUnsafe {
+		return tr, 0, fmt.Errorf("trial %d would set %s without --allow-unsafe", n, strings.Join(u, ", "))
+	}
+	m, restarted, runID, err := s.measure(values, RunInfo{Trial: n, Role: RoleTrial, Label: fmt.Sprintf("trial %d", n)})
+	tr.Restart, tr.RunID = restarted, runID
+	if err != nil {
+		tr.Failed, tr.Error = true, oneLine(err.Error())
+	}
+	after, err := s.baseline(n)
+	if err != nil {
+		return tr, 0, err
+	}
+	if !tr.Failed {
+		r := runOf(t.Objective, m)
+		tr.Level, tr.TPS, tr.P99 = r.Level, m.TPS, m.P99
+		tr.Ratio = r.Level / math.Sqrt(before*after)
+		tr.Value = tr.Ratio
+		if t.MaxP99 > 0 && m.P99 > t.MaxP99 {
+			// Over the latency limit: penalised by how far, so the
+			// search still learns which way is better.
+			tr.Value *= float64(t.MaxP99) / float64(m.P99)
+		}
+		if tr.Value <= 0 || math.IsNaN(tr.Value) {
+			tr.Failed, tr.Error = true, "no transactions committed"
+		}
+	}
+	return tr, after, nil
+}
+
+// confirm re-runs each candidate twice between baseline runs, makes the
+// best of them res.Best (compared with advise's configuration too) and says
+// whether it beat the start when re-run.
+func (s *session) confirm(res *Result, cands []search.Point) (better bool, err error) {
+	t := s.Tuner
+	t.logf("confirming the top %d candidates against the baseline", len(cands))
+	bestIdx, bestEffect := -1, stats.Effect{}
+	for i, c := range cands {
+		e, err := s.paired(s.startSet, s.space.Settings(c), RoleConfirm, fmt.Sprintf("candidate %d", i+1), 2)
+		if err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("candidate %d failed on re-run: %s", i+1, oneLine(err.Error())))
+			continue
+		}
+		t.logf("candidate %d: %s", i+1, effectText(e))
+		if bestIdx < 0 || e.Percent > bestEffect.Percent {
+			bestIdx, bestEffect = i, e
+		}
+	}
+	if bestIdx < 0 {
+		return false, errors.New("every candidate failed when re-run")
+	}
+	res.Best, res.VsStart, res.Confirmed = s.space.Settings(cands[bestIdx]), bestEffect, true
+	if len(t.Advise) > 0 && len(s.warm) > 0 {
+		adv := s.space.Settings(s.warm[0])
+		if e, err := s.paired(adv, res.Best, RoleAdvise, "best vs advise", 2); err == nil {
+			res.VsAdvise = e
+			t.logf("best vs advise: %s", effectText(e))
+		} else {
+			res.Notes = append(res.Notes, "advise's configuration could not be compared: "+oneLine(err.Error()))
+		}
+	}
+	if bestEffect.Percent <= 0 {
+		// Lucky in the search, no better when re-run: keep the start.
+		res.Notes = append(res.Notes, "no candidate beat the start when re-run: keep the starting configuration")
+		res.Kept = map[string]string{}
+		return false, nil
+	}
+	return true, nil
 }
 
 // baseline measures the start configuration and keeps its level.

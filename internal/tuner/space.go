@@ -3,6 +3,7 @@ package tuner
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -112,31 +113,7 @@ func NewSpace(major int, live map[string]settings.Live, limits Limits, allowUnsa
 			continue
 		}
 		if d.choices != nil {
-			if d.name == "wal_compression" && major < 15 {
-				d.choices = []string{"off", "on"} // a boolean before 15
-			}
-			if d.name == "huge_pages" && limits.HugePagesTotal > 0 {
-				d.choices = append(d.choices, "on")
-			}
-			var keep []string
-			for _, c := range d.choices {
-				if haveLive && len(l.Enum) > 0 && d.name != "wal_buffers" && !containsFold(l.Enum, c) {
-					continue // e.g. lz4 on a server built without it
-				}
-				if err := settings.Validate(major, d.name, c); err != nil {
-					continue
-				}
-				if r, _ := settings.LabelFor(major, d.name, c); r.Unsafe() && !allowUnsafe {
-					continue
-				}
-				keep = append(keep, c)
-			}
-			if haveLive {
-				cur := normalChoice(d, l.Value())
-				if cur != "" && !containsFold(keep, cur) {
-					keep = append(keep, cur) // the start point must be in the space
-				}
-			}
+			keep := choicesOf(d, major, l, haveLive, limits, allowUnsafe)
 			if len(keep) < 2 {
 				continue // nothing to choose (synchronous_commit without --allow-unsafe)
 			}
@@ -172,6 +149,38 @@ func NewSpace(major int, live map[string]settings.Live, limits Limits, allowUnsa
 	}
 	s.Space = sp
 	return s, nil
+}
+
+// choicesOf are the values of a choice dimension this server can take:
+// known to the major, built into the server, safe unless allowUnsafe, and the
+// server's current value (the start point must be in the space).
+func choicesOf(d dim, major int, l settings.Live, haveLive bool, limits Limits, allowUnsafe bool) []string {
+	choices := slices.Clone(d.choices)
+	if d.name == "wal_compression" && major < 15 {
+		choices = []string{"off", "on"} // a boolean before 15
+	}
+	if d.name == "huge_pages" && limits.HugePagesTotal > 0 {
+		choices = append(choices, "on")
+	}
+	var keep []string
+	for _, c := range choices {
+		if haveLive && len(l.Enum) > 0 && d.name != "wal_buffers" && !containsFold(l.Enum, c) {
+			continue // e.g. lz4 on a server built without it
+		}
+		if err := settings.Validate(major, d.name, c); err != nil {
+			continue
+		}
+		if r, _ := settings.LabelFor(major, d.name, c); r.Unsafe() && !allowUnsafe {
+			continue
+		}
+		keep = append(keep, c)
+	}
+	if haveLive {
+		if cur := normalChoice(d, l.Value()); cur != "" && !containsFold(keep, cur) {
+			keep = append(keep, cur)
+		}
+	}
+	return keep
 }
 
 // liveBounds converts the server's pg_settings min and max into the

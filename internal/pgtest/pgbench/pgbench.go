@@ -45,21 +45,8 @@ var types = []string{"tpcb-like", "select-only"}
 // Run initializes (unless NoInit) and runs pgbench against dsn and returns the
 // run, not yet stored.
 func Run(ctx context.Context, dsn string, o Options) (*store.Run, error) {
-	if o.Bin == "" {
-		bin, err := Find()
-		if err != nil {
-			return nil, err
-		}
-		o.Bin = bin
-	}
-	if o.Scale <= 0 {
-		o.Scale = 1
-	}
-	if o.Clients <= 0 {
-		o.Clients = 2
-	}
-	if o.Seconds <= 0 {
-		o.Seconds = 5
+	if err := o.defaults(); err != nil {
+		return nil, err
 	}
 	if o.LogDir == "" {
 		d, err := os.MkdirTemp("", "pgbench-log-")
@@ -109,8 +96,39 @@ func Run(ctx context.Context, dsn string, o Options) (*store.Run, error) {
 			run.Status = store.Interrupted
 		}
 	}
+	run.Params = o.params(threads)
+	if err := readLogs(run, o.LogDir); err != nil {
+		return run, err
+	}
+	addHeadline(run, out)
+	return run, nil
+}
+
+// defaults fills the options left zero, finding pgbench if needed.
+func (o *Options) defaults() error {
+	if o.Bin == "" {
+		bin, err := Find()
+		if err != nil {
+			return err
+		}
+		o.Bin = bin
+	}
+	if o.Scale <= 0 {
+		o.Scale = 1
+	}
+	if o.Clients <= 0 {
+		o.Clients = 2
+	}
+	if o.Seconds <= 0 {
+		o.Seconds = 5
+	}
+	return nil
+}
+
+// params are the run's parameters, pgbench's version included.
+func (o *Options) params(threads int) []store.KV {
 	version, _ := exec.Command(o.Bin, "--version").Output()
-	run.Params = []store.KV{
+	return []store.KV{
 		{Name: "scale", Value: strconv.Itoa(o.Scale)},
 		{Name: "clients", Value: strconv.Itoa(o.Clients)},
 		{Name: "threads", Value: strconv.Itoa(threads)},
@@ -119,9 +137,11 @@ func Run(ctx context.Context, dsn string, o Options) (*store.Run, error) {
 		{Name: "scripts", Value: types[0] + "@9 " + types[1] + "@1"},
 		{Name: "pgbench", Value: strings.TrimSpace(string(version))},
 	}
-	if err := readLogs(run, o.LogDir); err != nil {
-		return run, err
-	}
+}
+
+// addHeadline adds pgbench's TPS (from its output) and the transactions and
+// latency percentiles of the logged histograms.
+func addHeadline(run *store.Run, out []byte) {
 	if m := regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`).FindSubmatch(out); m != nil {
 		tps, _ := strconv.ParseFloat(string(m[1]), 64)
 		run.Headline = append(run.Headline, store.Figure{Name: "TPS", Value: tps, Unit: "txn/s"})
@@ -137,7 +157,6 @@ func Run(ctx context.Context, dsn string, o Options) (*store.Run, error) {
 		store.Figure{Name: "transactions", Value: float64(total), Unit: ""},
 		store.Figure{Name: "latency p95", Value: float64(all.ValueAtQuantile(95)) / 1000, Unit: "ms"},
 		store.Figure{Name: "latency p99", Value: float64(all.ValueAtQuantile(99)) / 1000, Unit: "ms"})
-	return run, nil
 }
 
 // readLogs reads pgbench's per-transaction logs ("client txn latency_us

@@ -105,29 +105,8 @@ func (o *RunOptions) Validate() error {
 	if o.LatencyLimit < 0 {
 		return fmt.Errorf("invalid latency limit %s: must be positive", o.LatencyLimit)
 	}
-	if o.MaxTries == 0 {
-		o.MaxTries = 1
-	}
-	if o.MaxTries < 0 {
-		o.MaxTries = -1
-	}
-	if o.MaxTries < 0 && o.LatencyLimit == 0 && o.Duration == 0 {
-		return fmt.Errorf("unlimited max tries need a latency limit or a duration, as in pgbench")
-	}
-	if o.Transactions < 0 || o.Duration < 0 {
-		return fmt.Errorf("transactions and duration must not be negative")
-	}
-	if o.Transactions > 0 && o.Duration > 0 {
-		return fmt.Errorf("specify either a number of transactions or a duration, not both")
-	}
-	if o.StopAtTxns < 0 {
-		return fmt.Errorf("invalid --stop-at-txns %d: must be positive", o.StopAtTxns)
-	}
-	if o.StopAtTxns > 0 && o.Transactions > 0 {
-		return fmt.Errorf("specify either transactions per client (-t) or a total (--stop-at-txns), not both")
-	}
-	if o.Transactions == 0 && o.Duration == 0 && o.StopAtTxns == 0 {
-		o.Transactions = 10
+	if err := o.validateEnd(); err != nil {
+		return err
 	}
 	if err := o.Part.Validate(); err != nil {
 		return err
@@ -151,6 +130,37 @@ func (o *RunOptions) Validate() error {
 	}
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
+	}
+	return nil
+}
+
+// validateEnd checks and completes how the run ends: tries per transaction,
+// transactions per client or in all, a duration (10 transactions per client
+// when none is given).
+func (o *RunOptions) validateEnd() error {
+	if o.MaxTries == 0 {
+		o.MaxTries = 1
+	}
+	if o.MaxTries < 0 {
+		o.MaxTries = -1
+	}
+	if o.MaxTries < 0 && o.LatencyLimit == 0 && o.Duration == 0 {
+		return fmt.Errorf("unlimited max tries need a latency limit or a duration, as in pgbench")
+	}
+	if o.Transactions < 0 || o.Duration < 0 {
+		return fmt.Errorf("transactions and duration must not be negative")
+	}
+	if o.Transactions > 0 && o.Duration > 0 {
+		return fmt.Errorf("specify either a number of transactions or a duration, not both")
+	}
+	if o.StopAtTxns < 0 {
+		return fmt.Errorf("invalid --stop-at-txns %d: must be positive", o.StopAtTxns)
+	}
+	if o.StopAtTxns > 0 && o.Transactions > 0 {
+		return fmt.Errorf("specify either transactions per client (-t) or a total (--stop-at-txns), not both")
+	}
+	if o.Transactions == 0 && o.Duration == 0 && o.StopAtTxns == 0 {
+		o.Transactions = 10
 	}
 	return nil
 }

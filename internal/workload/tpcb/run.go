@@ -32,20 +32,9 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	}
 	def, _ := opts.Script.def()
 	opts.budget = driver.NewBudget(opts.StopAtTxns)
-	cfg, err := pgconn.ParseConfig(dsn)
+	cfg, err := clientConfig(dsn, opts)
 	if err != nil {
-		return nil, fmt.Errorf("invalid DSN: %w", err)
-	}
-	if opts.Isolation != "" {
-		cfg.RuntimeParams["default_transaction_isolation"] = isolationLevels[opts.Isolation]
-	}
-	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
-		cfg.RuntimeParams["application_name"] = "pgoltp tpcb"
-	}
-	// Cancelling ctx (Ctrl-C) cancels the statements in flight on the
-	// server too, rather than leaving them to run on a closed connection.
-	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
-		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: time.Second}
+		return nil, err
 	}
 
 	admin, err := pgx.Connect(ctx, dsn)
@@ -58,25 +47,9 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		return nil, err
 	}
 	res := &RunResult{Options: opts, Description: def.desc, Scale: scale}
-	if !opts.NoVacuum {
-		// pgbench vacuums these two before a run (it also truncates
-		// pgbench_history; pgoltp keeps it, so that Check holds over the
-		// database's whole life).
-		steps := []string{"vacuum pgbench_branches", "vacuum pgbench_tellers"}
-		if opts.TruncateHistory {
-			steps = append(steps, "truncate pgbench_history")
-		}
-		for _, q := range steps {
-			if _, err := admin.Exec(ctx, q); err != nil {
-				return nil, fmt.Errorf("%s: %w", q, err)
-			}
-		}
-	}
-	var before Sums
-	if !opts.NoCheck {
-		if before, err = readSums(ctx, admin); err != nil {
-			return nil, err
-		}
+	before, err := prepareRun(ctx, admin, opts)
+	if err != nil {
+		return nil, err
 	}
 
 	rec := metrics.NewRecorder(kindNames(&def), counterNames...)
@@ -111,26 +84,124 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	start := time.Now()
 	rec.Interval() // drop anything recorded while preparing
 	agg := newAggregator(rec, &def, opts, start)
-	aggDone := make(chan struct{})
-	stopAgg := make(chan struct{})
-	go func() { agg.loop(stopAgg); close(aggDone) }()
+	stopAgg := agg.run()
 
 	var deadline time.Time
 	if opts.Duration > 0 {
 		deadline = start.Add(opts.Duration)
 	}
+	books := newBooks(clients, &def, opts, start, deadline)
+	rc := newReconnector(ctx, cfg, len(clients), deadline)
+	errs, looped, err := runClients(ctx, clients, books, rc, opts)
+	if err != nil {
+		stopAgg()
+		return nil, err
+	}
+	rc.result(res)
+	res.EventLoop = looped
+	end := time.Now()
+	stopAgg()
+
+	usage := driver.ReadProcessUsage()
+	res.Start, res.Elapsed = start, end.Sub(start)
+	res.DriverCPU, res.PeakRSS = usage.CPU-usage0.CPU, usage.PeakRSS
+	res.Interrupted = ctx.Err() != nil
+	res.addClientErrors(errs)
+	agg.fill(res)
+	if res.Committed > 0 {
+		res.DriverCPUPer1k = res.DriverCPU.Seconds() / (float64(res.Committed) / 1000)
+	}
+
+	// A part of a group does not check its own before/after sums: the other
+	// parts' transactions move them too. The group's last part to finish
+	// checks the whole database instead (Workload.Check).
+	if !opts.NoCheck && !res.Interrupted && opts.Part.Whole() {
+		if res.Check, err = checkAfter(ctx, admin, dsn, before, &def, res); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// run runs the aggregator's loop until the returned stop, which waits for
+// it to end.
+func (a *aggregator) run() (stop func()) {
+	done, quit := make(chan struct{}), make(chan struct{})
+	go func() { a.loop(quit); close(done) }()
+	return func() { close(quit); <-done }
+}
+
+// newBooks opens each client's bookkeeping for a run from start.
+func newBooks(clients []*client, def *scriptDef, opts RunOptions, start, deadline time.Time) []*book {
 	books := make([]*book, len(clients))
 	for i, c := range clients {
-		books[i] = newBook(c.local, &def, opts, i, start, deadline)
+		books[i] = newBook(c.local, def, opts, i, start, deadline)
 	}
-	rc := newReconnector(ctx, cfg, len(clients), deadline)
-	var errs []error
-	looped := false
+	return books
+}
+
+// addClientErrors lists the clients that aborted, leaving out those only
+// stopped by an interruption.
+func (res *RunResult) addClientErrors(errs []error) {
+	for i, e := range errs {
+		if e != nil && !(res.Interrupted && (errors.Is(e, context.Canceled) || errors.Is(e, context.DeadlineExceeded))) {
+			res.AbortedClients++
+			res.Errors = append(res.Errors, fmt.Sprintf("client %d aborted: %v", i, e))
+		}
+	}
+}
+
+// clientConfig is the clients' connection: isolation, application name, and
+// cancelling the statements in flight when ctx is cancelled.
+func clientConfig(dsn string, opts RunOptions) (*pgconn.Config, error) {
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("invalid DSN: %w", err)
+	}
+	if opts.Isolation != "" {
+		cfg.RuntimeParams["default_transaction_isolation"] = isolationLevels[opts.Isolation]
+	}
+	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
+		cfg.RuntimeParams["application_name"] = "pgoltp tpcb"
+	}
+	// Cancelling ctx (Ctrl-C) cancels the statements in flight on the
+	// server too, rather than leaving them to run on a closed connection.
+	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: pc, DeadlineDelay: time.Second}
+	}
+	return cfg, nil
+}
+
+// prepareRun vacuums as pgbench does before a run and, unless NoCheck,
+// reads the sums the check compares after it.
+func prepareRun(ctx context.Context, admin *pgx.Conn, opts RunOptions) (before Sums, err error) {
+	if !opts.NoVacuum {
+		// pgbench vacuums these two before a run (it also truncates
+		// pgbench_history; pgoltp keeps it, so that Check holds over the
+		// database's whole life).
+		steps := []string{"vacuum pgbench_branches", "vacuum pgbench_tellers"}
+		if opts.TruncateHistory {
+			steps = append(steps, "truncate pgbench_history")
+		}
+		for _, q := range steps {
+			if _, err := admin.Exec(ctx, q); err != nil {
+				return before, fmt.Errorf("%s: %w", q, err)
+			}
+		}
+	}
+	if !opts.NoCheck {
+		return readSums(ctx, admin)
+	}
+	return before, nil
+}
+
+// runClients runs the clients to the end, on event loops unless
+// GoroutinePerClient (or the platform has none), and returns each client's
+// error.
+func runClients(ctx context.Context, clients []*client, books []*book, rc *reconnector, opts RunOptions) (errs []error, looped bool, err error) {
 	if !opts.GoroutinePerClient {
 		if errs, looped, err = runLoops(ctx, clients, books, rc, opts); err != nil {
-			close(stopAgg)
-			<-aggDone
-			return nil, err
+			return nil, false, err
 		}
 		rc.wg.Wait() // clients that lost their connection went on as goroutines
 		for i := range errs {
@@ -147,47 +218,24 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		}
 		wg.Wait()
 	}
-	rc.result(res)
-	res.EventLoop = looped
-	end := time.Now()
-	close(stopAgg)
-	<-aggDone
+	return errs, looped, nil
+}
 
-	usage := driver.ReadProcessUsage()
-	res.Start, res.Elapsed = start, end.Sub(start)
-	res.DriverCPU, res.PeakRSS = usage.CPU-usage0.CPU, usage.PeakRSS
-	res.Interrupted = ctx.Err() != nil
-	for i, e := range errs {
-		if e != nil && !(res.Interrupted && (errors.Is(e, context.Canceled) || errors.Is(e, context.DeadlineExceeded))) {
-			res.AbortedClients++
-			res.Errors = append(res.Errors, fmt.Sprintf("client %d aborted: %v", i, e))
+// checkAfter reads the sums after the run, on a new connection when the
+// server went away during it (a restart), and checks them against before.
+func checkAfter(ctx context.Context, admin *pgx.Conn, dsn string, before Sums, def *scriptDef, res *RunResult) (*CheckResult, error) {
+	after, err := readSums(ctx, admin)
+	if err != nil && len(res.Outages) > 0 {
+		var again *pgx.Conn
+		if again, err = pgx.Connect(ctx, dsn); err == nil {
+			defer again.Close(context.Background())
+			after, err = readSums(ctx, again)
 		}
 	}
-	agg.fill(res)
-	if res.Committed > 0 {
-		res.DriverCPUPer1k = res.DriverCPU.Seconds() / (float64(res.Committed) / 1000)
+	if err != nil {
+		return nil, err
 	}
-
-	// A part of a group does not check its own before/after sums: the other
-	// parts' transactions move them too. The group's last part to finish
-	// checks the whole database instead (Workload.Check).
-	if !opts.NoCheck && !res.Interrupted && opts.Part.Whole() {
-		after, err := readSums(ctx, admin)
-		if err != nil && len(res.Outages) > 0 {
-			// The server went away during the run (a restart): the
-			// admin connection went with it.
-			var again *pgx.Conn
-			if again, err = pgx.Connect(ctx, dsn); err == nil {
-				defer again.Close(context.Background())
-				after, err = readSums(ctx, again)
-			}
-		}
-		if err != nil {
-			return res, err
-		}
-		res.Check = checkRun(before, after, &def, res.Committed, res.InDoubt)
-	}
-	return res, nil
+	return checkRun(before, after, def, res.Committed, res.InDoubt), nil
 }
 
 // ErrNotLoaded says the pgbench tables are missing or empty.

@@ -9,15 +9,27 @@ import (
 // WriteSummary prints the result laid out like pgbench's report, then the
 // latency percentiles pgbench does not give, then the check.
 func (r *RunResult) WriteSummary(w io.Writer) {
-	o := r.Options
-	def, _ := o.Script.def()
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
-	pct := func(n, of int64) float64 {
-		if of == 0 {
-			return 0
-		}
-		return 100 * float64(n) / float64(of)
+	r.writeParams(p)
+	r.writeCounts(p)
+	r.writeLatency(p)
+	r.writeEnd(p)
+}
+
+// printf prints one line of the summary.
+type printf func(format string, args ...any)
+
+// percentOf is n as a percentage of of (0 when of is 0).
+func percentOf(n, of int64) float64 {
+	if of == 0 {
+		return 0
 	}
+	return 100 * float64(n) / float64(of)
+}
+
+// writeParams prints what was run, as pgbench's report starts.
+func (r *RunResult) writeParams(p printf) {
+	o := r.Options
 	p("transaction type: %s", r.Description)
 	p("scaling factor: %d", r.Scale)
 	p("query mode: %s", o.Protocol)
@@ -36,6 +48,12 @@ func (r *RunResult) WriteSummary(w io.Writer) {
 	if o.StopAtTxns > 0 {
 		p("stop at transactions: %d (all clients)", o.StopAtTxns)
 	}
+}
+
+// writeCounts prints the transactions processed, failed, retried, skipped
+// and late.
+func (r *RunResult) writeCounts(p printf) {
+	o := r.Options
 	switch {
 	case o.StopAtTxns > 0:
 		p("number of transactions actually processed: %d/%d", r.Committed, o.StopAtTxns)
@@ -45,18 +63,23 @@ func (r *RunResult) WriteSummary(w io.Writer) {
 		p("number of transactions actually processed: %d/%d", r.Committed, int64(o.Transactions)*int64(o.Clients))
 	}
 	all := r.Committed + r.Failed
-	p("number of failed transactions: %d (%.3f%%)", r.Failed, pct(r.Failed, all))
+	p("number of failed transactions: %d (%.3f%%)", r.Failed, percentOf(r.Failed, all))
 	if o.MaxTries != 1 {
-		p("number of transactions retried: %d (%.3f%%)", r.Retried, pct(r.Retried, all))
+		p("number of transactions retried: %d (%.3f%%)", r.Retried, percentOf(r.Retried, all))
 		p("total number of retries: %d", r.Retries)
 	}
 	if o.Rate > 0 && o.LatencyLimit > 0 {
-		p("number of transactions skipped: %d (%.3f%%)", r.Skipped, pct(r.Skipped, all+r.Skipped))
+		p("number of transactions skipped: %d (%.3f%%)", r.Skipped, percentOf(r.Skipped, all+r.Skipped))
 	}
 	if o.LatencyLimit > 0 {
 		p("number of transactions above the %.1f ms latency limit: %d/%d (%.3f%%)",
-			ms(o.LatencyLimit), r.Late, r.Committed, pct(r.Late, r.Committed))
+			ms(o.LatencyLimit), r.Late, r.Committed, percentOf(r.Late, r.Committed))
 	}
+}
+
+// writeLatency prints the latency, throughput, driver cost and the
+// per-statement latencies.
+func (r *RunResult) writeLatency(p printf) {
 	p("latency average = %.3f ms", ms(r.Latency.Mean))
 	p("latency stddev = %.3f ms", ms(r.LatencyStddev))
 	if r.Lag != nil {
@@ -70,6 +93,7 @@ func (r *RunResult) WriteSummary(w io.Writer) {
 	p("driver CPU = %.3f s (%.4f CPU-s per 1000 transactions), peak RSS = %.1f MB",
 		r.DriverCPU.Seconds(), r.DriverCPUPer1k, float64(r.PeakRSS)/(1<<20))
 	p("statement latencies in milliseconds, failures and retries (with p50, p99):")
+	def, _ := r.Options.Script.def()
 	for _, s := range def.setLines() {
 		p("  %12s %11s %11s %9s %9s  %s", "-", "0", "0", "-", "-", s)
 	}
@@ -77,6 +101,10 @@ func (r *RunResult) WriteSummary(w io.Writer) {
 		p("  %12.3f %11d %11d %9.3f %9.3f  %s", ms(s.Latency.Mean), s.Failures, s.Retries,
 			ms(s.Latency.P50), ms(s.Latency.P99), s.Text)
 	}
+}
+
+// writeEnd prints how the run ended: interruption, errors, outages, check.
+func (r *RunResult) writeEnd(p printf) {
 	if r.Interrupted {
 		p("run interrupted before its end: the figures cover what ran")
 	}

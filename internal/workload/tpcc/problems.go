@@ -68,3 +68,15 @@ func LoadProblem(ctx context.Context, err error) error {
 	}
 	return fmt.Errorf("tpcc load: %w", err)
 }
+
+// CheckProblem names why a check could not run: a missing load is bad input
+// (exit code 2); nil stays nil.
+func CheckProblem(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrNotLoaded):
+		return problem.BadInput("run 'pgoltp tpcc load' first, or pass the --schema that holds it", "%s", err.Error())
+	}
+	return fmt.Errorf("tpcc check: %w", err)
+}

@@ -140,15 +140,29 @@ type newOrderScratch struct {
 // (2) inserts the lines before it and rolls back (clause 2.4.2.3). The output
 // of clause 2.4.3.3 is left in ss.out.no.
 func (ss *session) newOrderClient(ctx context.Context, in *newOrderInput) (rolledBack bool, err error) {
-	conn := ss.conn
-	s := &ss.no
-	out := &ss.out.no
+	s, out := &ss.no, &ss.out.no
 	out.reset(in)
-	n := len(in.lines)
+	distinct := s.fill(in, out)
+	b := s.queueFirst(in, distinct)
+	br := ss.conn.SendBatch(ctx, b)
+	err = s.readFirst(br, out, len(in.lines), distinct)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, err
+	}
+	return s.finish(ctx, ss.conn, in, out)
+}
+
+// fill resets the scratch for the order's lines and the output's lines, and
+// says whether every line is distinct from the one before (then one UPDATE
+// updates all the stock rows).
+func (s *newOrderScratch) fill(in *newOrderInput, out *NewOrderOutput) (distinct bool) {
 	s.itemIDs, s.original, s.found, s.stocked = s.itemIDs[:0], s.original[:0], s.found[:0], s.stocked[:0]
 	s.items, s.supply, s.qty, s.remote = s.items[:0], s.supply[:0], s.qty[:0], s.remote[:0]
 	s.dist = s.dist[:0]
-	distinct := true
+	distinct = true
 	for i, l := range in.lines {
 		s.itemIDs = append(s.itemIDs, l.item)
 		s.original = append(s.original, false)
@@ -168,15 +182,20 @@ func (ss *session) newOrderClient(ctx context.Context, in *newOrderInput) (rolle
 			distinct = false
 		}
 	}
+	return distinct
+}
+
+// queueFirst queues round trip (1): BEGIN, the head, the items and the stock
+// updates in lock order.
+func (s *newOrderScratch) queueFirst(in *newOrderInput, distinct bool) *pgx.Batch {
 	allLocal := 0
 	if in.allLocal {
 		allLocal = 1
 	}
-
 	b := &s.batch1
 	b.QueuedQueries = b.QueuedQueries[:0]
 	b.Queue("BEGIN")
-	b.Queue(sqlNOHead, in.w, in.d, in.c, int32(n), allLocal)
+	b.Queue(sqlNOHead, in.w, in.d, in.c, int32(len(in.lines)), allLocal)
 	b.Queue(sqlNOItems, s.itemIDs)
 	if distinct {
 		b.Queue(sqlNOStockAll[in.d], s.supply, s.items, s.qty, s.remote)
@@ -185,88 +204,98 @@ func (ss *session) newOrderClient(ctx context.Context, in *newOrderInput) (rolle
 			b.Queue(sqlNOStockOne[in.d], s.supply[i], s.items[i], s.qty[i], s.remote[i])
 		}
 	}
-	br := conn.SendBatch(ctx, b)
-	err = func() error {
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
-		if err := br.QueryRow().Scan(&out.WTax, &out.DTax, &out.OID, &out.CDiscount, &out.CLast, &out.CCredit,
-			&out.EntryD); err != nil {
-			return fmt.Errorf("warehouse/district/customer/orders: %w", err)
-		}
-		rows, err := br.Query()
-		if err != nil {
-			return err
-		}
-		var (
-			id, cents int32
-			name      string
-			orig      bool
-		)
-		for rows.Next() {
-			if err := rows.Scan(&id, &cents, &name, &orig); err != nil {
-				rows.Close()
-				return err
-			}
-			for i, want := range s.itemIDs {
-				if want == id {
-					s.found[i], s.original[i] = true, orig
-					out.Lines[i].IName, out.Lines[i].IPriceCents = name, int64(cents)
-				}
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		statements := 1
-		if !distinct {
-			statements = n
-		}
-		next := 0 // with one UPDATE per line, its rows come in line order
-		for range statements {
-			rows, err := br.Query()
-			if err != nil {
-				return err
-			}
-			var (
-				w, item, qty int32
-				dist         string
-				sOrig        bool
-			)
-			for rows.Next() {
-				if err := rows.Scan(&w, &item, &qty, &dist, &sOrig); err != nil {
-					rows.Close()
-					return err
-				}
-				for i := next; i < n; i++ {
-					if s.items[i] == item && s.supply[i] == w && !s.stocked[i] {
-						s.stocked[i], s.dist[i] = true, dist
-						out.Lines[i].SQuantity = qty
-						out.Lines[i].BrandGeneric = brandGeneric(s.original[i], sOrig)
-						break
-					}
-				}
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return fmt.Errorf("stock: %w", err)
-			}
-			if !distinct {
-				next++
-			}
-		}
-		return nil
-	}()
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return false, err
-	}
+	return b
+}
 
-	// The lines up to the first item not found (2.4.2.3: only the unused
-	// item's steps are skipped).
+// readFirst reads round trip (1)'s results into the output.
+func (s *newOrderScratch) readFirst(br pgx.BatchResults, out *NewOrderOutput, n int, distinct bool) error {
+	if _, err := br.Exec(); err != nil {
+		return err
+	}
+	if err := br.QueryRow().Scan(&out.WTax, &out.DTax, &out.OID, &out.CDiscount, &out.CLast, &out.CCredit,
+		&out.EntryD); err != nil {
+		return fmt.Errorf("warehouse/district/customer/orders: %w", err)
+	}
+	if err := s.readItems(br, out); err != nil {
+		return err
+	}
+	statements := 1
+	if !distinct {
+		statements = n
+	}
+	next := 0 // with one UPDATE per line, its rows come in line order
+	for range statements {
+		if err := s.readStock(br, out, next); err != nil {
+			return fmt.Errorf("stock: %w", err)
+		}
+		if !distinct {
+			next++
+		}
+	}
+	return nil
+}
+
+// readItems reads the items found: name, price and whether i_data has ORIGINAL.
+func (s *newOrderScratch) readItems(br pgx.BatchResults, out *NewOrderOutput) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	var (
+		id, cents int32
+		name      string
+		orig      bool
+	)
+	for rows.Next() {
+		if err := rows.Scan(&id, &cents, &name, &orig); err != nil {
+			rows.Close()
+			return err
+		}
+		for i, want := range s.itemIDs {
+			if want == id {
+				s.found[i], s.original[i] = true, orig
+				out.Lines[i].IName, out.Lines[i].IPriceCents = name, int64(cents)
+			}
+		}
+	}
+	rows.Close()
+	return rows.Err()
+}
+
+// readStock reads one stock UPDATE's rows into the lines from next on.
+func (s *newOrderScratch) readStock(br pgx.BatchResults, out *NewOrderOutput, next int) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	var (
+		w, item, qty int32
+		dist         string
+		sOrig        bool
+	)
+	for rows.Next() {
+		if err := rows.Scan(&w, &item, &qty, &dist, &sOrig); err != nil {
+			rows.Close()
+			return err
+		}
+		for i := next; i < len(s.items); i++ {
+			if s.items[i] == item && s.supply[i] == w && !s.stocked[i] {
+				s.stocked[i], s.dist[i] = true, dist
+				out.Lines[i].SQuantity = qty
+				out.Lines[i].BrandGeneric = brandGeneric(s.original[i], sOrig)
+				break
+			}
+		}
+	}
+	rows.Close()
+	return rows.Err()
+}
+
+// finish is round trip (2): the order lines up to the first item not found
+// (2.4.2.3: only the unused item's steps are skipped), then COMMIT, or
+// ROLLBACK when an item was not found.
+func (s *newOrderScratch) finish(ctx context.Context, conn *pgx.Conn, in *newOrderInput, out *NewOrderOutput) (rolledBack bool, err error) {
+	n := len(in.lines)
 	upTo := n
 	for i, f := range s.found {
 		if !f {
@@ -283,7 +312,7 @@ func (ss *session) newOrderClient(ctx context.Context, in *newOrderInput) (rolle
 		s.numbers = append(s.numbers, int32(i+1))
 		s.amounts = append(s.amounts, int32(l.AmountCents))
 	}
-	b = &s.batch2
+	b := &s.batch2
 	b.QueuedQueries = b.QueuedQueries[:0]
 	if upTo > 0 {
 		b.Queue(sqlNOLines, out.OID, in.d, in.w, s.numbers, s.items[:upTo], s.supply[:upTo], s.qty[:upTo],

@@ -1,4 +1,4 @@
-package main
+package collect
 
 import (
 	"testing"
@@ -23,7 +23,7 @@ func TestResolveBloatEvery(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := resolveBloatEvery(tc.set, tc.value, tc.plan)
+			got, err := ResolveBloatEvery(tc.set, tc.value, tc.plan)
 			if (err != nil) != tc.wantBadInput || got != tc.want {
 				t.Fatalf("got %v, %v; want %v, error %v", got, err, tc.want, tc.wantBadInput)
 			}

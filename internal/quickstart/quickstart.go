@@ -1,0 +1,72 @@
+// Package quickstart is the loop of 'pgoltp quickstart' on a server it is
+// given: load TPC-C (reusing the same load), run it recorded with live
+// progress, check its consistency, and print its summary. The command brings
+// up the server before and writes the stored run's report after.
+package quickstart
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/recorder"
+	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
+)
+
+// Options are the quickstart's flags.
+type Options struct {
+	Warehouses  int
+	Duration    time.Duration // measured, after a 5 s ramp-up
+	Path        string        // tpcc.PathClient or PathServer
+	Log         io.Writer     // the steps, the load's and the run's progress, the check's report
+	ProgressBar bool          // Log is a terminal: show the load as a bar
+
+	run *tpcc.Workload // the loop's run, built by Validate
+}
+
+// Validate checks the options before any server is touched, and builds the
+// loop's run: no-wait mode, fully checked.
+func (o *Options) Validate() error {
+	if o.Warehouses < 1 {
+		return problem.BadInput("pass --warehouses 1 or more", "--warehouses %d is too small", o.Warehouses)
+	}
+	if o.Duration < 5*time.Second {
+		return problem.BadInput("pass --duration 5s or more", "--duration %s is too short to measure", o.Duration)
+	}
+	o.run = &tpcc.Workload{CheckMode: tpcc.CheckFull, Options: tpcc.RunOptions{Path: o.Path, Mode: tpcc.ModeNoWait,
+		Duration: o.Duration, Ramp: 5 * time.Second, Progress: 5 * time.Second, ProgressOut: o.Log}}
+	if err := o.run.Validate(); err != nil {
+		return problem.BadInput("see 'pgoltp quickstart --help'", "%s", err.Error())
+	}
+	return nil
+}
+
+// Run is steps 2 to 4 of 5 on dsn: load, run recorded as rec says, check;
+// then it prints the run's summary to out. o must have been validated.
+func Run(ctx context.Context, dsn string, o *Options, rec recorder.Options, out io.Writer) (*recorder.Outcome, error) {
+	fmt.Fprintf(o.Log, "== 2/5 loading TPC-C, %d warehouses\n", o.Warehouses)
+	st, err := tpcc.Load(ctx, dsn, tpcc.LoadOptions{Warehouses: o.Warehouses, Progress: o.Log, ProgressBar: o.ProgressBar})
+	if errors.Is(err, tpcc.ErrLoadExists) {
+		return nil, problem.BadInput("run 'pgoltp tpcc load --force --warehouses N' to replace it, or pass the same --warehouses", "%s", err.Error())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if st.AlreadyLoaded {
+		fmt.Fprintln(o.Log, "   already loaded: reusing it")
+	}
+	fmt.Fprintf(o.Log, "== 3/5 running TPC-C (%s path, no-wait) for %s after a 5s ramp-up\n", o.Path, o.Duration)
+	res, err := recorder.Run(ctx, dsn, o.run, rec)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(o.Log, "== 4/5 consistency")
+	if rep := tpcc.CheckReportOf(res.Check); rep != nil {
+		_ = rep.WriteText(o.Log)
+	}
+	fmt.Fprintln(o.Log, "== 5/5 report")
+	return res, res.Result.Detail.(*tpcc.RunResult).WriteSummary(out)
+}

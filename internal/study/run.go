@@ -1,0 +1,168 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/recorder"
+	"github.com/pgoltp/pgoltp/internal/workload"
+)
+
+// Database is the database a study loads and runs in on each major's cluster.
+const Database = "pgoltp"
+
+// Bench is the study's workload as the caller supplies it (the registry's):
+// study itself names no workload.
+type Bench interface {
+	// Load makes dsn hold the workload's data, reusing a load of the same size.
+	Load(ctx context.Context, dsn string) error
+	// Workload is the workload of one run: compared, not checked.
+	Workload() (workload.Workload, error)
+	// Figures are what the study compares of one run's result.
+	Figures(res *workload.Result) Figures
+}
+
+// Figures are the throughput and latency a study compares.
+type Figures struct {
+	Txns, TPS     float64 // committed transactions, per second
+	P50, P95, P99 time.Duration
+}
+
+// Study runs the workload on each major, each in its own managed cluster
+// under Lab (Lab/pg10, Lab/pg15, ...), the majors interleaved when repeated.
+type Study struct {
+	Options
+	Lab    string
+	Bench  Bench
+	Record recorder.Options // where runs are stored; the study adds its parameters
+	Log    io.Writer        // what the study does; nil: quiet
+	// Progress gets the clusters' progress (downloads, initdb); nil: quiet.
+	Progress io.Writer
+}
+
+// target is one major's cluster, ready to run on.
+type target struct {
+	major   int
+	version string
+	dsn     string
+}
+
+// Run prepares every major's cluster, runs the repetitions interleaved and
+// compares them.
+func (s *Study) Run(ctx context.Context) (*Comparison, []Run, error) {
+	targets := make([]target, 0, len(s.Majors))
+	for _, m := range s.Majors {
+		t, err := s.prepare(ctx, m)
+		if err != nil {
+			return nil, nil, err
+		}
+		targets = append(targets, t)
+	}
+	var runs []Run
+	for rep := 1; rep <= s.Repetitions; rep++ {
+		for _, t := range targets {
+			s.say("== run %d/%d on PostgreSQL %s", rep, s.Repetitions, t.version)
+			r, err := s.runOnce(ctx, t, rep)
+			if err != nil {
+				return nil, runs, fmt.Errorf("PostgreSQL %d, run %d: %w", t.major, rep, err)
+			}
+			runs = append(runs, r)
+		}
+	}
+	c := Compare(s.Workload, s.Translations(), runs)
+	return &c, runs, nil
+}
+
+func (s *Study) say(format string, args ...any) {
+	if s.Log != nil {
+		fmt.Fprintf(s.Log, format+"\n", args...)
+	}
+}
+
+// prepare brings up the major's cluster in Lab/pgNN, applies the settings and
+// loads the workload (once: a repeated study reuses the load).
+func (s *Study) prepare(ctx context.Context, major int) (target, error) {
+	lab := filepath.Join(s.Lab, fmt.Sprintf("pg%d", major))
+	unlock, err := cluster.LockLab(lab, "compare-versions", cluster.DefaultLockWait)
+	if err != nil {
+		return target{}, err
+	}
+	defer unlock()
+	s.say("== PostgreSQL %d in %s", major, lab)
+	c, err := cluster.Ready(ctx, cluster.Options{Lab: lab, Major: major, Progress: s.Progress}, "compare-versions", Database)
+	if err != nil {
+		return target{}, err
+	}
+	if _, err := c.Apply(ctx, s.settings(major)); err != nil {
+		return target{}, err
+	}
+	dsn := c.DSN(Database)
+	if err := s.Bench.Load(ctx, dsn); err != nil {
+		return target{}, fmt.Errorf("%s load on PostgreSQL %d: %w", s.Workload, major, err)
+	}
+	return target{major: major, version: c.Version, dsn: dsn}, nil
+}
+
+// settings are the --set values as major takes them.
+func (s *Study) settings(major int) map[string]string {
+	apply := map[string]string{}
+	for _, t := range s.PerMajor[major] {
+		if t.Name != "" {
+			apply[t.Name] = t.Value
+		}
+	}
+	return apply
+}
+
+// runOnce runs the workload once on t, recorded, and measures what it did to
+// the server.
+func (s *Study) runOnce(ctx context.Context, t target, rep int) (Run, error) {
+	r := Run{Major: t.major, Version: t.version, Repetition: rep}
+	before, err := Read(ctx, t.dsn, t.major, false)
+	if err != nil {
+		return r, fmt.Errorf("reading the server's statistics: %w", err)
+	}
+	w, err := s.Bench.Workload()
+	if err != nil {
+		return r, err
+	}
+	params := []workload.Param{
+		{Name: "postgres major", Value: strconv.Itoa(t.major)},
+		{Name: "postgres version", Value: t.version},
+		{Name: "compare-versions", Value: s.MajorsList()},
+		{Name: "repetition", Value: strconv.Itoa(rep)}}
+	for _, tr := range s.PerMajor[t.major] {
+		if tr.Name != "" {
+			params = append(params, workload.Param{Name: "set " + tr.Name, Value: tr.Value})
+		}
+	}
+	opts := s.Record
+	opts.Params = params
+	out, err := recorder.Run(ctx, t.dsn, w, opts)
+	if out != nil {
+		r.RunID = out.RunID
+	}
+	if out != nil && out.Result != nil {
+		f := s.Bench.Figures(out.Result)
+		r.Txns, r.TPS, r.P50, r.P95, r.P99 = f.Txns, f.TPS, ms(f.P50), ms(f.P95), ms(f.P99)
+	}
+	if err != nil {
+		return r, err
+	}
+	if out.Stored != nil && out.Stored.Samples != nil {
+		r.Statements = out.Stored.Samples.Statements
+	}
+	after, err := Read(ctx, t.dsn, t.major, true)
+	if err != nil {
+		return r, fmt.Errorf("reading the server's statistics: %w", err)
+	}
+	r.Effect = after.Sub(before)
+	return r, nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,113 @@
+package tuner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/tune"
+	"github.com/pgoltp/pgoltp/internal/workload"
+)
+
+// Resumed applies --resume to o: the stored search's seed, objective,
+// safety, trial length and p99 limit, and its budget unless budgetSet. It
+// returns nil without --resume, and refuses a search of another workload
+// than name.
+func (o *Options) Resumed(lab string, budgetSet bool, name string) (*State, error) {
+	if o.Resume == "" {
+		return nil, nil
+	}
+	id := o.Resume
+	if id == "latest" {
+		id = ""
+	}
+	s, err := Load(lab, id)
+	if err != nil {
+		return nil, problem.BadInput("run 'pgoltp tune' without --resume to start a search", "cannot resume: %v", err)
+	}
+	o.Seed, o.Objective, o.AllowUnsafe, o.Trial, o.MaxP99 = s.Seed, s.Objective, s.AllowUnsafe, s.Trial, s.MaxP99
+	if !budgetSet {
+		o.Budget = s.Budget
+	}
+	if s.Workload != name {
+		return nil, problem.BadInput("give the same --workload, --scale/--warehouses and --clients as the search had",
+			"search %s ran %s, not %s", s.ID, s.Workload, name)
+	}
+	return s, nil
+}
+
+// Setup is what `pgoltp tune` hands the tuner: its checked options, the
+// search it resumes, the workload, the server to tune (the managed cluster or
+// an external one) with the database to run in, and where runs are kept.
+type Setup struct {
+	Options
+	Resume          *State
+	Workload        workload.Workload
+	Server          tune.Server
+	DSN             string
+	Lab, ResultsDSN string
+	Log             io.Writer
+}
+
+// New reads the server and advise's configuration for it, and returns the
+// tuner ready to run the search.
+func New(ctx context.Context, s Setup) (*Tuner, error) {
+	server := ServerOf(s.Server, s.DSN)
+	dataDir := "/"
+	c, managed := s.Server.(*cluster.Cluster)
+	if managed {
+		dataDir = c.DataDir
+	}
+	host := tune.DetectHost(dataDir)
+	limits := Limits{RAM: host.RAM, CPUs: host.CPUs, HugePagesTotal: host.HugePagesTotal, NoRestart: !managed}
+	if !managed {
+		fmt.Fprintln(s.Log, "--dsn: settings that need a restart are left out (pgoltp does not restart a server it does not manage)")
+	}
+	live, major, err := server.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	advice, err := tune.Advise(tune.AdviseInput{Host: host, Connections: s.Clients, Workload: s.Options.Workload, Major: major, Live: live})
+	if err != nil {
+		return nil, problem.Failed("advise: %v", err)
+	}
+	id := "tune-" + time.Now().UTC().Format("20060102T150405Z")
+	if s.Resume != nil {
+		id = s.Resume.ID
+	}
+	t := &Tuner{
+		Server: server, Workload: WorkloadOf(s.Workload, s.DSN), Lab: s.Lab, Limits: limits,
+		Recorder: StoreRecorder{Lab: s.Lab, ResultsDSN: s.ResultsDSN, Kind: s.Options.Workload, Workload: s.Workload.Name()},
+		ID:       id, Seed: s.Seed, Objective: s.Objective, MaxP99: s.MaxP99, AllowUnsafe: s.AllowUnsafe,
+		Budget: s.Budget, TrialTime: s.Trial, Prewarm: s.Prewarm, Advise: advice.Settings(),
+		Confirm: s.Confirm, Ablation: s.Ablation, Apply: s.Apply, Resume: s.Resume, Log: s.Log, Inject: s.inject,
+	}
+	if s.Layout {
+		if t.Layout, err = TablesOf(s.Workload, s.DSN); err != nil {
+			return nil, problem.BadInput("run tune without --layout", "%v", err)
+		}
+	}
+	return t, nil
+}
+
+// Verdict is how a search ends for the command: a failure when the original
+// settings could not be restored, when the search stopped (how to resume it)
+// or was interrupted.
+func (t *Tuner) Verdict(res *Result, runErr error) error {
+	if res != nil && !res.Restored && !res.Applied {
+		return problem.Failed("the original settings could NOT be restored (see the note above)")
+	}
+	if runErr != nil {
+		if p, ok := runErr.(*problem.Problem); ok {
+			return p
+		}
+		return problem.Failed("tune stopped: %v (resume with 'pgoltp tune --resume %s')", runErr, t.ID)
+	}
+	if res.Interrupted {
+		return problem.Failed("tune interrupted; the best so far is shown above; continue with 'pgoltp tune --resume %s'", t.ID)
+	}
+	return nil
+}
