@@ -15,7 +15,10 @@
 #     (backends, walwriter, checkpointer, bgwriter, autovacuum, ...; children
 #     that exit meanwhile through the postmaster's cutime/cstime), sampled
 #     every 0.5 s and read off at the driver's measured interval
-#     (bench/server_cpu.py);
+#     (bench/server_cpu.py), with its split by process kind as shares
+#     (server_split: backends running the statements, aux = walwriter,
+#     checkpointer, bgwriter, launchers and the postmaster, autovacuum and
+#     parallel workers, exited = children not seen alive);
 #     only when this script started the server or SERVER_PID names the
 #     postmaster of BENCH_DSN,
 # and tpmTOTAL as a share of the ceiling the host's CPUs allow at that cost:
@@ -130,7 +133,12 @@ def unix(ts):  # RFC 3339 with nanoseconds
     head, frac = ts.rstrip("Z").split(".")
     return datetime.datetime.fromisoformat(head).replace(tzinfo=datetime.timezone.utc).timestamp() + float("0." + frac)
 t0, t1 = unix(r["measure_start"]), unix(r["measure_end"])
-samples = [tuple(map(float, l.split())) for l in open(sys.argv[7]) if len(l.split()) == 2]
+# "<unix time> <CPU s> kind=<CPU s> ...": the server's CPU so far, split by process kind.
+samples = []
+for l in open(sys.argv[7]):
+    w = l.split()
+    if len(w) >= 2:
+        samples.append((float(w[0]), float(w[1]), {k: float(v) for k, v in (x.split("=") for x in w[2:])}))
 inside = [s for s in samples if t0 <= s[0] <= t1]
 tps = r["tpm_total"] / 60
 drv = r["driver_cpu_s_per_1k"]
@@ -140,6 +148,13 @@ if len(inside) >= 2 and inside[-1][0] > inside[0][0]:
     srv = 1000 * (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0]) / tps
     ceiling = 60 * ncpu / ((srv + drv) / 1000)  # tpmTOTAL the CPUs allow at this cost
     line += f" server_cpu_s_per_1k={srv:.3f} ceiling_pct={100 * r['tpm_total'] / ceiling:.1f}"
+    # Shares of the server's CPU in the interval by process kind (bench/server_cpu.py):
+    # backends running the statements, aux (walwriter, checkpointer, bgwriter,
+    # launchers, postmaster), autovacuum and parallel workers, exited (unseen).
+    used = inside[-1][1] - inside[0][1]
+    if used > 0 and inside[0][2]:
+        line += " server_split=" + ",".join(
+            f"{k}:{100 * (inside[-1][2][k] - inside[0][2][k]) / used:.0f}%" for k in inside[0][2])
 if ref > 0:
     line += f" vs_pgbench={tps / ref:.3f}"
 line += (f" proc_cpu_s={ticks/hz:.2f} errors={r['errors']} retries={r['retries']}"
