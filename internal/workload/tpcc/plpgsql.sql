@@ -252,16 +252,24 @@ BEGIN
 	RETURN v_out;
 END $$;
 
--- Stock-Level (2.8).
+-- Stock-Level (2.8), in one statement, the client path's (sqlStockLevel):
+-- d_next_o_id is read by scalar subqueries in the same statement (one
+-- snapshot), so the plan does not depend on its value and the cached
+-- generic plan (the order-line range an index condition, 20 orders' lines
+-- joined to stock by primary key) serves every call. With d_next_o_id read
+-- into a variable first, the range's bounds were parameters, the generic
+-- plan costed higher than the custom ones, and the statement was planned
+-- again on every call.
 CREATE OR REPLACE FUNCTION pgoltp_stock_level(p_w int, p_d int, p_threshold int) RETURNS bigint
 LANGUAGE plpgsql AS $$
 DECLARE
-	v_next int; v_low bigint;
+	v_low bigint;
 BEGIN
-	SELECT d_next_o_id INTO v_next FROM district WHERE d_w_id = p_w AND d_id = p_d;
 	SELECT count(DISTINCT s.s_i_id) INTO v_low FROM order_line ol
 		JOIN stock s ON s.s_w_id = p_w AND s.s_i_id = ol.ol_i_id
-		WHERE ol.ol_w_id = p_w AND ol.ol_d_id = p_d AND ol.ol_o_id < v_next AND ol.ol_o_id >= v_next - 20
+		WHERE ol.ol_w_id = p_w AND ol.ol_d_id = p_d
+			AND ol.ol_o_id < (SELECT d_next_o_id FROM district WHERE d_w_id = p_w AND d_id = p_d)
+			AND ol.ol_o_id >= (SELECT d_next_o_id FROM district WHERE d_w_id = p_w AND d_id = p_d) - 20
 			AND s.s_quantity < p_threshold;
 	RETURN v_low;
 END $$;
