@@ -21,6 +21,9 @@
 #     parallel workers, exited = children not seen alive);
 #     only when this script started the server or SERVER_PID names the
 #     postmaster of BENCH_DSN,
+# the WAL bytes per transaction and the checkpoints started during the run
+# (ramp-up included; full-page writes after a checkpoint cost the server
+# work per transaction that no plan shows),
 # and tpmTOTAL as a share of the ceiling the host's CPUs allow at that cost:
 # ceiling = NCPU CPU-s/s / (server + driver CPU-s per transaction).
 # Finally 10,000 terminals in spec mode: peak RSS of the driver (VmHWM); that
@@ -109,8 +112,12 @@ REF_TPS=""
 # The server's CPU is sampled every 0.5 s during the run and read off at the
 # driver's measured interval (measure_start..measure_end of its --json).
 run_tpcc() {
-  local label=$1 bin=$2 path=$3 conns=$4 pid ticks=0 t sampler=""
+  local label=$1 bin=$2 path=$3 conns=$4 pid ticks=0 t sampler="" wal0 wal1
   : >"$WORK/server_cpu"
+  # WAL position and checkpoints before and after the run (ramp-up included):
+  # full-page writes after a checkpoint and checkpoints landing in a run
+  # change the server's work per transaction without any change of plan.
+  wal0=$(psql -Atc "select pg_current_wal_lsn() - '0/0', checkpoints_timed + checkpoints_req from pg_stat_bgwriter" "$ADMIN_DSN")
   if [ -n "$SERVER_PID" ]; then
     python3 "$ROOT/bench/server_cpu.py" "$SERVER_PID" 0.5 >"$WORK/server_cpu" &
     sampler=$!
@@ -124,9 +131,11 @@ run_tpcc() {
   done
   [ -n "$sampler" ] && { kill "$sampler"; wait "$sampler" 2>/dev/null || true; }
   wait "$pid" || { echo "run failed: $(cat "$WORK/run.err")"; return 1; }
-  python3 - "$WORK/run.json" "$label" "$path" "$conns" "$ticks" "$HZ" "$WORK/server_cpu" "$NCPU" "${REF_TPS:-0}" <<'PY'
+  wal1=$(psql -Atc "select pg_current_wal_lsn() - '0/0', checkpoints_timed + checkpoints_req from pg_stat_bgwriter" "$ADMIN_DSN")
+  python3 - "$WORK/run.json" "$label" "$path" "$conns" "$ticks" "$HZ" "$WORK/server_cpu" "$NCPU" "${REF_TPS:-0}" "$wal0" "$wal1" <<'PY'
 import json, sys, datetime
 r = json.load(open(sys.argv[1])); label, path, conns = sys.argv[2:5]
+(wal0, ck0), (wal1, ck1) = (map(float, a.split("|")) for a in sys.argv[10:12])
 ticks, hz = int(sys.argv[5]), int(sys.argv[6])
 ncpu, ref = float(sys.argv[8]), float(sys.argv[9])
 def unix(ts):  # RFC 3339 with nanoseconds
@@ -157,6 +166,11 @@ if len(inside) >= 2 and inside[-1][0] > inside[0][0]:
             f"{k}:{100 * (inside[-1][2][k] - inside[0][2][k]) / used:.0f}%" for k in inside[0][2])
 if ref > 0:
     line += f" vs_pgbench={tps / ref:.3f}"
+# WAL over the whole run (ramp-up included) per transaction of the whole run.
+d = r["options"]
+whole = r["tpm_total"] / 60 * (d["Duration"] + d["Ramp"]) / 1e9
+if whole > 0:
+    line += f" wal_kb_per_txn={(wal1 - wal0) / 1024 / whole:.2f} checkpoints={int(ck1 - ck0)}"
 line += (f" proc_cpu_s={ticks/hz:.2f} errors={r['errors']} retries={r['retries']}"
          f" p90_NO_ms={r['txns'][0]['latency']['p90_ns']/1e6:.2f}")
 print(line)
