@@ -14,14 +14,20 @@
 #     execution time, share of the top-level time, shared blocks hit/read and
 #     WAL bytes per call (top-level statements first, then nested ones),
 #   - per table: updates, HOT updates and their ratio, inserts, deletes,
+#     dead tuples at the end, and the autovacuums and autoanalyzes that ran
+#     during the run,
 #   - per index: scans and tuples read per 1,000 transactions,
 #   - when perf works (apt-get install -y linux-perf; PERF=0 to skip): the
 #     hottest symbols of the server's processes (cpu-clock sampling of the
 #     postmaster and its children during the run; a flat profile: the server
 #     is built without frame pointers).
 #
+# With ROUNDS=N the paths run N times in turn on the same growing database
+# (the order reversed every other round), each run reported on its own: how
+# the cost per statement moves over a session.
+#
 # Usage: bench/tpcc_profile.sh
-# Env:   W=10 DUR=30 RAMP=5 CONNS=8 PATHS="client server" PORT=5514 PERF=1
+# Env:   W=10 DUR=30 RAMP=5 CONNS=8 PATHS="client server" ROUNDS=1 PORT=5514 PERF=1
 #        TOP=25 (statements and symbols shown) PGOLTP=path/to/binary
 #        BENCH_DSN=postgres://... (a server with pg_stat_statements preloaded;
 #        the postmaster's /proc is read only when PGDATA_PID names its pid)
@@ -32,6 +38,7 @@ DUR=${DUR:-30}
 RAMP=${RAMP:-5}
 CONNS=${CONNS:-8}
 PATHS=${PATHS:-"client server"}
+ROUNDS=${ROUNDS:-1}
 PORT=${PORT:-5514}
 PERF=${PERF:-1}
 TOP=${TOP:-25}
@@ -71,7 +78,7 @@ DSN=$(dsn_for pgoltp_bench_profile)
 psql -q "$ADMIN_DSN" -c "drop database if exists pgoltp_bench_profile" -c "create database pgoltp_bench_profile"
 psql -q "$DSN" -c "create extension if not exists pg_stat_statements"
 
-echo "# bench/tpcc_profile.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s conns=$CONNS paths='$PATHS'"
+echo "# bench/tpcc_profile.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s conns=$CONNS paths='$PATHS' rounds=$ROUNDS"
 echo "# server: $(psql -Atc 'select version()' "$ADMIN_DSN" | cut -d, -f1); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$PGOLTP" --dsn "$DSN" tpcc load --warehouses "$W" >/dev/null 2>&1
 psql -q "$DSN" -c "vacuum analyze"
@@ -79,9 +86,16 @@ psql -q "$DSN" -c "vacuum analyze"
 "$PGOLTP" --dsn "$DSN" tpcc run --record=false --check none --path server --duration 10s --progress 0 >/dev/null 2>&1
 
 
-for path in $PATHS; do
+runs=""
+for r in $(seq 1 "$ROUNDS"); do
+  order=$PATHS
+  [ $((r % 2)) -eq 0 ] && order=$(echo "$PATHS" | tr ' ' '\n' | tac | tr '\n' ' ')
+  for p in $order; do runs="$runs $r:$p"; done
+done
+for run in $runs; do
+  round=${run%%:*} path=${run#*:}
   echo
-  echo "## path=$path"
+  echo "## round=$round path=$path $(date -u +%T) load $(cut -d' ' -f1-3 /proc/loadavg)"
   psql -q "$DSN" -c "select pg_stat_statements_reset()" -c "select pg_stat_reset()" >/dev/null
   sampler=""
   if [ -n "$PM_PID" ]; then
@@ -109,13 +123,22 @@ def unix(ts):  # RFC 3339 with nanoseconds
     head, frac = ts.rstrip("Z").split(".")
     return datetime.datetime.fromisoformat(head).replace(tzinfo=datetime.timezone.utc).timestamp() + float("0." + frac)
 t0, t1 = unix(r["measure_start"]), unix(r["measure_end"])
-samples = [tuple(map(float, l.split())) for l in open(sys.argv[2]) if len(l.split()) == 2]
+# "<unix time> <CPU s> kind=<CPU s> ...": the server's CPU so far, split by process kind.
+samples = []
+for l in open(sys.argv[2]):
+    w = l.split()
+    if len(w) >= 2:
+        samples.append((float(w[0]), float(w[1]), {k: float(v) for k, v in (x.split("=") for x in w[2:])}))
 inside = [s for s in samples if t0 <= s[0] <= t1]
 tps = r["tpm_total"] / 60
 line = f"tpmC={int(r['tpmc'])} tpmTOTAL={r['tpm_total']:.0f} driver_cpu_s_per_1k={r['driver_cpu_s_per_1k']:.3f}"
 if len(inside) >= 2 and inside[-1][0] > inside[0][0]:
     srv = (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0])  # server CPU-s per second
     line += f" server_cpu_s_per_1k={1000 * srv / tps:.3f} server_cpu_s_per_s={srv:.2f}"
+    used = inside[-1][1] - inside[0][1]
+    if used > 0 and inside[0][2]:
+        line += " server_split=" + ",".join(
+            f"{k}:{100 * (inside[-1][2][k] - inside[0][2][k]) / used:.0f}%" for k in inside[0][2])
 print(line + f" errors={r['errors']}")
 PY
   txns=$(python3 -c 'import json,sys;r=json.load(open(sys.argv[1]));print(sum(t["count"] for t in r["txns"][:5]))' "$WORK/run.json")
@@ -164,7 +187,9 @@ GROUP BY kind ORDER BY 3 DESC;
 SELECT relname, round(n_tup_upd * 1000 / :txns) AS upd_1k, round(n_tup_hot_upd * 1000 / :txns) AS hot_1k,
   CASE WHEN n_tup_upd > 0 THEN round(100.0 * n_tup_hot_upd / n_tup_upd, 1) END AS hot_pct,
   round(n_tup_ins * 1000 / :txns) AS ins_1k, round(n_tup_del * 1000 / :txns) AS del_1k,
-  round(coalesce(idx_scan, 0) * 1000 / :txns) AS idx_scan_1k, round(coalesce(seq_scan, 0) * 1000 / :txns, 1) AS seq_scan_1k
+  round(coalesce(idx_scan, 0) * 1000 / :txns) AS idx_scan_1k, round(coalesce(seq_scan, 0) * 1000 / :txns, 1) AS seq_scan_1k,
+  n_live_tup AS live, n_dead_tup AS dead, autovacuum_count AS av, autoanalyze_count AS aa,
+  to_char(last_autovacuum, 'HH24:MI:SS') AS last_av, to_char(last_autoanalyze, 'HH24:MI:SS') AS last_aa
 FROM pg_stat_user_tables ORDER BY n_tup_upd + n_tup_ins + n_tup_del DESC;
 \echo '### indexes (per 1,000 transactions)'
 SELECT relname, indexrelname, round(idx_scan * 1000 / :txns) AS scans_1k, round(idx_tup_read * 1000 / :txns) AS tup_read_1k,

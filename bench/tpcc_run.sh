@@ -15,9 +15,15 @@
 #     (backends, walwriter, checkpointer, bgwriter, autovacuum, ...; children
 #     that exit meanwhile through the postmaster's cutime/cstime), sampled
 #     every 0.5 s and read off at the driver's measured interval
-#     (bench/server_cpu.py);
+#     (bench/server_cpu.py), with its split by process kind as shares
+#     (server_split: backends running the statements, aux = walwriter,
+#     checkpointer, bgwriter, launchers and the postmaster, autovacuum and
+#     parallel workers, exited = children not seen alive);
 #     only when this script started the server or SERVER_PID names the
 #     postmaster of BENCH_DSN,
+# the WAL bytes per transaction and the checkpoints started during the run
+# (ramp-up included; full-page writes after a checkpoint cost the server
+# work per transaction that no plan shows),
 # and tpmTOTAL as a share of the ceiling the host's CPUs allow at that cost:
 # ceiling = NCPU CPU-s/s / (server + driver CPU-s per transaction).
 # Finally 10,000 terminals in spec mode: peak RSS of the driver (VmHWM); that
@@ -106,8 +112,12 @@ REF_TPS=""
 # The server's CPU is sampled every 0.5 s during the run and read off at the
 # driver's measured interval (measure_start..measure_end of its --json).
 run_tpcc() {
-  local label=$1 bin=$2 path=$3 conns=$4 pid ticks=0 t sampler=""
+  local label=$1 bin=$2 path=$3 conns=$4 pid ticks=0 t sampler="" wal0 wal1
   : >"$WORK/server_cpu"
+  # WAL position and checkpoints before and after the run (ramp-up included):
+  # full-page writes after a checkpoint and checkpoints landing in a run
+  # change the server's work per transaction without any change of plan.
+  wal0=$(psql -Atc "select pg_current_wal_lsn() - '0/0', checkpoints_timed + checkpoints_req from pg_stat_bgwriter" "$ADMIN_DSN")
   if [ -n "$SERVER_PID" ]; then
     python3 "$ROOT/bench/server_cpu.py" "$SERVER_PID" 0.5 >"$WORK/server_cpu" &
     sampler=$!
@@ -121,16 +131,23 @@ run_tpcc() {
   done
   [ -n "$sampler" ] && { kill "$sampler"; wait "$sampler" 2>/dev/null || true; }
   wait "$pid" || { echo "run failed: $(cat "$WORK/run.err")"; return 1; }
-  python3 - "$WORK/run.json" "$label" "$path" "$conns" "$ticks" "$HZ" "$WORK/server_cpu" "$NCPU" "${REF_TPS:-0}" <<'PY'
+  wal1=$(psql -Atc "select pg_current_wal_lsn() - '0/0', checkpoints_timed + checkpoints_req from pg_stat_bgwriter" "$ADMIN_DSN")
+  python3 - "$WORK/run.json" "$label" "$path" "$conns" "$ticks" "$HZ" "$WORK/server_cpu" "$NCPU" "${REF_TPS:-0}" "$wal0" "$wal1" <<'PY'
 import json, sys, datetime
 r = json.load(open(sys.argv[1])); label, path, conns = sys.argv[2:5]
+(wal0, ck0), (wal1, ck1) = (map(float, a.split("|")) for a in sys.argv[10:12])
 ticks, hz = int(sys.argv[5]), int(sys.argv[6])
 ncpu, ref = float(sys.argv[8]), float(sys.argv[9])
 def unix(ts):  # RFC 3339 with nanoseconds
     head, frac = ts.rstrip("Z").split(".")
     return datetime.datetime.fromisoformat(head).replace(tzinfo=datetime.timezone.utc).timestamp() + float("0." + frac)
 t0, t1 = unix(r["measure_start"]), unix(r["measure_end"])
-samples = [tuple(map(float, l.split())) for l in open(sys.argv[7]) if len(l.split()) == 2]
+# "<unix time> <CPU s> kind=<CPU s> ...": the server's CPU so far, split by process kind.
+samples = []
+for l in open(sys.argv[7]):
+    w = l.split()
+    if len(w) >= 2:
+        samples.append((float(w[0]), float(w[1]), {k: float(v) for k, v in (x.split("=") for x in w[2:])}))
 inside = [s for s in samples if t0 <= s[0] <= t1]
 tps = r["tpm_total"] / 60
 drv = r["driver_cpu_s_per_1k"]
@@ -140,8 +157,20 @@ if len(inside) >= 2 and inside[-1][0] > inside[0][0]:
     srv = 1000 * (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0]) / tps
     ceiling = 60 * ncpu / ((srv + drv) / 1000)  # tpmTOTAL the CPUs allow at this cost
     line += f" server_cpu_s_per_1k={srv:.3f} ceiling_pct={100 * r['tpm_total'] / ceiling:.1f}"
+    # Shares of the server's CPU in the interval by process kind (bench/server_cpu.py):
+    # backends running the statements, aux (walwriter, checkpointer, bgwriter,
+    # launchers, postmaster), autovacuum and parallel workers, exited (unseen).
+    used = inside[-1][1] - inside[0][1]
+    if used > 0 and inside[0][2]:
+        line += " server_split=" + ",".join(
+            f"{k}:{100 * (inside[-1][2][k] - inside[0][2][k]) / used:.0f}%" for k in inside[0][2])
 if ref > 0:
     line += f" vs_pgbench={tps / ref:.3f}"
+# WAL over the whole run (ramp-up included) per transaction of the whole run.
+d = r["options"]
+whole = r["tpm_total"] / 60 * (d["Duration"] + d["Ramp"]) / 1e9
+if whole > 0:
+    line += f" wal_kb_per_txn={(wal1 - wal0) / 1024 / whole:.2f} checkpoints={int(ck1 - ck0)}"
 line += (f" proc_cpu_s={ticks/hz:.2f} errors={r['errors']} retries={r['retries']}"
          f" p90_NO_ms={r['txns'][0]['latency']['p90_ns']/1e6:.2f}")
 print(line)

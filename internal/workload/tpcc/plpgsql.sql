@@ -21,7 +21,7 @@ END $$;
 
 -- New-Order (2.4), the steps of clause 2.4.2.2 in the client path's order:
 -- warehouse, district (read and increment d_next_o_id), customer, the orders
--- and new_order rows, then the items, the stock rows and the order lines,
+-- and new_order rows, then the items with the stock rows, and the order lines,
 -- each step for all lines at once. An item not found (the unused item of
 -- 2.4.1.4, always the last line) skips only that item's steps: the lines
 -- before it are done, then SQLSTATE TPC01 rolls the whole transaction back
@@ -60,44 +60,50 @@ BEGIN
 	SELECT w.w_tax, d.d_tax, d.o_id, c.c_discount, c.c_last, c.c_credit, o.o_entry_d
 		INTO v_w_tax, v_d_tax, v_o_id, v_discount, v_last, v_credit, v_entry
 		FROM w, d, c, o;
-	-- The items, in line order; a null price is an item not found.
-	SELECT array_agg(it.i_price ORDER BY l.n), array_agg(it.i_name ORDER BY l.n),
-			array_agg(strpos(it.i_data, 'ORIGINAL') > 0 ORDER BY l.n)
-		INTO v_price, v_name, v_i_orig
-		FROM unnest(p_items) WITH ORDINALITY AS l(i, n) LEFT JOIN item it ON it.i_id = l.i;
-	v_missing := array_position(v_price, NULL::numeric);
-	v_upto := coalesce(v_missing - 1, v_n);
-	-- The stock rows of the lines up to there, in the array order (the lock
-	-- order): in one UPDATE when the lines are in strictly increasing
-	-- (supply warehouse, item) order, as the driver sorts them, so that no
-	-- stock row is named twice; else one UPDATE per line. Checked with
-	-- PL/pgSQL expressions, not a query.
+	-- The items and the stock rows, in the array order (the lock order): in
+	-- one statement when the lines are in strictly increasing (supply
+	-- warehouse, item) order, as the driver sorts them, so that no stock row
+	-- is named twice (checked with PL/pgSQL expressions, not a query); else
+	-- the items, then one UPDATE per line up to the first item not found.
+	-- In the one statement every line's stock row is updated: an item not
+	-- found is the unused item, always the last line, which has no stock
+	-- row. A null price is an item not found.
 	v_distinct := true;
-	FOR i IN 2 .. v_upto LOOP
+	FOR i IN 2 .. v_n LOOP
 		IF (p_supply[i], p_items[i]) <= (p_supply[i - 1], p_items[i - 1]) THEN
 			v_distinct := false;
 			EXIT;
 		END IF;
 	END LOOP;
 	IF v_distinct THEN
-		WITH u AS (
-			UPDATE stock SET
+		WITH it AS (SELECT i_id, i_price, i_name, strpos(i_data, 'ORIGINAL') > 0 AS orig
+				FROM item WHERE i_id = ANY (p_items)),
+			u AS (UPDATE stock SET
 				s_quantity = CASE WHEN s_quantity >= v.q + 10 THEN s_quantity - v.q ELSE s_quantity - v.q + 91 END,
 				s_ytd = s_ytd + v.q, s_order_cnt = s_order_cnt + 1,
 				s_remote_cnt = s_remote_cnt + CASE WHEN v.w <> p_w THEN 1 ELSE 0 END
-				FROM unnest(p_supply[1:v_upto], p_items[1:v_upto], p_qty[1:v_upto]) AS v(w, i, q)
+				FROM unnest(p_supply, p_items, p_qty) AS v(w, i, q)
 				WHERE s_w_id = v.w AND s_i_id = v.i
 				RETURNING s_w_id, s_i_id, s_quantity,
 				CASE p_d WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03
 				WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06
 				WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09
 				ELSE s_dist_10 END AS dist, strpos(s_data, 'ORIGINAL') > 0 AS orig)
-		SELECT coalesce(array_agg(u.s_quantity ORDER BY l.n), '{}'), coalesce(array_agg(u.dist ORDER BY l.n), '{}'),
-				coalesce(array_agg(u.orig ORDER BY l.n), '{}')
-			INTO v_s_qty, v_dist, v_s_orig
-			FROM unnest(p_supply[1:v_upto], p_items[1:v_upto]) WITH ORDINALITY AS l(w, i, n)
-			JOIN u ON u.s_w_id = l.w AND u.s_i_id = l.i;
+		SELECT array_agg(it.i_price ORDER BY l.n), array_agg(it.i_name ORDER BY l.n), array_agg(it.orig ORDER BY l.n),
+				array_agg(u.s_quantity ORDER BY l.n), array_agg(u.dist ORDER BY l.n), array_agg(u.orig ORDER BY l.n)
+			INTO v_price, v_name, v_i_orig, v_s_qty, v_dist, v_s_orig
+			FROM unnest(p_supply, p_items) WITH ORDINALITY AS l(w, i, n)
+			LEFT JOIN it ON it.i_id = l.i
+			LEFT JOIN u ON u.s_w_id = l.w AND u.s_i_id = l.i;
+		v_missing := array_position(v_price, NULL::numeric);
+		v_upto := coalesce(v_missing - 1, v_n);
 	ELSE
+		SELECT array_agg(it.i_price ORDER BY l.n), array_agg(it.i_name ORDER BY l.n),
+				array_agg(strpos(it.i_data, 'ORIGINAL') > 0 ORDER BY l.n)
+			INTO v_price, v_name, v_i_orig
+			FROM unnest(p_items) WITH ORDINALITY AS l(i, n) LEFT JOIN item it ON it.i_id = l.i;
+		v_missing := array_position(v_price, NULL::numeric);
+		v_upto := coalesce(v_missing - 1, v_n);
 		FOR i IN 1 .. v_upto LOOP
 			UPDATE stock SET
 				s_quantity = CASE WHEN s_quantity >= p_qty[i] + 10 THEN s_quantity - p_qty[i]
@@ -252,16 +258,24 @@ BEGIN
 	RETURN v_out;
 END $$;
 
--- Stock-Level (2.8).
+-- Stock-Level (2.8), in one statement, the client path's (sqlStockLevel):
+-- d_next_o_id is read by scalar subqueries in the same statement (one
+-- snapshot), so the plan does not depend on its value and the cached
+-- generic plan (the order-line range an index condition, 20 orders' lines
+-- joined to stock by primary key) serves every call. With d_next_o_id read
+-- into a variable first, the range's bounds were parameters, the generic
+-- plan costed higher than the custom ones, and the statement was planned
+-- again on every call.
 CREATE OR REPLACE FUNCTION pgoltp_stock_level(p_w int, p_d int, p_threshold int) RETURNS bigint
 LANGUAGE plpgsql AS $$
 DECLARE
-	v_next int; v_low bigint;
+	v_low bigint;
 BEGIN
-	SELECT d_next_o_id INTO v_next FROM district WHERE d_w_id = p_w AND d_id = p_d;
 	SELECT count(DISTINCT s.s_i_id) INTO v_low FROM order_line ol
 		JOIN stock s ON s.s_w_id = p_w AND s.s_i_id = ol.ol_i_id
-		WHERE ol.ol_w_id = p_w AND ol.ol_d_id = p_d AND ol.ol_o_id < v_next AND ol.ol_o_id >= v_next - 20
+		WHERE ol.ol_w_id = p_w AND ol.ol_d_id = p_d
+			AND ol.ol_o_id < (SELECT d_next_o_id FROM district WHERE d_w_id = p_w AND d_id = p_d)
+			AND ol.ol_o_id >= (SELECT d_next_o_id FROM district WHERE d_w_id = p_w AND d_id = p_d) - 20
 			AND s.s_quantity < p_threshold;
 	RETURN v_low;
 END $$;

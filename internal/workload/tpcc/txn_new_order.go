@@ -102,16 +102,30 @@ const (
 			s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4`
 )
 
-// sqlNOStockAll[d] updates all the order's stock rows of district d in one
-// statement, visiting them in the array order (the lock order);
-// sqlNOStockOne[d] updates one row. The unused item has no stock row.
-var sqlNOStockAll, sqlNOStockOne = func() (all, one [districtsPerWarehouse + 1]string) {
+// sqlNOItemsStock[d] reads the items and updates all the order's stock rows
+// of district d in one statement, one output row per line in line order:
+// the item's fields (i_found false for an item not found, the unused item of
+// 2.4.1.4) and the stock row's (s_found false when no row was updated). The
+// UPDATE visits the rows in the array order (the lock order); the items are
+// read-only, so reading them in the same statement as the stock updates
+// changes nothing the transaction shows. sqlNOStockOne[d] updates one row,
+// after sqlNOItems, when an order names the same stock row twice. The
+// unused item has no stock row.
+var sqlNOItemsStock, sqlNOStockOne = func() (all, one [districtsPerWarehouse + 1]string) {
 	for d := 1; d <= districtsPerWarehouse; d++ {
 		dist := fmt.Sprintf("s_dist_%02d", d)
-		all[d] = `UPDATE stock SET ` + strings.NewReplacer("$3", "v.q", "$4", "v.r").Replace(sqlNOStockSet) + `
-			FROM unnest($1::int[], $2::int[], $3::int[], $4::int[]) AS v(w, i, q, r)
-			WHERE s_w_id = v.w AND s_i_id = v.i
-			RETURNING s_w_id, s_i_id, s_quantity, ` + dist + `, strpos(s_data, 'ORIGINAL') > 0`
+		all[d] = `WITH i AS (SELECT i_id, (i_price * 100)::int AS cents, i_name, strpos(i_data, 'ORIGINAL') > 0 AS orig
+				FROM item WHERE i_id = ANY($2::int[])),
+			s AS (UPDATE stock SET ` + strings.NewReplacer("$3", "v.q", "$4", "v.r").Replace(sqlNOStockSet) + `
+				FROM unnest($1::int[], $2::int[], $3::int[], $4::int[]) AS v(w, i, q, r)
+				WHERE s_w_id = v.w AND s_i_id = v.i
+				RETURNING s_w_id, s_i_id, s_quantity, ` + dist + ` AS dist, strpos(s_data, 'ORIGINAL') > 0 AS orig)
+			SELECT i.i_id IS NOT NULL, coalesce(i.cents, 0), coalesce(i.i_name, ''), coalesce(i.orig, false),
+				s.s_i_id IS NOT NULL, coalesce(s.s_quantity, 0), coalesce(s.dist, ''), coalesce(s.orig, false)
+			FROM unnest($1::int[], $2::int[]) WITH ORDINALITY AS l(w, i, n)
+			LEFT JOIN i ON i.i_id = l.i
+			LEFT JOIN s ON s.s_w_id = l.w AND s.s_i_id = l.i
+			ORDER BY l.n`
 		one[d] = `UPDATE stock SET ` + sqlNOStockSet + `
 			WHERE s_w_id = $1 AND s_i_id = $2
 			RETURNING s_w_id, s_i_id, s_quantity, ` + dist + `, strpos(s_data, 'ORIGINAL') > 0`
@@ -134,8 +148,8 @@ type newOrderScratch struct {
 
 // newOrderClient runs a New-Order in two round trips: (1) BEGIN, the
 // warehouse, district and customer with the orders and new_order inserts,
-// the items, and the stock updates in lock order; (2) the order lines and
-// COMMIT. When an item is not found (the unused item of clause 2.4.1.4,
+// then the items with the stock updates in lock order (one statement); (2)
+// the order lines and COMMIT. When an item is not found (the unused item of clause 2.4.1.4,
 // always the last line), every step before it has been done, and round trip
 // (2) inserts the lines before it and rolls back (clause 2.4.2.3). The output
 // of clause 2.4.3.3 is left in ss.out.no.
@@ -185,8 +199,9 @@ func (s *newOrderScratch) fill(in *newOrderInput, out *NewOrderOutput) (distinct
 	return distinct
 }
 
-// queueFirst queues round trip (1): BEGIN, the head, the items and the stock
-// updates in lock order.
+// queueFirst queues round trip (1): BEGIN, the head, then the items with
+// the stock updates in lock order: one statement when the lines are
+// distinct, else the items and one UPDATE per line.
 func (s *newOrderScratch) queueFirst(in *newOrderInput, distinct bool) *pgx.Batch {
 	allLocal := 0
 	if in.allLocal {
@@ -196,10 +211,10 @@ func (s *newOrderScratch) queueFirst(in *newOrderInput, distinct bool) *pgx.Batc
 	b.QueuedQueries = b.QueuedQueries[:0]
 	b.Queue("BEGIN")
 	b.Queue(sqlNOHead, in.w, in.d, in.c, int32(len(in.lines)), allLocal)
-	b.Queue(sqlNOItems, s.itemIDs)
 	if distinct {
-		b.Queue(sqlNOStockAll[in.d], s.supply, s.items, s.qty, s.remote)
+		b.Queue(sqlNOItemsStock[in.d], s.supply, s.items, s.qty, s.remote)
 	} else {
+		b.Queue(sqlNOItems, s.itemIDs)
 		for i := range in.lines {
 			b.Queue(sqlNOStockOne[in.d], s.supply[i], s.items[i], s.qty[i], s.remote[i])
 		}
@@ -216,20 +231,15 @@ func (s *newOrderScratch) readFirst(br pgx.BatchResults, out *NewOrderOutput, n 
 		&out.EntryD); err != nil {
 		return fmt.Errorf("warehouse/district/customer/orders: %w", err)
 	}
+	if distinct {
+		return s.scanItemsStock(br, out)
+	}
 	if err := s.readItems(br, out); err != nil {
 		return err
 	}
-	statements := 1
-	if !distinct {
-		statements = n
-	}
-	next := 0 // with one UPDATE per line, its rows come in line order
-	for range statements {
+	for next := range n { // one UPDATE per line: its rows come in line order
 		if err := s.readStock(br, out, next); err != nil {
 			return fmt.Errorf("stock: %w", err)
-		}
-		if !distinct {
-			next++
 		}
 	}
 	return nil
@@ -327,6 +337,44 @@ func (s *newOrderScratch) finish(ctx context.Context, conn *pgx.Conn, in *newOrd
 	b.Queue("COMMIT")
 	out.TotalCents = orderTotalCents(sum, out.CDiscount, out.WTax, out.DTax)
 	return false, conn.SendBatch(ctx, b).Close()
+}
+
+// scanItemsStock reads sqlNOItemsStock's rows, one per line in line order.
+func (s *newOrderScratch) scanItemsStock(br pgx.BatchResults, out *NewOrderOutput) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var (
+		cents, qty   int32
+		name, dist   string
+		iOrig, sOrig bool
+		found, stock bool
+	)
+	i := 0
+	for rows.Next() {
+		if err := rows.Scan(&found, &cents, &name, &iOrig, &stock, &qty, &dist, &sOrig); err != nil {
+			return err
+		}
+		if i >= len(out.Lines) {
+			return fmt.Errorf("items/stock: more rows than the %d lines", len(out.Lines))
+		}
+		if found {
+			s.found[i], s.original[i] = true, iOrig
+			out.Lines[i].IName, out.Lines[i].IPriceCents = name, int64(cents)
+		}
+		if stock {
+			s.stocked[i], s.dist[i] = true, dist
+			out.Lines[i].SQuantity = qty
+			out.Lines[i].BrandGeneric = brandGeneric(iOrig, sOrig)
+		}
+		i++
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("items/stock: %w", err)
+	}
+	return nil
 }
 
 // brandGeneric is clause 2.4.2.2's brand-generic field.
