@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/group"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
@@ -73,7 +74,7 @@ func newTPCBRunCmd() *cobra.Command {
 		o   tpcb.RunOptions
 		fl  tpcb.Flags
 		rr  runRecording
-		grp groupFlags
+		grp group.Flags
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -92,7 +93,7 @@ one row per committed transaction.`,
 			if err != nil {
 				return err
 			}
-			err = grp.apply(&o.Part, &ro)
+			err = ro.JoinGroup(grp, &o.Part)
 			if err != nil {
 				return err
 			}
@@ -140,7 +141,7 @@ one row per committed transaction.`,
 	f.DurationVar(&o.SnapshotEach, "snapshot-interval", time.Minute, "keep a histogram snapshot of every window this long")
 	f.DurationVar(&o.SeriesEach, "series-interval", time.Second, "length of one point of the throughput/latency series")
 	rr.addFlags(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
-	addGroupFlags(f, &grp, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
+	grp.AddFlags(f, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
 	return cmd
 }
 

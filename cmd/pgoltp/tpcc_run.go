@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/group"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
@@ -22,7 +23,7 @@ func tpccRunCommand() *cobra.Command {
 		fl         tpcc.RunFlags
 		rr         runRecording
 		cpuProfile string
-		grp        groupFlags
+		grp        group.Flags
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -48,7 +49,7 @@ cleanly and still prints the summary.`,
 			if err != nil {
 				return err
 			}
-			if err := grp.apply(&w.Options.Part, &ro); err != nil {
+			if err := ro.JoinGroup(grp, &w.Options.Part); err != nil {
 				return err
 			}
 			dsn, err := targetDSN(cmd.Context())
@@ -89,11 +90,11 @@ cleanly and still prints the summary.`,
 	f.IntVar(&opts.MaxRetries, "max-retries", 10, "retries of serialization failures and deadlocks (-1 = none)")
 	f.StringVar(&opts.Isolation, "isolation", "read-committed", "read-committed, repeatable-read or serializable (Stock-Level may run at read committed)")
 	f.Float64Var(&opts.KeyingScale, "keying-scale", 1, "multiply keying and think times in spec mode (1 = the standard)")
-	addGroupFlags(f, &grp, "warehouses (remote ones still from all loaded)")
+	grp.AddFlags(f, "warehouses (remote ones still from all loaded)")
 	f.IntVar(&fl.Progress, "progress", 5, "print a live line every N seconds on stderr (0 = off)")
 	f.Uint64Var(&opts.Seed, "seed", 0, "random seed (0 = random; printed with the result)")
 	f.StringVar(&opts.Schema, "schema", tpcc.DefaultSchema, "schema that holds the TPC-C tables")
-	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, schemasRunUsage)
+	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, tpcc.SchemasRunUsage)
 	f.StringVar(&fl.DeliveryLog, "delivery-log", "", "write one line per executed Delivery to this file (clause 2.7.2.2)")
 	f.IntVar(&fl.Procs, "procs", 0, "CPUs the driver may use at once (GOMAXPROCS; 0 = one per 32 connections)")
 	f.StringVar(&fl.Check, "check", tpcc.CheckQuick, "consistency check after the run: quick (skips the per-customer conditions), full or none")
