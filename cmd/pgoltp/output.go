@@ -7,12 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
-	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload"
@@ -75,25 +70,4 @@ func emit(w io.Writer, v any, text func(io.Writer) error) error {
 		return writeJSON(w, v)
 	}
 	return text(w)
-}
-
-// runRecording is a run command's --record and --bloat-every.
-type runRecording struct {
-	record     bool
-	bloatEvery time.Duration
-}
-
-// addFlags declares --record (with the command's own help) and --bloat-every.
-func (rr *runRecording) addFlags(f *pflag.FlagSet, recordHelp string) {
-	f.BoolVar(&rr.record, "record", true, recordHelp)
-	f.DurationVar(&rr.bloatEvery, "bloat-every", 0, "estimate bloat with pgstattuple_approx this often during a recorded run (default 15m for runs planned to last 1h or more, else never; 0 = never)")
-}
-
-// options are the recorder's options for a run planned to last planned
-// (0: unknown).
-func (rr runRecording) options(cmd *cobra.Command, planned time.Duration) (recorder.Options, error) {
-	ro := recordOptions(rr.record)
-	var err error
-	ro.Collect.BloatEvery, err = collect.ResolveBloatEvery(cmd.Flags().Changed("bloat-every"), rr.bloatEvery, planned)
-	return ro, err
 }

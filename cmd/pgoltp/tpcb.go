@@ -65,7 +65,7 @@ func newTPCBRunCmd() *cobra.Command {
 	var (
 		o   tpcb.RunOptions
 		fl  tpcb.Flags
-		rr  runRecording
+		rr  recorder.Flags
 		grp group.Flags
 	)
 	cmd := &cobra.Command{
@@ -81,12 +81,11 @@ one row per committed transaction.`,
 			if err := fl.Apply(&o); err != nil {
 				return err
 			}
-			ro, err := rr.options(cmd, o.Duration)
-			if err != nil {
+			ro := recordOptions(true)
+			if err := rr.Apply(&ro, cmd.Flags(), o.Duration); err != nil {
 				return err
 			}
-			err = ro.JoinGroup(grp, &o.Part)
-			if err != nil {
+			if err := ro.JoinGroup(grp, &o.Part); err != nil {
 				return err
 			}
 			// -j is pgbench's thread count: here the event loops, each on its
@@ -113,7 +112,7 @@ one row per committed transaction.`,
 	}
 	f := cmd.Flags()
 	fl.AddFlags(f, &o)
-	rr.addFlags(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
+	rr.AddFlags(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
 	grp.AddFlags(f, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
 	return cmd
 }

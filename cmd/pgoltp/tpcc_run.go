@@ -21,7 +21,7 @@ func tpccRunCommand() *cobra.Command {
 	var (
 		opts       tpcc.RunOptions
 		fl         tpcc.RunFlags
-		rr         runRecording
+		rr         recorder.Flags
 		cpuProfile string
 		grp        group.Flags
 	)
@@ -45,8 +45,8 @@ cleanly and still prints the summary.`,
 			if err != nil {
 				return err
 			}
-			ro, err := rr.options(cmd, w.Options.Ramp+w.Options.Duration)
-			if err != nil {
+			ro := recordOptions(true)
+			if err := rr.Apply(&ro, cmd.Flags(), w.Options.Ramp+w.Options.Duration); err != nil {
 				return err
 			}
 			if err := ro.JoinGroup(grp, &w.Options.Part); err != nil {
@@ -77,7 +77,7 @@ cleanly and still prints the summary.`,
 	fl.AddFlags(f, &opts)
 	grp.AddFlags(f, "warehouses (remote ones still from all loaded)")
 	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, tpcc.SchemasRunUsage)
-	rr.addFlags(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU measurements)")
+	rr.AddFlags(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU measurements)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
 	_ = f.MarkHidden("cpuprofile")
 	return cmd
