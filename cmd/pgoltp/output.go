@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
@@ -37,31 +35,6 @@ func checkVerdict(kind string, c *workload.Check) error {
 	}
 	return problem.Failed("the database is inconsistent after the run: %s failed; run 'pgoltp %s check' for the violating rows",
 		strings.Join(c.Failed, ", "), kind)
-}
-
-// outputFormat is --format if given, else the one -o's extension names, else
-// json when jsonDefault (--json), else the first of formats; what names the
-// output in the message about an unknown format.
-func outputFormat(what, format, out string, jsonDefault bool, formats ...string) (string, error) {
-	format = strings.ToLower(format)
-	if format == "" {
-		ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(out)), ".")
-		switch {
-		case ext == "htm" && slices.Contains(formats, "html"):
-			format = "html"
-		case ext != "" && slices.Contains(formats, ext):
-			format = ext
-		case jsonDefault:
-			format = "json"
-		default:
-			format = formats[0]
-		}
-	}
-	if !slices.Contains(formats, format) {
-		last := len(formats) - 1
-		return "", problem.BadInput("use --format "+strings.Join(formats[:last], ", ")+" or "+formats[last], "unknown %s format %q", what, format)
-	}
-	return format, nil
 }
 
 // emit is a command's result: v as JSON with --json, else text's output.

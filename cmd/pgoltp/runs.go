@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pgoltp/pgoltp/internal/group"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/report"
 	"github.com/pgoltp/pgoltp/internal/runfile"
@@ -78,14 +77,7 @@ func listRuns(ctx context.Context, w io.Writer, format string) error {
 		return err
 	}
 	defer s.Close()
-	runs, err := s.List(ctx)
-	if err == nil {
-		runs, err = group.Collapse(ctx, s, runs) // a group of parts is one line
-	}
-	if err != nil {
-		return err
-	}
-	return report.Runs(w, runs, format, s.Where())
+	return report.List(ctx, w, s, format)
 }
 
 func init() {
@@ -128,7 +120,7 @@ store alone.`,
 // writeRunReport writes the report of the stored run, group or search ref
 // in format to out.
 func writeRunReport(cmd *cobra.Command, ref, out, format string) error {
-	format, err := outputFormat("report", format, out, global.json && out == "", "html", "json", "csv")
+	format, err := report.OutputFormat("report", format, out, global.json && out == "", "html", "json", "csv")
 	if err != nil {
 		return err
 	}
@@ -171,7 +163,7 @@ throughput overlaid; --json (or --format json) writes JSON.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := outputFormat("comparison", format, out, global.json, "text", "html", "json")
+			format, err := report.OutputFormat("comparison", format, out, global.json, "text", "html", "json")
 			if err != nil {
 				return err
 			}

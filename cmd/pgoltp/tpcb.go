@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/group"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
@@ -88,10 +87,7 @@ one row per committed transaction.`,
 			if err := ro.JoinGroup(grp, &o.Part); err != nil {
 				return err
 			}
-			// -j is pgbench's thread count: here the event loops, each on its
-			// own thread, plus one for the rest of the process (progress,
-			// aggregation), so both tools use the same number of CPUs.
-			_ = driver.UseCPUs(o.Jobs+1, o.Clients)
+			o.UseCPUs()
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err

@@ -79,3 +79,16 @@ func openGroup(ctx context.Context, s *store.Store, ref, format string) (*Subjec
 	return &Subject{Kind: "group", ID: v.Name, Status: v.Status,
 		Render: func(w io.Writer) error { return render(w, v) }}, nil
 }
+
+// List writes the runs stored in s, newest first, in format (text, json or
+// csv); a group of parts is one line.
+func List(ctx context.Context, w io.Writer, s *store.Store, format string) error {
+	runs, err := s.List(ctx)
+	if err == nil {
+		runs, err = group.Collapse(ctx, s, runs)
+	}
+	if err != nil {
+		return err
+	}
+	return Runs(w, runs, format, s.Where())
+}
