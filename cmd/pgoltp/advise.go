@@ -29,18 +29,7 @@ pgoltp's catalog for --pg.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runAdvise(cmd.Context(), cmd, f) },
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&f.RAM, "ram", "", "memory PostgreSQL may use, e.g. 16GB (default: detected, cgroup limit included)")
-	fl.Float64Var(&f.CPUs, "cpus", 0, "CPUs PostgreSQL may use (default: detected, cgroup quota included)")
-	fl.StringVar(&f.Storage, "storage", "", "storage under the data: ssd, hdd or nvme (default: detected)")
-	fl.IntVar(&f.Connections, "connections", 0, "client connections the workload opens")
-	fl.StringVar(&f.Workload, "workload", "oltp", "tpcc, tpcb or oltp")
-	fl.IntVar(&f.Major, "pg", 0, "PostgreSQL major version (default: the server's, else 18)")
-	fl.StringVar(&f.Format, "format", "conf", "output: conf (postgresql.conf snippet), sql (ALTER SYSTEM) or json")
-	fl.DurationVar(&f.MeasureWAL, "measure-wal", 0, "sample the server's WAL rate for this long (run it during a workload) to size max_wal_size")
-	fl.StringVar(&f.WALRate, "wal-rate", "", "WAL rate per second measured elsewhere, e.g. 12MB, to size max_wal_size")
-	fl.BoolVar(&f.Offline, "offline", false, "do not connect to any server; validate against pgoltp's catalog")
-	fl.StringVar(&f.Run, "run", "", "size WAL settings from what this stored run measured (an id from 'pgoltp runs', or 'last')")
+	f.AddFlags(cmd.Flags())
 	rootCmd.AddCommand(cmd)
 }
 

@@ -48,9 +48,7 @@ func init() {
 			return printStatus(cmd, c)
 		},
 	}
-	upCmd.Flags().IntVar(&up.Major, "pg", 0, "PostgreSQL major version (10-18; default: the newest installed, else download 18)")
-	upCmd.Flags().StringVar(&up.RunAs, "run-as", "", "OS user that runs the server when pgoltp runs as root (default postgres)")
-	upCmd.Flags().BoolVar(&up.Offline, "offline", false, "never download PostgreSQL; fail if it is not installed")
+	up.AddFlags(upCmd.Flags())
 	psqlCmd := onCluster("psql [-- psql arguments]", "Open psql on the cluster's pgoltp database", false,
 		func(cmd *cobra.Command, c *cluster.Cluster, args []string) error {
 			p, err := c.Psql(cmd.Context(), workDatabase, args)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -72,11 +71,8 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&f.AllowUnsafe, "allow-unsafe", false, "permit settings that can lose or corrupt data on a crash (labelled in every output)")
+	f.AddFlags(fl)
 	fl.BoolVar(&f.crash, "crash", false, "durability audit: run, kill the server mid-run, restart, count lost acknowledged commits")
-	fl.StringArrayVar(&f.Set, "set", nil, "with --crash: a setting to audit, name=value (repeatable)")
-	fl.DurationVar(&f.KillAfter, "kill-after", 5*time.Second, "with --crash: run this long before killing the server")
-	fl.IntVar(&f.Clients, "clients", 4, "with --crash: concurrent connections")
 	fl.BoolVar(&f.example, "example", false, "print a commented example plan and exit")
 	rootCmd.AddCommand(cmd)
 }

@@ -4,15 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-
-	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload"
@@ -44,56 +37,10 @@ func checkVerdict(kind string, c *workload.Check) error {
 		strings.Join(c.Failed, ", "), kind)
 }
 
-// outputFormat is --format if given, else the one -o's extension names, else
-// json when jsonDefault (--json), else the first of formats; what names the
-// output in the message about an unknown format.
-func outputFormat(what, format, out string, jsonDefault bool, formats ...string) (string, error) {
-	format = strings.ToLower(format)
-	if format == "" {
-		ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(out)), ".")
-		switch {
-		case ext == "htm" && slices.Contains(formats, "html"):
-			format = "html"
-		case ext != "" && slices.Contains(formats, ext):
-			format = ext
-		case jsonDefault:
-			format = "json"
-		default:
-			format = formats[0]
-		}
-	}
-	if !slices.Contains(formats, format) {
-		last := len(formats) - 1
-		return "", problem.BadInput("use --format "+strings.Join(formats[:last], ", ")+" or "+formats[last], "unknown %s format %q", what, format)
-	}
-	return format, nil
-}
-
 // emit is a command's result: v as JSON with --json, else text's output.
 func emit(w io.Writer, v any, text func(io.Writer) error) error {
 	if global.json {
 		return writeJSON(w, v)
 	}
 	return text(w)
-}
-
-// runRecording is a run command's --record and --bloat-every.
-type runRecording struct {
-	record     bool
-	bloatEvery time.Duration
-}
-
-// addFlags declares --record (with the command's own help) and --bloat-every.
-func (rr *runRecording) addFlags(f *pflag.FlagSet, recordHelp string) {
-	f.BoolVar(&rr.record, "record", true, recordHelp)
-	f.DurationVar(&rr.bloatEvery, "bloat-every", 0, "estimate bloat with pgstattuple_approx this often during a recorded run (default 15m for runs planned to last 1h or more, else never; 0 = never)")
-}
-
-// options are the recorder's options for a run planned to last planned
-// (0: unknown).
-func (rr runRecording) options(cmd *cobra.Command, planned time.Duration) (recorder.Options, error) {
-	ro := recordOptions(rr.record)
-	var err error
-	ro.Collect.BloatEvery, err = collect.ResolveBloatEvery(cmd.Flags().Changed("bloat-every"), rr.bloatEvery, planned)
-	return ro, err
 }

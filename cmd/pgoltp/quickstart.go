@@ -3,14 +3,12 @@ package main
 import (
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/quickstart"
-	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
 
 // quickstart is the whole loop in one command: a managed cluster, a TPC-C
@@ -58,9 +56,7 @@ report into <lab>/reports.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&o.Warehouses, "warehouses", 2, "TPC-C warehouses to load")
-	f.DurationVar(&o.Duration, "duration", time.Minute, "measured time of the run")
-	f.StringVar(&o.Path, "path", tpcc.PathClient, "client (prepared statements) or server (PL/pgSQL functions)")
+	o.AddFlags(f)
 	f.IntVar(&major, "pg", 0, "PostgreSQL major of the managed cluster (default: the newest installed)")
 	rootCmd.AddCommand(cmd)
 }

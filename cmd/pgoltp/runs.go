@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pgoltp/pgoltp/internal/group"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/report"
 	"github.com/pgoltp/pgoltp/internal/runfile"
@@ -78,14 +77,7 @@ func listRuns(ctx context.Context, w io.Writer, format string) error {
 		return err
 	}
 	defer s.Close()
-	runs, err := s.List(ctx)
-	if err == nil {
-		runs, err = group.Collapse(ctx, s, runs) // a group of parts is one line
-	}
-	if err != nil {
-		return err
-	}
-	return report.Runs(w, runs, format, s.Where())
+	return report.List(ctx, w, s, format)
 }
 
 func init() {
@@ -125,59 +117,28 @@ store alone.`,
 	rootCmd.AddCommand(cmd)
 }
 
-// writeRunReport writes the report of the stored run ref in format to out.
+// writeRunReport writes the report of the stored run, group or search ref
+// in format to out.
 func writeRunReport(cmd *cobra.Command, ref, out, format string) error {
-	format, err := outputFormat("report", format, out, global.json && out == "", "html", "json", "csv")
+	format, err := report.OutputFormat("report", format, out, global.json && out == "", "html", "json", "csv")
 	if err != nil {
 		return err
 	}
-	render := map[string]func(io.Writer, *store.Run) error{"html": report.HTML, "json": report.JSON, "csv": report.CSV}[format]
 	s, err := openResults(cmd.Context())
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if search, ok := report.SearchRef(ref); ok {
-		return writeSearchReport(cmd, s, search, out, format)
-	}
-	if done, err := writeGroupReport(cmd, s, ref, out, format); done {
-		return err
-	}
-	run, err := s.Find(cmd.Context(), ref)
+	doc, err := report.Open(cmd.Context(), s, ref, format)
 	if err != nil {
 		return err
 	}
-	if out == "" && format == "html" {
-		out = filepath.Join(global.lab, "reports", run.ID+".html")
+	if out == "" && format == "html" && doc.OwnFile {
+		out = filepath.Join(global.lab, "reports", doc.ID+".html")
 	}
-	err = writeOutput(cmd.OutOrStdout(), out, func(w io.Writer) error { return render(w, run) })
+	err = writeOutput(cmd.OutOrStdout(), out, doc.Render)
 	if err == nil && out != "" && out != "-" {
-		fmt.Fprintf(cmd.OutOrStdout(), "Report of run %s (%s): %s\n", run.ID, run.Status, out)
-	}
-	return err
-}
-
-// writeSearchReport writes the report of a tune search (report tune[:ID]).
-func writeSearchReport(cmd *cobra.Command, s *store.Store, ref, out, format string) error {
-	v, err := report.LoadSearch(cmd.Context(), s, ref)
-	if errors.Is(err, report.ErrNoSearch) {
-		return problem.BadInput("run 'pgoltp tune' first, or name a stored search: pgoltp report tune:ID", "%v", err)
-	} else if err != nil {
-		return problem.Failed("%v", err)
-	}
-	render := report.SearchHTML
-	switch format {
-	case "json":
-		render = report.SearchJSON
-	case "csv":
-		return problem.BadInput("use --format html or json", "a tune search has no CSV form")
-	}
-	if out == "" && format == "html" {
-		out = filepath.Join(global.lab, "reports", v.ID+".html")
-	}
-	err = writeOutput(cmd.OutOrStdout(), out, func(w io.Writer) error { return render(w, v) })
-	if err == nil && out != "" && out != "-" {
-		fmt.Fprintf(cmd.OutOrStdout(), "Report of search %s (%s): %s\n", v.ID, v.Status, out)
+		fmt.Fprintf(cmd.OutOrStdout(), "Report of %s %s (%s): %s\n", doc.Kind, doc.ID, doc.Status, out)
 	}
 	return err
 }
@@ -202,7 +163,7 @@ throughput overlaid; --json (or --format json) writes JSON.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := outputFormat("comparison", format, out, global.json, "text", "html", "json")
+			format, err := report.OutputFormat("comparison", format, out, global.json, "text", "html", "json")
 			if err != nil {
 				return err
 			}

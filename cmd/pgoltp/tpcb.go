@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/group"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
@@ -57,14 +56,7 @@ func newTPCBLoadCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.IntVarP(&o.Scale, "scale", "s", 1, "scale factor: 100000 accounts, 10 tellers and 1 branch per unit")
-	f.IntVarP(&o.Fillfactor, "fillfactor", "F", 100, "fillfactor of pgbench_accounts, tellers and branches (10-100)")
-	f.IntVar(&o.Partitions, "partitions", 0, "partition pgbench_accounts into this many partitions")
-	f.StringVar((*string)(&o.PartitionMethod), "partition-method", "", "range or hash (default range when --partitions is given)")
-	f.BoolVar(&o.ExtraIndex, "extra-index", false, "also index pgbench_accounts (bid, abalance): makes every update non-HOT")
-	f.BoolVar(&o.ForeignKeys, "foreign-keys", false, "create the foreign keys between the tables (pgbench -I f)")
-	f.BoolVar(&o.Unlogged, "unlogged-tables", false, "create the tables unlogged")
-	f.IntVarP(&o.Jobs, "jobs", "j", 0, "parallel connections (default: number of CPUs, at least 2)")
+	o.AddFlags(f)
 	return cmd
 }
 
@@ -72,8 +64,8 @@ func newTPCBRunCmd() *cobra.Command {
 	var (
 		o   tpcb.RunOptions
 		fl  tpcb.Flags
-		rr  runRecording
-		grp groupFlags
+		rr  recorder.Flags
+		grp group.Flags
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -88,18 +80,14 @@ one row per committed transaction.`,
 			if err := fl.Apply(&o); err != nil {
 				return err
 			}
-			ro, err := rr.options(cmd, o.Duration)
-			if err != nil {
+			ro := recordOptions(true)
+			if err := rr.Apply(&ro, cmd.Flags(), o.Duration); err != nil {
 				return err
 			}
-			err = grp.apply(&o.Part, &ro)
-			if err != nil {
+			if err := ro.JoinGroup(grp, &o.Part); err != nil {
 				return err
 			}
-			// -j is pgbench's thread count: here the event loops, each on its
-			// own thread, plus one for the rest of the process (progress,
-			// aggregation), so both tools use the same number of CPUs.
-			_ = driver.UseCPUs(o.Jobs+1, o.Clients)
+			o.UseCPUs()
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err
@@ -119,28 +107,9 @@ one row per committed transaction.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVarP(&o.Clients, "clients", "c", 1, "number of concurrent clients (connections)")
-	f.IntVarP(&o.Jobs, "jobs", "j", 1, "number of threads (event loops over the clients), like pgbench -j")
-	f.StringVarP(&fl.Protocol, "protocol", "M", "simple", "protocol: simple, extended or prepared")
-	f.StringVarP(&fl.Builtin, "builtin", "b", "tpcb-like", "built-in script: tpcb-like, simple-update or select-only")
-	f.BoolVarP(&fl.SkipSome, "skip-some-updates", "N", false, "the simple-update script: no tellers/branches updates")
-	f.BoolVarP(&fl.SelectOnly, "select-only", "S", false, "the select-only script")
-	f.Float64VarP(&o.Rate, "rate", "R", 0, "target rate in transactions per second over all clients (0 = as fast as possible)")
-	f.StringVarP(&fl.LatencyLimit, "latency-limit", "L", "", "count transactions above this latency (ms); with --rate, skip those already late")
-	f.IntVar(&fl.MaxTries, "max-tries", 1, "tries per transaction on serialization failures and deadlocks (0 = unlimited)")
-	f.IntVarP(&o.Transactions, "transactions", "t", 0, "transactions per client (default 10 without --duration)")
-	f.StringVarP(&fl.Duration, "duration", "T", "", "run this long: seconds (60) or a duration (90m, 24h)")
-	f.Int64Var(&o.StopAtTxns, "stop-at-txns", 0, "stop after this many transactions over all clients (committed or failed; instead of -t; with -T, whichever comes first)")
-	f.IntVarP(&fl.Progress, "progress", "P", 0, "print progress every N seconds to stderr")
-	f.StringVar(&o.Isolation, "isolation", "", "default_transaction_isolation of the clients: read-committed, repeatable-read or serializable")
-	f.BoolVarP(&o.NoVacuum, "no-vacuum", "n", false, "do not vacuum pgbench_tellers and pgbench_branches before the run")
-	f.BoolVar(&o.TruncateHistory, "truncate-history", false, "empty pgbench_history before the run, as pgbench does (skipped with -n)")
-	f.BoolVar(&o.NoCheck, "no-check", false, "do not check balances and history after the run")
-	f.Uint64Var(&o.Seed, "random-seed", 0, "random seed (0 = from the clock)")
-	f.DurationVar(&o.SnapshotEach, "snapshot-interval", time.Minute, "keep a histogram snapshot of every window this long")
-	f.DurationVar(&o.SeriesEach, "series-interval", time.Second, "length of one point of the throughput/latency series")
-	rr.addFlags(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
-	addGroupFlags(f, &grp, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
+	fl.AddFlags(f, &o)
+	rr.AddFlags(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
+	grp.AddFlags(f, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
 	return cmd
 }
 
@@ -174,7 +143,6 @@ run unless given -n).`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVarP(&o.SkipSomeUpdates, "skip-some-updates", "N", false, "the database has seen -N runs: do not compare tellers with history")
-	f.Int64Var(&o.ExpectHistory, "expect-history", -1, "the number of history rows there must be (-1 = do not check)")
+	o.AddFlags(f)
 	return cmd
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -75,16 +74,8 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVarP(&opts.Warehouses, "warehouses", "w", 1, "number of warehouses (about 100 MB each with indexes)")
-	f.IntVar(&opts.Workers, "workers", runtime.NumCPU(), "parallel loader connections")
-	f.Uint64Var(&opts.Seed, "seed", 0, "random seed for reproducible data (0: draw one; it is recorded in pgoltp_meta)")
-	f.StringVar(&opts.Schema, "schema", tpcc.DefaultSchema, "schema to create the tables in (created if missing)")
-	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, schemasLoadUsage)
-	f.IntVar(&opts.Partitions, "partitions", 0, "hash-partition the per-warehouse tables by warehouse into N partitions (0: none)")
-	f.StringToIntVar(&opts.Fillfactor, "fillfactor", nil, "fillfactor per table, e.g. stock=90,customer=90")
-	f.BoolVar(&opts.ForeignKeys, "foreign-keys", false, "add the foreign keys of clause 1.3 (slower runs)")
-	f.BoolVar(&opts.Force, "force", false, "drop and reload even if a complete load exists")
-	addLoadPartFlag(f, &opts.Part)
+	opts.AddFlags(f)
+	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, tpcc.SchemasLoadUsage)
 	f.StringVar(&toFiles, "to-files", "", "write the data as COPY text files to this directory instead of loading (for benchmarks)")
 	return cmd
 }
@@ -121,12 +112,8 @@ Checks: ` + strings.Join(tpcc.CheckNames(), ", "),
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Schema, "schema", tpcc.DefaultSchema, "schema that holds the TPC-C tables")
-	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, schemasCheckUsage)
-	f.BoolVar(&opts.Quick, "quick", false, "skip the expensive per-customer checks")
+	opts.AddFlags(f)
+	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, tpcc.SchemasCheckUsage)
 	f.StringVar(&fresh, "fresh", "auto", "run the load-only check (condition 11): auto, yes or no")
-	f.IntVar(&opts.Workers, "workers", runtime.NumCPU(), "parallel connections (one shared snapshot)")
-	f.IntVar(&opts.MaxRows, "rows", 5, "violating rows to show per failed check")
-	f.StringSliceVar(&opts.Only, "only", nil, "run only these checks (comma-separated names)")
 	return cmd
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -56,28 +55,7 @@ does not restart a server it does not manage.`,
 			return runTune(cmd.Context(), cmd.OutOrStdout(), cmd, f)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&f.Workload, "workload", "tpcb", "tpcc or tpcb")
-	fl.IntVar(&f.Scale, "scale", 0, "TPC-B scale (default 10)")
-	fl.IntVar(&f.Scale, "warehouses", 0, "TPC-C warehouses (default 2)")
-	fl.IntVar(&f.Clients, "clients", 0, "concurrent connections (default 4)")
-	fl.IntVar(&f.Clients, "conns", 0, "same as --clients")
-	fl.IntVar(&f.Budget, "budget", 25, "number of trials")
-	fl.DurationVar(&f.Trial, "trial", 60*time.Second, "measured run per trial")
-	fl.DurationVar(&f.Prewarm, "prewarm", 0, "unmeasured run before every measured one (default: a sixth of --trial, at least 1s)")
-	fl.StringVar(&f.Objective, "objective", "", "tps, tpmc (TPC-C) or p99 (default: tpmc for tpcc, tps for tpcb)")
-	fl.DurationVar(&f.MaxP99, "max-p99", 0, "penalise configurations whose p99 latency exceeds this")
-	fl.BoolVar(&f.AllowUnsafe, "allow-unsafe", false, "also search settings that can lose or corrupt data on a crash (labelled in every output)")
-	fl.BoolVar(&f.Apply, "apply", false, "keep the result on the server instead of restoring the original settings")
-	fl.StringVar(&f.Format, "format", "", "also print the result as conf (postgresql.conf lines) or sql (ALTER SYSTEM)")
-	fl.StringVar(&f.Resume, "resume", "", "continue a stored search: --resume (the latest) or --resume=ID")
-	fl.Lookup("resume").NoOptDefVal = "latest"
-	fl.Int64Var(&f.Seed, "seed", 1, "random seed of the search")
-	fl.IntVar(&f.Confirm, "confirm", 3, "top candidates re-run against the baseline before one is declared best")
-	fl.IntVar(&f.Ablation, "ablation", 0, "ablate at most this many settings, largest changes first (0: all)")
-	fl.BoolVar(&f.Layout, "layout", false, "then search the fillfactor of the tables updated in place (rewrites them before every run)")
-	fl.StringArrayVar(&f.Inject, "test-inject", nil, "testing only: TRIAL:name=value overrides a trial's setting")
-	_ = fl.MarkHidden("test-inject")
+	f.AddFlags(cmd.Flags())
 	rootCmd.AddCommand(cmd)
 }
 

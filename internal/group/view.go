@@ -147,23 +147,7 @@ func hasData(r *store.Run) bool { return r != nil && len(r.Latency) > 0 }
 // (by part number); now is the store's clock.
 func merge(g store.Group, parts []store.GroupPart, runs map[int]*store.Run, now time.Time) *View {
 	v := &View{Name: g.Name, Workload: g.Workload, Parts: g.Parts, Start: g.Start, histogram: map[string]*hdrhistogram.Histogram{}}
-	// The common window, on the store's clock, in seconds after the start.
-	first := true
-	for _, p := range parts {
-		r := runs[p.Part]
-		if !hasData(r) {
-			continue
-		}
-		from, to := measured(r, p.Skew, g.Start)
-		if first {
-			v.Window, first = Window{from, to}, false
-		} else {
-			v.Window.From, v.Window.To = max(v.Window.From, from), min(v.Window.To, to)
-		}
-		if rate, ok := parseRate(r.Param("group_rate")); ok && v.rate.Type == "" {
-			v.rate = rate
-		}
-	}
+	v.commonWindow(g, parts, runs)
 	complete, running := 0, false
 	for _, p := range parts {
 		line := PartLine{Part: p.Part, RunID: p.RunID, Status: Effective(p, now), Skew: p.Skew, Note: p.Note}
@@ -178,14 +162,7 @@ func merge(g store.Group, parts []store.GroupPart, runs map[int]*store.Run, now 
 			running = true
 		}
 		if hasData(r) {
-			for t, snap := range r.Latency {
-				h := v.histogram[t]
-				if h == nil {
-					h = metrics.NewHistogram()
-					v.histogram[t] = h
-				}
-				h.Merge(hdrhistogram.Import(snap))
-			}
+			v.mergeLatency(r)
 			if v.rate.Type != "" {
 				line.Rate = rateOver(r, p.Skew, g.Start, v.Window, v.rate)
 				if snap := r.Latency[v.rate.Type]; snap != nil {
@@ -221,6 +198,51 @@ func merge(g store.Group, parts []store.GroupPart, runs map[int]*store.Run, now 
 		}
 		v.Rate = &store.Figure{Name: v.rate.Figure, Value: sum, Unit: v.rate.Unit}
 	}
+	v.latencyTable()
+	if g.CheckedBy == 0 && v.Status != StatusRunning {
+		v.Notes = append(v.Notes, "no consistency check ran for the group (no part completed after all others had ended)")
+	}
+	return v
+}
+
+// commonWindow sets the parts' common measured window, on the store's
+// clock in seconds after the start, and the headline rate's kind from the
+// first part that names it.
+func (v *View) commonWindow(g store.Group, parts []store.GroupPart, runs map[int]*store.Run) {
+	first := true
+	for _, p := range parts {
+		r := runs[p.Part]
+		if !hasData(r) {
+			continue
+		}
+		from, to := measured(r, p.Skew, g.Start)
+		if first {
+			v.Window, first = Window{from, to}, false
+		} else {
+			v.Window.From, v.Window.To = max(v.Window.From, from), min(v.Window.To, to)
+		}
+		if rate, ok := parseRate(r.Param("group_rate")); ok && v.rate.Type == "" {
+			v.rate = rate
+		}
+	}
+}
+
+// mergeLatency adds a part's latency histograms, exactly, to the group's
+// per transaction type.
+func (v *View) mergeLatency(r *store.Run) {
+	for t, snap := range r.Latency {
+		h := v.histogram[t]
+		if h == nil {
+			h = metrics.NewHistogram()
+			v.histogram[t] = h
+		}
+		h.Merge(hdrhistogram.Import(snap))
+	}
+}
+
+// latencyTable reads the percentiles of each merged histogram, in the
+// order of the transaction types' names.
+func (v *View) latencyTable() {
 	types := make([]string, 0, len(v.histogram))
 	for t := range v.histogram {
 		types = append(types, t)
@@ -231,10 +253,6 @@ func merge(g store.Group, parts []store.GroupPart, runs map[int]*store.Run, now 
 		v.Latency = append(v.Latency, Latency{Type: t, Count: h.TotalCount(), P50: ms(h.ValueAtQuantile(50)), P90: ms(h.ValueAtQuantile(90)),
 			P95: ms(h.ValueAtQuantile(95)), P99: ms(h.ValueAtQuantile(99)), Max: ms(h.Max())})
 	}
-	if g.CheckedBy == 0 && v.Status != StatusRunning {
-		v.Notes = append(v.Notes, "no consistency check ran for the group (no part completed after all others had ended)")
-	}
-	return v
 }
 
 // mergeTallies sums each audit's counts over the parts that measured and

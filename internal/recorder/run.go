@@ -106,20 +106,7 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 	if rec == nil {
 		return out, runErr
 	}
-	if res != nil {
-		Fill(run, res)
-	}
-	for _, p := range opts.Params {
-		run.Params = append(run.Params, store.KV{Name: p.Name, Value: p.Value})
-	}
-	if member != nil && res != nil {
-		run.Params = append(run.Params, group.Params(opts.Group.Name, res.Rate)...)
-	}
-	if out.Check != nil {
-		run.Headline = append(run.Headline, storeFigures(out.Check.Headline)...)
-		run.Notes = append(run.Notes, out.Check.Note)
-	}
-	run.Notes = append(run.Notes, notes...)
+	fillRun(run, out, opts, member != nil, notes)
 	status := statusOf(interrupted, runErr)
 	id, storeErr := rec.Finish(ctx, status)
 	out.RunID, out.Stored = id, run
@@ -132,6 +119,27 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 		return out, runErr
 	}
 	return out, storeErr
+}
+
+// fillRun completes the stored run with what the workload measured, the
+// options' parameters (and the group's, for a part), the check's figures
+// and the notes.
+func fillRun(run *store.Run, out *Outcome, opts Options, grouped bool, notes []string) {
+	res := out.Result
+	if res != nil {
+		Fill(run, res)
+	}
+	for _, p := range opts.Params {
+		run.Params = append(run.Params, store.KV{Name: p.Name, Value: p.Value})
+	}
+	if grouped && res != nil {
+		run.Params = append(run.Params, group.Params(opts.Group.Name, res.Rate)...)
+	}
+	if out.Check != nil {
+		run.Headline = append(run.Headline, storeFigures(out.Check.Headline)...)
+		run.Notes = append(run.Notes, out.Check.Note)
+	}
+	run.Notes = append(run.Notes, notes...)
 }
 
 // joinGroup registers the run as a part of its group and waits for all

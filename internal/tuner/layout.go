@@ -126,62 +126,7 @@ func (s *session) layoutPhase(ref map[string]string, res *Result) error {
 	lay := &record.Layout{Tables: tables, Start: start, Reference: ref}
 	res.Layout = lay
 	s.logf("layout: fillfactor of %s, with the best settings", strings.Join(tables, ", "))
-
-	// run measures one layout and returns its objective level (0: failed).
-	n := 0
-	run := func(ff map[string]int, role, label string) (float64, Measurement, string, error) {
-		if err := s.Layout.Rewrite(s.ctx, ff); err != nil {
-			return 0, Measurement{}, "", fmt.Errorf("rewriting the tables: %w", err)
-		}
-		m, _, id, err := s.measure(ref, RunInfo{Trial: n, Role: role, Label: label})
-		if err != nil {
-			return 0, m, id, err
-		}
-		return runOf(s.Objective, m).Level, m, id, nil
-	}
-	reference := func() (float64, error) {
-		v, _, _, err := run(start, record.RoleLayout, "start layout")
-		if err == nil && !(v > 0) {
-			err = fmt.Errorf("the start layout's run committed nothing")
-		}
-		return v, err
-	}
-	// try measures candidates interleaved with the start layout.
-	try := func(cands []map[string]int, labels []string) error {
-		before, err := reference()
-		if err != nil {
-			return err
-		}
-		for i, c := range cands {
-			if s.outer.Err() != nil {
-				return errors.New("interrupted")
-			}
-			n++
-			lt := record.LayoutTrial{N: n, Fillfactor: c}
-			v, m, id, err := run(c, record.RoleLayout, labels[i])
-			lt.RunID, lt.TPS, lt.P99 = id, m.TPS, m.P99
-			if err != nil || !(v > 0) {
-				lt.Failed, lt.Error = true, "no transactions committed"
-				if err != nil {
-					lt.Error = oneLine(err.Error())
-				}
-			}
-			after, err := reference()
-			if err != nil {
-				return err
-			}
-			if !lt.Failed {
-				lt.Ratio = v / math.Sqrt(before*after)
-				s.logf("layout %-3d %-40s %10.1f tps  %.3f× start layout", n, layoutText(tables, start, c), m.TPS, lt.Ratio)
-			} else {
-				s.logf("layout %-3d %-40s FAILED: %s", n, layoutText(tables, start, c), lt.Error)
-			}
-			lay.Candidates = append(lay.Candidates, lt)
-			s.store(res, record.Running)
-			before = after
-		}
-		return nil
-	}
+	l := &layoutSearch{s: s, ref: ref, tables: tables, start: start, lay: lay, res: res}
 
 	// 1. Uniform levels.
 	uniform := uniformLayouts(tables, start)
@@ -193,7 +138,7 @@ func (s *session) layoutPhase(ref map[string]string, res *Result) error {
 	for i, c := range uniform {
 		labels[i] = "layout " + layoutText(tables, start, c)
 	}
-	if err := try(uniform, labels); err != nil {
+	if err := l.try(uniform, labels); err != nil {
 		return err
 	}
 	best, bestRatio := bestLayout(lay.Candidates)
@@ -203,25 +148,8 @@ func (s *session) layoutPhase(ref map[string]string, res *Result) error {
 	}
 
 	// 2. Which tables the gain comes from: the best minus one table.
-	names, minus := withoutOne(tables, start, best)
-	if len(minus) > 1 {
-		labels = labels[:0]
-		for _, t := range names {
-			labels = append(labels, "layout best without "+t)
-		}
-		from := len(lay.Candidates)
-		if err := try(minus, labels); err != nil {
-			return err
-		}
-		final := maps.Clone(best)
-		for i, t := range names {
-			c := lay.Candidates[from+i]
-			// No worse without it (single runs: a hint; step 3 decides).
-			if !c.Failed && c.Ratio >= bestRatio {
-				final[t] = start[t]
-			}
-		}
-		best = final
+	if best, err = l.narrow(best, bestRatio); err != nil {
+		return err
 	}
 	if layoutKey(tables, best) == layoutKey(tables, start) {
 		lay.Notes = append(lay.Notes, "no table kept a lower fillfactor")
@@ -229,25 +157,128 @@ func (s *session) layoutPhase(ref map[string]string, res *Result) error {
 	}
 
 	// 3. Confirmation against the start layout.
-	var as, bs []stats.Run
-	for i := 0; i <= 2; i++ {
-		_, m, _, err := run(start, record.RoleLayout, "confirm start layout")
+	return l.confirm(best)
+}
+
+// layoutSearch is one layout phase under way: its tables, their start
+// layout, the settings every run uses, and the trials so far.
+type layoutSearch struct {
+	s      *session
+	ref    map[string]string
+	tables []string
+	start  map[string]int
+	lay    *record.Layout
+	res    *Result
+	n      int // layout trials so far
+}
+
+// run measures one layout and returns its objective level (0: failed).
+func (l *layoutSearch) run(ff map[string]int, role, label string) (float64, Measurement, string, error) {
+	if err := l.s.Layout.Rewrite(l.s.ctx, ff); err != nil {
+		return 0, Measurement{}, "", fmt.Errorf("rewriting the tables: %w", err)
+	}
+	m, _, id, err := l.s.measure(l.ref, RunInfo{Trial: l.n, Role: role, Label: label})
+	if err != nil {
+		return 0, m, id, err
+	}
+	return runOf(l.s.Objective, m).Level, m, id, nil
+}
+
+// reference measures the start layout, which every candidate is compared to.
+func (l *layoutSearch) reference() (float64, error) {
+	v, _, _, err := l.run(l.start, record.RoleLayout, "start layout")
+	if err == nil && !(v > 0) {
+		err = fmt.Errorf("the start layout's run committed nothing")
+	}
+	return v, err
+}
+
+// try measures candidates interleaved with the start layout.
+func (l *layoutSearch) try(cands []map[string]int, labels []string) error {
+	before, err := l.reference()
+	if err != nil {
+		return err
+	}
+	for i, c := range cands {
+		if l.s.outer.Err() != nil {
+			return errors.New("interrupted")
+		}
+		l.n++
+		lt := record.LayoutTrial{N: l.n, Fillfactor: c}
+		v, m, id, err := l.run(c, record.RoleLayout, labels[i])
+		lt.RunID, lt.TPS, lt.P99 = id, m.TPS, m.P99
+		if err != nil || !(v > 0) {
+			lt.Failed, lt.Error = true, "no transactions committed"
+			if err != nil {
+				lt.Error = oneLine(err.Error())
+			}
+		}
+		after, err := l.reference()
 		if err != nil {
 			return err
 		}
-		as = append(as, runOf(s.Objective, m))
+		if !lt.Failed {
+			lt.Ratio = v / math.Sqrt(before*after)
+			l.s.logf("layout %-3d %-40s %10.1f tps  %.3f× start layout", l.n, layoutText(l.tables, l.start, c), m.TPS, lt.Ratio)
+		} else {
+			l.s.logf("layout %-3d %-40s FAILED: %s", l.n, layoutText(l.tables, l.start, c), lt.Error)
+		}
+		l.lay.Candidates = append(l.lay.Candidates, lt)
+		l.s.store(l.res, record.Running)
+		before = after
+	}
+	return nil
+}
+
+// narrow tries the best layout minus one table at a time and returns it
+// without the tables whose lower fillfactor did not help.
+func (l *layoutSearch) narrow(best map[string]int, bestRatio float64) (map[string]int, error) {
+	names, minus := withoutOne(l.tables, l.start, best)
+	if len(minus) <= 1 {
+		return best, nil
+	}
+	var labels []string
+	for _, t := range names {
+		labels = append(labels, "layout best without "+t)
+	}
+	from := len(l.lay.Candidates)
+	if err := l.try(minus, labels); err != nil {
+		return nil, err
+	}
+	final := maps.Clone(best)
+	for i, t := range names {
+		c := l.lay.Candidates[from+i]
+		// No worse without it (single runs: a hint; step 3 decides).
+		if !c.Failed && c.Ratio >= bestRatio {
+			final[t] = l.start[t]
+		}
+	}
+	return final, nil
+}
+
+// confirm runs best against the start layout in pairs (A B A B A) and
+// keeps it only when the paired interval lies above zero.
+func (l *layoutSearch) confirm(best map[string]int) error {
+	var as, bs []stats.Run
+	for i := 0; i <= 2; i++ {
+		_, m, _, err := l.run(l.start, record.RoleLayout, "confirm start layout")
+		if err != nil {
+			return err
+		}
+		as = append(as, runOf(l.s.Objective, m))
 		if i == 2 {
 			break
 		}
-		_, m, _, err = run(best, record.RoleLayout, "confirm layout "+layoutText(tables, start, best))
+		_, m, _, err = l.run(best, record.RoleLayout, "confirm layout "+layoutText(l.tables, l.start, best))
 		if err != nil {
 			return err
 		}
-		bs = append(bs, runOf(s.Objective, m))
+		bs = append(bs, runOf(l.s.Objective, m))
 	}
+	lay := l.lay
 	lay.Best, lay.Gain = best, stats.Paired(as, bs, level)
 	lay.Kept = lay.Gain.Better()
-	s.logf("layout %s: %s%s", layoutText(tables, start, best), effectText(lay.Gain), map[bool]string{true: " (kept)", false: " (not kept: the interval does not lie above zero)"}[lay.Kept])
+	l.s.logf("layout %s: %s%s", layoutText(l.tables, l.start, best), effectText(lay.Gain), map[bool]string{true: " (kept)", false: " (not kept: the interval does not lie above zero)"}[lay.Kept])
 	return nil
 }
 

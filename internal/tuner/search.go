@@ -85,16 +85,7 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 		Start: s.startSet, Advise: t.Advise, TrialTime: s.state.Trial, Started: s.state.Started}}
 	// Registered first, so it runs last: the stored record says whether
 	// the settings were restored.
-	defer func() {
-		status := record.Complete
-		switch {
-		case err != nil:
-			status = record.Failed
-		case res.Interrupted:
-			status = record.Interrupted
-		}
-		s.store(res, status)
-	}()
+	defer func() { s.store(res, searchStatus(res, err)) }()
 	kept := false
 	defer func() {
 		if !kept {
@@ -146,14 +137,7 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 	if err != nil {
 		res.Notes = append(res.Notes, "ablation stopped: "+oneLine(err.Error()))
 	}
-	res.Kept = changed(res.Best, s.startSet)
-	for _, c := range res.Ablation {
-		if c.Measured && !c.Kept {
-			delete(res.Kept, c.Name)
-			res.Dropped = append(res.Dropped, c.Name)
-		}
-	}
-	res.Unsafe = Unsafe(s.major, res.Kept)
+	s.keepAblated(res)
 	if _, err := finish(); err != nil {
 		return res, err
 	}
@@ -164,6 +148,30 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 		kept, res.Applied = true, true
 	}
 	return res, nil
+}
+
+// searchStatus is the stored status of a search that ended with err.
+func searchStatus(res *Result, err error) string {
+	switch {
+	case err != nil:
+		return record.Failed
+	case res.Interrupted:
+		return record.Interrupted
+	}
+	return record.Complete
+}
+
+// keepAblated keeps the best settings that differ from the start, less
+// those the ablation measured as not worth keeping.
+func (s *session) keepAblated(res *Result) {
+	res.Kept = changed(res.Best, s.startSet)
+	for _, c := range res.Ablation {
+		if c.Measured && !c.Kept {
+			delete(res.Kept, c.Name)
+			res.Dropped = append(res.Dropped, c.Name)
+		}
+	}
+	res.Unsafe = Unsafe(s.major, res.Kept)
 }
 
 // layout runs the layout phase and leaves the tables at its kept layout

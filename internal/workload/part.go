@@ -70,3 +70,20 @@ func (p Part) Range(total int) (first, count int, err error) {
 	}
 	return first, count, nil
 }
+
+// PartValue is --part k/n as a flag value (pflag.Value).
+type PartValue struct{ P *Part }
+
+func (v PartValue) String() string { return v.P.String() }
+
+// Type names the value in --help.
+func (v PartValue) Type() string { return "k/n" }
+
+// Set parses s; a bad part is a flag error.
+func (v PartValue) Set(s string) error {
+	p, err := ParsePart(s)
+	if err == nil {
+		*v.P = p
+	}
+	return err
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/metrics"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // Run drives the script with opts.Clients connections until each has run
@@ -53,26 +54,15 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	}
 
 	rec := metrics.NewRecorder(kindNames(&def), counterNames...)
-	sp := wholeSpace(int64(scale))
-	if !opts.Part.Whole() {
-		first, count, err := opts.Part.Range(BranchesPerScale * scale)
-		if err != nil {
-			return nil, err
-		}
-		sp.bidFirst, sp.bidCount = int64(first), int64(count)
-		res.Branches = fmt.Sprintf("%d-%d", first, first+count-1)
+	sp, err := partSpace(opts.Part, scale, res)
+	if err != nil {
+		return nil, err
 	}
 	clients, connectTime, err := connectClients(ctx, cfg, opts, &def, sp, rec)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		for _, c := range clients {
-			if !c.conn.IsClosed() {
-				_ = c.conn.Close(context.Background())
-			}
-		}
-	}()
+	defer closeClients(clients)
 	res.ConnectTime = connectTime
 	if opts.StartGate != nil {
 		if err := opts.StartGate(ctx); err != nil {
@@ -102,15 +92,8 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	end := time.Now()
 	stopAgg()
 
-	usage := driver.ReadProcessUsage()
-	res.Start, res.Elapsed = start, end.Sub(start)
-	res.DriverCPU, res.PeakRSS = usage.CPU-usage0.CPU, usage.PeakRSS
 	res.Interrupted = ctx.Err() != nil
-	res.addClientErrors(errs)
-	agg.fill(res)
-	if res.Committed > 0 {
-		res.DriverCPUPer1k = res.DriverCPU.Seconds() / (float64(res.Committed) / 1000)
-	}
+	res.fillMeasured(agg, errs, start, end, usage0)
 
 	// A part of a group does not check its own before/after sums: the other
 	// parts' transactions move them too. The group's last part to finish
@@ -121,6 +104,44 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// partSpace is the key space a run draws from: all of it, or for a part of
+// a group its own range of branches (noted in res).
+func partSpace(part workload.Part, scale int, res *RunResult) (space, error) {
+	sp := wholeSpace(int64(scale))
+	if !part.Whole() {
+		first, count, err := part.Range(BranchesPerScale * scale)
+		if err != nil {
+			return sp, err
+		}
+		sp.bidFirst, sp.bidCount = int64(first), int64(count)
+		res.Branches = fmt.Sprintf("%d-%d", first, first+count-1)
+	}
+	return sp, nil
+}
+
+// closeClients closes the connections the run left open.
+func closeClients(clients []*client) {
+	for _, c := range clients {
+		if !c.conn.IsClosed() {
+			_ = c.conn.Close(context.Background())
+		}
+	}
+}
+
+// fillMeasured fills res with the measured window from start to end, the
+// driver's own cost since usage0, the clients' errors and the aggregated
+// figures.
+func (res *RunResult) fillMeasured(agg *aggregator, errs []error, start, end time.Time, usage0 driver.ProcessUsage) {
+	usage := driver.ReadProcessUsage()
+	res.Start, res.Elapsed = start, end.Sub(start)
+	res.DriverCPU, res.PeakRSS = usage.CPU-usage0.CPU, usage.PeakRSS
+	res.addClientErrors(errs)
+	agg.fill(res)
+	if res.Committed > 0 {
+		res.DriverCPUPer1k = res.DriverCPU.Seconds() / (float64(res.Committed) / 1000)
+	}
 }
 
 // run runs the aggregator's loop until the returned stop, which waits for

@@ -55,18 +55,9 @@ func loadPart(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOpti
 		stats.Create = time.Since(start)
 	}
 
-	var wall time.Time
-	if err := conn.QueryRow(ctx, "SELECT localtimestamp").Scan(&wall); err != nil {
-		return fmt.Errorf("reading the server time: %w", err)
-	}
-	pop := &population{seed: opts.Seed, warehouses: opts.Warehouses, c: stats.Constants, now: newTimestampField(wall)}
-	var units []rowSource
-	if opts.Part.K == 1 {
-		units = append(units, pop.items(), pop.warehouseRows(), pop.districtRows())
-	}
-	for w := first; w < first+count; w++ {
-		units = append(units, pop.stockRows(w), pop.orderLineRows(w), pop.customerRows(w),
-			pop.orderRows(w), pop.historyRows(w), pop.newOrderRows(w))
+	units, err := partRows(ctx, conn, opts, stats.Constants, first, count)
+	if err != nil {
+		return err
 	}
 	var total int64
 	for _, u := range units {
@@ -100,9 +91,33 @@ func loadPart(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOpti
 		stats.Total = time.Since(start)
 		return err
 	}
-	// The last part to finish: indexes, ANALYZE, and the load is complete.
+	return completePartLoad(ctx, conn, workers, opts, meta, stats, prog, start)
+}
+
+// partRows are the rows part opts.Part loads: its warehouses first..first+
+// count-1 and, for part 1, the item, warehouse and district tables.
+func partRows(ctx context.Context, conn *pgx.Conn, opts LoadOptions, c Constants, first, count int) ([]rowSource, error) {
+	var wall time.Time
+	if err := conn.QueryRow(ctx, "SELECT localtimestamp").Scan(&wall); err != nil {
+		return nil, fmt.Errorf("reading the server time: %w", err)
+	}
+	pop := &population{seed: opts.Seed, warehouses: opts.Warehouses, c: c, now: newTimestampField(wall)}
+	var units []rowSource
+	if opts.Part.K == 1 {
+		units = append(units, pop.items(), pop.warehouseRows(), pop.districtRows())
+	}
+	for w := first; w < first+count; w++ {
+		units = append(units, pop.stockRows(w), pop.orderLineRows(w), pop.customerRows(w),
+			pop.orderRows(w), pop.historyRows(w), pop.newOrderRows(w))
+	}
+	return units, nil
+}
+
+// completePartLoad is the last part to finish: indexes, ANALYZE, and the
+// load is marked complete (its parts table dropped).
+func completePartLoad(ctx context.Context, conn *pgx.Conn, workers []*pgx.Conn, opts LoadOptions, meta Meta, stats *LoadStats, prog *loadProgress, start time.Time) error {
 	stats.Finished = true
-	t0 = time.Now()
+	t0 := time.Now()
 	builds, attach := indexPlan(opts.SchemaOptions)
 	prog.phase(fmt.Sprintf("building %d indexes", len(builds)))
 	if err := buildIndexes(ctx, workers, builds, attach); err != nil {
@@ -118,7 +133,7 @@ func loadPart(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOpti
 	stats.Total = time.Since(start)
 	meta.Complete = true
 	meta.LoadSeconds = time.Since(meta.LoadedAt).Seconds()
-	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		if err := writeMeta(ctx, tx, meta); err != nil {
 			return err
 		}
@@ -146,29 +161,12 @@ func joinPartLoad(ctx context.Context, conn *pgx.Conn, opts LoadOptions, stats *
 				return fmt.Errorf("creating schema %s: %w", opts.Schema, err)
 			}
 		}
-		// Look before reading: a failed read would abort the transaction.
-		var hasMeta, hasParts bool
-		if err := tx.QueryRow(ctx, "SELECT to_regclass('pgoltp_meta') IS NOT NULL, to_regclass('pgoltp_load_parts') IS NOT NULL").Scan(&hasMeta, &hasParts); err != nil {
+		old, loaded, underWay, parts, err := readPartLoad(ctx, tx)
+		if err != nil {
 			return err
-		}
-		var old Meta
-		loaded := false
-		if hasMeta {
-			var err error
-			old, err = ReadMeta(ctx, tx)
-			if err != nil && !errors.Is(err, ErrNotLoaded) {
-				return err
-			}
-			loaded = err == nil
 		}
 		sameShape := loaded && old.Warehouses == opts.Warehouses && old.Seed == opts.Seed &&
 			old.Partitions == opts.Partitions && old.ForeignKeys == opts.ForeignKeys
-		underWay, parts := loaded && !old.Complete && hasParts, 0
-		if underWay {
-			if err := tx.QueryRow(ctx, "SELECT max(parts) FROM pgoltp_load_parts").Scan(&parts); err != nil {
-				return err
-			}
-		}
 		switch {
 		case sameShape && old.Complete && !opts.Force:
 			stats.AlreadyLoaded = true
@@ -198,28 +196,59 @@ func joinPartLoad(ctx context.Context, conn *pgx.Conn, opts LoadOptions, stats *
 				return fmt.Errorf("%w: %d TPC-C tables exist in schema %s but were not loaded by pgoltp (no pgoltp_meta)", ErrLoadExists, n, opts.Schema)
 			}
 		}
-		// The first part: a fresh incomplete load, every other part pending.
-		var now time.Time
-		if err := tx.QueryRow(ctx, "SELECT now()").Scan(&now); err != nil {
-			return err
-		}
-		meta = Meta{Warehouses: opts.Warehouses, Load: stats.Constants, Seed: opts.Seed, LoadedAt: now,
-			Partitions: opts.Partitions, ForeignKeys: opts.ForeignKeys}
 		stats.Replaced = loaded
-		if err := createTables(ctx, tx, meta, opts.SchemaOptions); err != nil {
-			return err
-		}
-		for _, q := range []string{"DROP TABLE IF EXISTS pgoltp_load_parts", loadPartsDDL} {
-			if _, err := tx.Exec(ctx, q); err != nil {
-				return err
-			}
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO pgoltp_load_parts (part, parts, seed, status)
-			SELECT k, $1, $2, CASE WHEN k = $3 THEN 'loading' ELSE 'pending' END FROM generate_series(1, $1::int) k`,
-			opts.Part.N, int64(opts.Seed), opts.Part.K)
+		meta, err = startPartLoad(ctx, tx, opts, stats.Constants)
 		return err
 	})
 	return meta, joined, err
+}
+
+// readPartLoad reads the schema's load meta row if there is one (loaded: a
+// pgoltp load, complete or not) and, for a partitioned load under way, its
+// number of parts.
+func readPartLoad(ctx context.Context, tx pgx.Tx) (old Meta, loaded, underWay bool, parts int, err error) {
+	// Look before reading: a failed read would abort the transaction.
+	var hasMeta, hasParts bool
+	if err := tx.QueryRow(ctx, "SELECT to_regclass('pgoltp_meta') IS NOT NULL, to_regclass('pgoltp_load_parts') IS NOT NULL").Scan(&hasMeta, &hasParts); err != nil {
+		return old, false, false, 0, err
+	}
+	if hasMeta {
+		old, err = ReadMeta(ctx, tx)
+		if err != nil && !errors.Is(err, ErrNotLoaded) {
+			return old, false, false, 0, err
+		}
+		loaded = err == nil
+	}
+	underWay = loaded && !old.Complete && hasParts
+	if underWay {
+		if err := tx.QueryRow(ctx, "SELECT max(parts) FROM pgoltp_load_parts").Scan(&parts); err != nil {
+			return old, false, false, 0, err
+		}
+	}
+	return old, loaded, underWay, parts, nil
+}
+
+// startPartLoad is the first part's step: a fresh incomplete load (tables
+// and meta row), this part loading and every other part pending.
+func startPartLoad(ctx context.Context, tx pgx.Tx, opts LoadOptions, c Constants) (Meta, error) {
+	var now time.Time
+	if err := tx.QueryRow(ctx, "SELECT now()").Scan(&now); err != nil {
+		return Meta{}, err
+	}
+	meta := Meta{Warehouses: opts.Warehouses, Load: c, Seed: opts.Seed, LoadedAt: now,
+		Partitions: opts.Partitions, ForeignKeys: opts.ForeignKeys}
+	if err := createTables(ctx, tx, meta, opts.SchemaOptions); err != nil {
+		return Meta{}, err
+	}
+	for _, q := range []string{"DROP TABLE IF EXISTS pgoltp_load_parts", loadPartsDDL} {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return Meta{}, err
+		}
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO pgoltp_load_parts (part, parts, seed, status)
+		SELECT k, $1, $2, CASE WHEN k = $3 THEN 'loading' ELSE 'pending' END FROM generate_series(1, $1::int) k`,
+		opts.Part.N, int64(opts.Seed), opts.Part.K)
+	return meta, err
 }
 
 // finishPart marks part k done and says whether it was the last one.

@@ -226,46 +226,8 @@ func drive(ctx context.Context, parts []*part, merged *RunResult) *RunResult {
 	start := time.Now()
 	rampEnd := start.Add(opts.Ramp)
 	agg := newTally(parts, merged, start, rampEnd) // starts the first interval now
-	var twg sync.WaitGroup
-	for _, p := range parts {
-		for i := range p.r.opts.Terminals {
-			t := p.r.newTerminal(i, p.master.Uint64(), p.cRun, start)
-			twg.Add(1)
-			go func() { defer twg.Done(); p.r.terminalLoop(t) }()
-		}
-	}
-	terminalsDone := make(chan struct{})
-	go func() { twg.Wait(); close(terminalsDone) }()
-
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	var endC <-chan time.Time
-	if opts.Duration > 0 {
-		endTimer := time.NewTimer(opts.Ramp + opts.Duration)
-		defer endTimer.Stop()
-		endC = endTimer.C
-	}
-	stopReason, interrupted := "txns-per-terminal reached", false
-loop:
-	for {
-		select {
-		case <-tick.C:
-			agg.interval(false)
-		case <-endC:
-			stopReason = "duration reached"
-			break loop
-		case <-terminalsDone:
-			for _, p := range parts {
-				if p.r.budget.Spent() {
-					stopReason = "stop-at-txns reached"
-				}
-			}
-			break loop
-		case <-ctx.Done():
-			interrupted, stopReason = true, "interrupted"
-			break loop
-		}
-	}
+	twg, terminalsDone := startTerminals(parts, start)
+	stopReason, interrupted := waitForStop(ctx, parts, opts, agg, terminalsDone)
 	stopRun()
 	grace := graceNormal
 	if interrupted {
@@ -289,6 +251,65 @@ loop:
 		p.r.dlog.flush()
 	}
 	end := time.Now()
+	whole := collectResults(parts, merged, interrupted, stopReason, terminalsEnd, end)
+	// The driver's CPU is the process's: it goes to the run as a whole.
+	whole.DriverCPU, whole.DriverPeakRSS = usageEnd.CPU-usageStart.CPU, usageEnd.PeakRSS
+	agg.finish()
+	return whole
+}
+
+// startTerminals starts every part's terminals on the run's clock; done is
+// closed when they have all ended on their own (txns-per-terminal,
+// stop-at-txns) or been stopped.
+func startTerminals(parts []*part, start time.Time) (twg *sync.WaitGroup, done chan struct{}) {
+	twg = new(sync.WaitGroup)
+	for _, p := range parts {
+		for i := range p.r.opts.Terminals {
+			t := p.r.newTerminal(i, p.master.Uint64(), p.cRun, start)
+			twg.Add(1)
+			go func() { defer twg.Done(); p.r.terminalLoop(t) }()
+		}
+	}
+	done = make(chan struct{})
+	go func() { twg.Wait(); close(done) }()
+	return twg, done
+}
+
+// waitForStop aggregates once per second until the run ends: on duration,
+// on the terminals' own end or on ctx; it says why.
+func waitForStop(ctx context.Context, parts []*part, opts RunOptions, agg *tally, terminalsDone <-chan struct{}) (stopReason string, interrupted bool) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var endC <-chan time.Time
+	if opts.Duration > 0 {
+		endTimer := time.NewTimer(opts.Ramp + opts.Duration)
+		defer endTimer.Stop()
+		endC = endTimer.C
+	}
+	for {
+		select {
+		case <-tick.C:
+			agg.interval(false)
+		case <-endC:
+			return "duration reached", false
+		case <-terminalsDone:
+			stopReason = "txns-per-terminal reached"
+			for _, p := range parts {
+				if p.r.budget.Spent() {
+					stopReason = "stop-at-txns reached"
+				}
+			}
+			return stopReason, false
+		case <-ctx.Done():
+			return "interrupted", true
+		}
+	}
+}
+
+// collectResults fills each part's result with how the run ended; with
+// several parts, merged adds them up (returned, with theirs in Schemas),
+// else the one part's result is returned.
+func collectResults(parts []*part, merged *RunResult, interrupted bool, stopReason string, terminalsEnd, end time.Time) *RunResult {
 	results := make([]*RunResult, len(parts))
 	for i, p := range parts {
 		res := p.res
@@ -298,7 +319,7 @@ loop:
 		res.Errors = p.r.errors.list()
 		res.DeliveriesNotCompleted = p.notCompleted.Load()
 	}
-	// The driver's CPU is the process's: it goes to the run as a whole.
+	// The whole run: the merged result, or the one part's.
 	whole := results[0]
 	if merged != nil {
 		whole = merged
@@ -310,8 +331,6 @@ loop:
 			whole.DeliveriesNotCompleted += r.DeliveriesNotCompleted
 		}
 	}
-	whole.DriverCPU, whole.DriverPeakRSS = usageEnd.CPU-usageStart.CPU, usageEnd.PeakRSS
-	agg.finish()
 	return whole
 }
 

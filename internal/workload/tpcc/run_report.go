@@ -17,47 +17,65 @@ import (
 // Deliveries, the input audits, and where the run departs from the standard.
 func (r *RunResult) WriteSummary(w io.Writer) error {
 	var b strings.Builder
-	var params []string
-	for _, p := range r.Params {
-		params = append(params, p[0]+"="+p[1])
-	}
-	fmt.Fprintf(&b, "TPC-C run (%s path, %s mode): %s\n", r.Options.Path, r.Options.Mode, strings.Join(params, " "))
-	if len(r.Schemas) == 0 {
-		fmt.Fprintf(&b, "C_RUN c_last=%d c_id=%d ol_i_id=%d (C_LOAD c_last=%d)\n", r.CRun.CLast, r.CRun.CID, r.CRun.OLIID, r.CLoad.CLast)
-	} else {
-		fmt.Fprintln(&b, r.seedsNote())
-	}
-	status := r.StopReason
-	if r.Interrupted {
-		status = "INTERRUPTED by the user; results cover the time before"
-	}
-	fmt.Fprintf(&b, "measured %.1fs after %v ramp-up, %s\n", r.Measured.Seconds(), r.Options.Ramp, status)
-	mode := "no-wait mode (no keying/think times)"
-	if r.Options.Mode == ModeSpec {
-		mode = fmt.Sprintf("spec mode, efficiency %.1f%% of %.2f tpmC/warehouse, the ceiling for mix %s",
-			r.Efficiency, r.MaxTpmCPerWarehouse, weightsString(r.Options.Weights))
-	}
-	// Clause 5.4.4: the reported tpmC is truncated, not rounded.
-	fmt.Fprintf(&b, "tpmC %d  tpmTOTAL %d  NOPM %d  [%s]\n", truncate(r.TpmC), truncate(r.TpmTotal), truncate(r.NOPM), mode)
-	fmt.Fprintf(&b, "(tpmC counts every completed New-Order, rolled-back ones included (clause 5.4.2); NOPM only committed ones)\n")
-	fmt.Fprintf(&b, "warehouses driven %d of %d loaded, %d terminals on %d connections\n",
-		r.Options.Warehouses, r.LoadedWarehouses, r.Options.Terminals, r.Options.Conns)
-	if len(r.NonCompliant) > 0 {
-		fmt.Fprintf(&b, "NON-COMPLIANT with TPC-C 5.11:\n")
-		for _, n := range r.NonCompliant {
-			fmt.Fprintf(&b, "  - %s\n", n)
-		}
-	}
-	fmt.Fprintf(&b, "driver CPU %.2fs, %.3f CPU-s per 1000 transactions, peak RSS %d MB\n\n",
-		r.DriverCPU.Seconds(), r.DriverCPUPer1k, r.DriverPeakRSS>>20)
+	r.writeHeadline(&b)
 	if len(r.Schemas) > 0 {
 		if err := r.writeSchemas(&b); err != nil {
 			return err
 		}
 		b.WriteByte('\n')
 	}
+	if err := r.writeTxnTable(&b); err != nil {
+		return err
+	}
+	r.writeErrors(&b)
+	r.writeResponseTimes(&b)
+	r.writeAudits(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
 
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+// writeHeadline writes the run's parameters, seeds, window, tpmC and the
+// driver's own cost.
+func (r *RunResult) writeHeadline(b *strings.Builder) {
+	var params []string
+	for _, p := range r.Params {
+		params = append(params, p[0]+"="+p[1])
+	}
+	fmt.Fprintf(b, "TPC-C run (%s path, %s mode): %s\n", r.Options.Path, r.Options.Mode, strings.Join(params, " "))
+	if len(r.Schemas) == 0 {
+		fmt.Fprintf(b, "C_RUN c_last=%d c_id=%d ol_i_id=%d (C_LOAD c_last=%d)\n", r.CRun.CLast, r.CRun.CID, r.CRun.OLIID, r.CLoad.CLast)
+	} else {
+		fmt.Fprintln(b, r.seedsNote())
+	}
+	status := r.StopReason
+	if r.Interrupted {
+		status = "INTERRUPTED by the user; results cover the time before"
+	}
+	fmt.Fprintf(b, "measured %.1fs after %v ramp-up, %s\n", r.Measured.Seconds(), r.Options.Ramp, status)
+	mode := "no-wait mode (no keying/think times)"
+	if r.Options.Mode == ModeSpec {
+		mode = fmt.Sprintf("spec mode, efficiency %.1f%% of %.2f tpmC/warehouse, the ceiling for mix %s",
+			r.Efficiency, r.MaxTpmCPerWarehouse, weightsString(r.Options.Weights))
+	}
+	// Clause 5.4.4: the reported tpmC is truncated, not rounded.
+	fmt.Fprintf(b, "tpmC %d  tpmTOTAL %d  NOPM %d  [%s]\n", truncate(r.TpmC), truncate(r.TpmTotal), truncate(r.NOPM), mode)
+	fmt.Fprintf(b, "(tpmC counts every completed New-Order, rolled-back ones included (clause 5.4.2); NOPM only committed ones)\n")
+	fmt.Fprintf(b, "warehouses driven %d of %d loaded, %d terminals on %d connections\n",
+		r.Options.Warehouses, r.LoadedWarehouses, r.Options.Terminals, r.Options.Conns)
+	if len(r.NonCompliant) > 0 {
+		fmt.Fprintf(b, "NON-COMPLIANT with TPC-C 5.11:\n")
+		for _, n := range r.NonCompliant {
+			fmt.Fprintf(b, "  - %s\n", n)
+		}
+	}
+	fmt.Fprintf(b, "driver CPU %.2fs, %.3f CPU-s per 1000 transactions, peak RSS %d MB\n\n",
+		r.DriverCPU.Seconds(), r.DriverCPUPer1k, r.DriverPeakRSS>>20)
+}
+
+// writeTxnTable writes one line per transaction type: counts and latency
+// percentiles against its p90 limit.
+func (r *RunResult) writeTxnTable(b *strings.Builder) error {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "txn\tcount\terrors\tretries\tp50\tp90\tp95\tp99\tp99.9\tmax\tp90 limit\t")
 	for _, t := range r.Txns {
 		l := t.Latency
@@ -69,24 +87,31 @@ func (r *RunResult) WriteSummary(w io.Writer) error {
 			lat(l.P50, l.Count), lat(l.P90, l.Count), lat(l.P95, l.Count), lat(l.P99, l.Count),
 			lat(l.P999, l.Count), lat(l.Max, l.Count), limit)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(&b, "\nerrors %d  retries %d  rollbacks %d  reconnects %d\n", r.ErrorsTotal, r.Retries, r.Rollbacks, r.Reconnects)
-	fmt.Fprintf(&b, "order-status outputs not one picture %d (clause 3.4; must be 0)\n", r.OrderStatusMismatches)
+	return tw.Flush()
+}
+
+// writeErrors writes the error, retry and reconnect counts, each kind of
+// error, each lost connection and the deliveries.
+func (r *RunResult) writeErrors(b *strings.Builder) {
+	fmt.Fprintf(b, "\nerrors %d  retries %d  rollbacks %d  reconnects %d\n", r.ErrorsTotal, r.Retries, r.Rollbacks, r.Reconnects)
+	fmt.Fprintf(b, "order-status outputs not one picture %d (clause 3.4; must be 0)\n", r.OrderStatusMismatches)
 	for _, e := range r.Errors {
-		fmt.Fprintf(&b, "  %d× %s [%s] %s\n", e.Count, e.Txn, e.SQLState, e.Message)
+		fmt.Fprintf(b, "  %d× %s [%s] %s\n", e.Count, e.Txn, e.SQLState, e.Message)
 	}
 	for _, o := range r.Outages {
 		restored := "not restored"
 		if !o.Restored.IsZero() {
 			restored = fmt.Sprintf("restored after %.2fs", o.Duration().Seconds())
 		}
-		fmt.Fprintf(&b, "  connection %d lost at %s, %s (%d attempts)\n", o.Conn, o.Lost.Format("15:04:05.000"), restored, o.Attempts)
+		fmt.Fprintf(b, "  connection %d lost at %s, %s (%d attempts)\n", o.Conn, o.Lost.Format("15:04:05.000"), restored, o.Attempts)
 	}
 	d := r.Deliveries
-	fmt.Fprintf(&b, "deliveries queued %d completed %d not completed %d, %d skipped a district (%d districts), p90 completion %s\n",
+	fmt.Fprintf(b, "deliveries queued %d completed %d not completed %d, %d skipped a district (%d districts), p90 completion %s\n",
 		d.Queued, d.Completed, d.NotCompleted, d.SkippedDeliveries, d.SkippedDistricts, driver.FormatLatency(d.P90Completion))
+}
+
+// writeResponseTimes writes the verdict of clause 5.2.5.3 per transaction type.
+func (r *RunResult) writeResponseTimes(b *strings.Builder) {
 	b.WriteString("response times (clause 5.2.5.3: 90th percentile within its limit and not below the mean):\n")
 	for _, t := range r.Txns {
 		if t.Count == 0 {
@@ -99,20 +124,22 @@ func (r *RunResult) WriteSummary(w io.Writer) error {
 		if t.P90BelowMean {
 			verdict = "FAIL: p90 below the mean"
 		}
-		fmt.Fprintf(&b, "  %-18s p90 %-9s mean %-9s limit %-5s %s\n", t.Name, driver.FormatLatency(t.Latency.P90),
+		fmt.Fprintf(b, "  %-18s p90 %-9s mean %-9s limit %-5s %s\n", t.Name, driver.FormatLatency(t.Latency.P90),
 			driver.FormatLatency(t.Latency.Mean), driver.FormatLatency(t.P90Limit), verdict)
 	}
+}
+
+// writeAudits writes the input audits, each with the clause that defines it.
+func (r *RunResult) writeAudits(b *strings.Builder) {
 	b.WriteString("input audits (TPC-C 5.11 clause that defines the input):\n")
 	for _, a := range r.Audits {
-		fmt.Fprintf(&b, "  %-8s %-36s %8.3f  expect %6.2f  bounds %.2f..%.2f  n=%d  %s", a.Clause, a.Name,
+		fmt.Fprintf(b, "  %-8s %-36s %8.3f  expect %6.2f  bounds %.2f..%.2f  n=%d  %s", a.Clause, a.Name,
 			a.Observed, a.Expected, a.Low, a.High, a.Samples, a.Status)
 		if a.Note != "" {
 			b.WriteString(" (" + a.Note + ")")
 		}
 		b.WriteByte('\n')
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // truncate drops the fraction of a rate (clause 5.4.4 truncates tpmC).
