@@ -78,6 +78,13 @@ func (r *Result) WriteText(w io.Writer) error {
 		if r.VsAdvise.Pairs > 0 {
 			p("  gain over advise's:       %s", effectText(r.VsAdvise))
 		}
+	} else if r.Confirmed && !r.VsStart.Better() {
+		// Re-run and ahead, but within the noise: say so, not "confirmed".
+		p("best configuration, re-run against the start: NOT shown better (its interval includes zero; more runs or a quieter machine):")
+		p("  gain over the start:      %s", effectText(r.VsStart))
+		if r.VsAdvise.Pairs > 0 {
+			p("  gain over advise's:       %s", effectText(r.VsAdvise))
+		}
 	} else if r.Confirmed {
 		p("best configuration, confirmed by re-runs against the start:")
 		p("  gain over the start:      %s", effectText(r.VsStart))
