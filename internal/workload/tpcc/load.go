@@ -305,19 +305,11 @@ func createTables(ctx context.Context, db interface {
 // fillTables streams the rows of units over parallel workers, then builds the
 // primary keys and indexes and analyzes, timing each phase into stats.
 func fillTables(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOptions, units []rowSource, prog *loadProgress, stats *LoadStats) error {
-	workers, err := openWorkers(ctx, pathDSN, opts.Workers)
+	workers, jobs, err := openCopy(ctx, conn, pathDSN, opts, units)
 	if err != nil {
 		return err
 	}
 	defer closeWorkers(context.WithoutCancel(ctx), workers)
-
-	var partitionOf map[int]int
-	if opts.Partitions > 1 {
-		if partitionOf, err = warehousePartitions(ctx, conn, opts.Warehouses, opts.Partitions); err != nil {
-			return err
-		}
-	}
-	jobs := planCopyJobs(units, opts.SchemaOptions, partitionOf, opts.Workers)
 
 	t0 := time.Now()
 	stats.Rows, err = loadData(ctx, workers, jobs, prog.rows)
@@ -369,6 +361,24 @@ func countTPCCTables(ctx context.Context, conn *pgx.Conn) (int, error) {
 // openWorkers opens n connections set up for bulk work. Asynchronous commit is
 // safe here: the final commit of pgoltp_meta is synchronous and flushes the WAL
 // of every earlier commit with it.
+// openCopy opens the load's worker connections and plans the COPY jobs of
+// units over them (per partition when the tables are partitioned). The
+// caller closes the workers.
+func openCopy(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOptions, units []rowSource) ([]*pgx.Conn, []copyJob, error) {
+	workers, err := openWorkers(ctx, pathDSN, opts.Workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	var partitionOf map[int]int
+	if opts.Partitions > 1 {
+		if partitionOf, err = warehousePartitions(ctx, conn, opts.Warehouses, opts.Partitions); err != nil {
+			closeWorkers(context.WithoutCancel(ctx), workers)
+			return nil, nil, err
+		}
+	}
+	return workers, planCopyJobs(units, opts.SchemaOptions, partitionOf, opts.Workers), nil
+}
+
 func openWorkers(ctx context.Context, dsn string, n int) ([]*pgx.Conn, error) {
 	conns := make([]*pgx.Conn, 0, n)
 	for range n {

@@ -65,18 +65,11 @@ func loadPart(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOpti
 	}
 	prog := newLoadProgress(opts.Progress, opts.ProgressBar, total)
 	defer prog.stop()
-	workers, err := openWorkers(ctx, pathDSN, opts.Workers)
+	workers, jobs, err := openCopy(ctx, conn, pathDSN, opts, units)
 	if err != nil {
 		return err
 	}
 	defer closeWorkers(context.WithoutCancel(ctx), workers)
-	var partitionOf map[int]int
-	if opts.Partitions > 1 {
-		if partitionOf, err = warehousePartitions(ctx, conn, opts.Warehouses, opts.Partitions); err != nil {
-			return err
-		}
-	}
-	jobs := planCopyJobs(units, opts.SchemaOptions, partitionOf, opts.Workers)
 	for i := range jobs {
 		jobs[i].freeze = false // the tables are shared with the other parts
 	}
