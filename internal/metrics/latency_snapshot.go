@@ -103,8 +103,13 @@ type LatencySummary struct {
 
 // Summary returns the digest of kind.
 func (s *Snapshot) Summary(kind int) LatencySummary {
-	h := s.Hists[kind]
-	sum := LatencySummary{Count: h.TotalCount(), Clamped: s.Clamped[kind]}
+	return SummaryOf(s.Hists[kind], s.Clamped[kind])
+}
+
+// SummaryOf is the digest of a histogram of µs latencies, of which clamped
+// were above the histogram's range and recorded at its top.
+func SummaryOf(h *hdrhistogram.Histogram, clamped int64) LatencySummary {
+	sum := LatencySummary{Count: h.TotalCount(), Clamped: clamped}
 	if sum.Count == 0 {
 		return sum
 	}

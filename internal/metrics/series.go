@@ -17,14 +17,16 @@ type Point struct {
 
 // MaxPoints bounds a series in memory. A run of many hours (days of pgbench
 // transactions) would otherwise keep one point per second for its whole
-// length: a week is 604,800 points per series. When a series reaches
-// MaxPoints, neighbouring points are merged pairwise (counts and counters
-// summed, percentiles the larger of the two: an upper bound), halving its
-// resolution; the oldest part of a long run ends coarsest. Runs up to 10 hours
-// keep every second. Totals and headline figures never come from the series
-// (they come from the run's merged histograms), so nothing is lost but
-// resolution.
-const MaxPoints = 36000
+// length: a week is 604,800 points per series, and the driver's memory would
+// grow all along. When a series reaches MaxPoints, neighbouring points are
+// merged pairwise (counts and counters summed, percentiles the larger of the
+// two: an upper bound), halving its resolution; the oldest part of a long run
+// ends coarsest. Runs up to an hour keep every second in memory. A recorded
+// run keeps every second however long it goes: the recorder stores each
+// interval in the results store as it arrives (PointOf), not this series.
+// Totals and headline figures never come from the series (they come from the
+// run's merged histograms), so nothing is lost but resolution.
+const MaxPoints = 3600
 
 // Series is the per-interval history of a run, at most MaxPoints long.
 type Series struct {
@@ -41,9 +43,18 @@ func NewSeries(r *Recorder, start time.Time) *Series {
 
 // Add appends the point for one interval snapshot.
 func (s *Series) Add(snap *Snapshot, measured bool) Point {
+	p := PointOf(snap, s.Start, measured)
+	s.keep(p)
+	return p
+}
+
+// PointOf is the point of one interval snapshot on a series starting at
+// start: what Series.Add keeps, and what a caller streaming the intervals
+// elsewhere (the recorder, into the results store) stores.
+func PointOf(snap *Snapshot, start time.Time, measured bool) Point {
 	n := len(snap.Hists)
 	p := Point{
-		Elapsed: snap.End.Sub(s.Start), Length: snap.End.Sub(snap.Start),
+		Elapsed: snap.End.Sub(start), Length: snap.End.Sub(snap.Start),
 		Counts: make([]int64, n), P50: make([]time.Duration, n), P95: make([]time.Duration, n),
 		P99: make([]time.Duration, n), Counters: make([][]int64, n), Measured: measured,
 	}
@@ -56,7 +67,6 @@ func (s *Series) Add(snap *Snapshot, measured bool) Point {
 		}
 		p.Counters[k] = append([]int64(nil), snap.Counters[k]...)
 	}
-	s.keep(p)
 	return p
 }
 

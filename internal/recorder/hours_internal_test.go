@@ -75,11 +75,11 @@ func feedHours(t *testing.T, lab string, hours int) *fedRun {
 		snap := mrec.Interval()
 		snap.Start, snap.End = start.Add(time.Duration(m)*time.Minute), start.Add(time.Duration(m+1)*time.Minute)
 		series.Add(snap, true)
-		rec.AddInterval(snap)
+		rec.AddInterval(snap, "errors")
 		f.maxInMem = max(f.maxInMem, rec.hours.inMemory())
 		if m%60 == 0 && hour > 0 {
 			// The hour just closed is in the store while the run goes.
-			rec.hourWrites.Wait()
+			rec.writes.Wait()
 			mid, err := st.Load(ctx, f.run.ID)
 			if err != nil {
 				t.Fatal(err)
@@ -91,7 +91,7 @@ func feedHours(t *testing.T, lab string, hours int) *fedRun {
 			}
 		}
 	}
-	rec.hourWrites.Wait()
+	rec.writes.Wait()
 	mid, err := st.Load(ctx, f.run.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -44,13 +44,17 @@ type Recording struct {
 	// again at the next flush, and written by Finish at the latest.
 	unstored []collect.Point
 
-	// The current hour's latency histograms (AddInterval); a closed hour is
-	// stored by its own goroutine, or by Finish when that failed.
-	ctx           context.Context
-	hours         *hourWindow
-	hourWrites    sync.WaitGroup
-	unstoredHours []store.HourHistogram
-	hourErr       error // the first hour that could not be encoded
+	// What AddInterval gets: the current hour's latency histograms and the
+	// series' rows not stored yet. A closed hour, and the series' rows of
+	// the seconds that are over, are stored by a goroutine of their own, or
+	// by Finish when that failed.
+	ctx            context.Context
+	hours          *hourWindow
+	series         *seriesStream
+	writes         sync.WaitGroup
+	unstoredHours  []store.HourHistogram
+	unstoredSeries []store.Interval
+	hourErr        error // the first hour that could not be encoded
 }
 
 // Begin opens the results store, stores run as running (its Params should be
@@ -68,7 +72,8 @@ func Begin(ctx context.Context, labDir, resultsDSN, dsn string, run *store.Run, 
 		st.Close()
 		return nil, err
 	}
-	r := &Recording{st: st, run: run, stop: make(chan struct{}), ctx: ctx, hours: newHourWindow(run.StartedAt)}
+	r := &Recording{st: st, run: run, stop: make(chan struct{}), ctx: ctx, hours: newHourWindow(run.StartedAt),
+		series: &seriesStream{start: run.StartedAt}}
 	if dsn != "" {
 		if r.sess, err = collect.Start(ctx, dsn, opts); err != nil {
 			run.Notes = append(run.Notes, "nothing collected: "+err.Error())
@@ -115,25 +120,32 @@ func (r *Recording) store(ctx context.Context) {
 	r.unstored = nil
 }
 
-// AddInterval merges one interval of the workload's series into the current
-// hour's histograms; when it begins a new hour, the hour it closes is stored
-// in the background. recorder.Run hands it to the workload
-// (workload.WithIntervals); it is called from one goroutine, before Finish.
-func (r *Recording) AddInterval(snap *metrics.Snapshot) {
+// AddInterval takes one interval of the workload's series: it is merged
+// into the current hour's histograms, and its rows join the stored series.
+// When it begins a new hour, the hour it closes is stored in the background;
+// so are the series' rows every few seconds. errorCounter names the
+// snapshot's counter of failed transactions. recorder.Run hands it to the
+// workload (workload.WithIntervals); it is called from one goroutine, before
+// Finish.
+func (r *Recording) AddInterval(snap *metrics.Snapshot, errorCounter string) {
 	closed, err := r.hours.add(snap)
 	if err != nil && r.hourErr == nil {
 		r.hourErr = err
 	}
-	if len(closed) == 0 {
+	ready := r.series.add(snap, errorCounter)
+	if len(closed) == 0 && len(ready) == 0 {
 		return
 	}
-	r.hourWrites.Add(1)
+	r.writes.Add(1)
 	go func() {
-		defer r.hourWrites.Done()
+		defer r.writes.Done()
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if err := r.st.AppendHours(r.ctx, r.run.ID, closed); err != nil {
 			r.unstoredHours = append(r.unstoredHours, closed...)
+		}
+		if err := r.st.AppendSeries(r.ctx, r.run.ID, ready); err != nil {
+			r.unstoredSeries = append(r.unstoredSeries, ready...)
 		}
 	}()
 }
@@ -159,8 +171,9 @@ func (r *Recording) Finish(ctx context.Context, status store.Status) (string, er
 	if r.run.EndedAt.IsZero() {
 		r.run.EndedAt = time.Now()
 	}
-	// The final write adds the hours not stored yet and the last, partial one.
-	r.hourWrites.Wait()
+	// The final write adds the hours not stored yet and the last, partial
+	// one, and the series' rows not stored yet.
+	r.writes.Wait()
 	last, err := r.hours.take()
 	if err != nil && r.hourErr == nil {
 		r.hourErr = err
@@ -168,6 +181,10 @@ func (r *Recording) Finish(ctx context.Context, status store.Status) (string, er
 	r.run.Hourly = append(append(r.run.Hourly, r.unstoredHours...), last...)
 	if r.hourErr != nil {
 		r.run.Notes = append(r.run.Notes, "hourly latency incomplete: "+r.hourErr.Error())
+	}
+	if r.series.streamed {
+		r.run.Series = append(r.unstoredSeries, r.series.finish(r.run.Series)...)
+		r.run.SeriesAppended = true
 	}
 	r.run.Status = status
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
@@ -179,49 +196,6 @@ func (r *Recording) Finish(ctx context.Context, status store.Status) (string, er
 		return r.run.ID, err
 	}
 	return r.run.ID, nil
-}
-
-// Intervals converts a driver's per-interval series (internal/metrics) into
-// the store's workload-neutral intervals, on the run's time axis (seconds
-// since runStart). errorCounter names the counter holding failed transactions
-// ("" when there is none).
-func Intervals(s *metrics.Series, runStart time.Time, errorCounter string) []store.Interval {
-	if s == nil {
-		return nil
-	}
-	errIdx := -1
-	for i, n := range s.CounterNames {
-		if n == errorCounter {
-			errIdx = i
-		}
-	}
-	var out []store.Interval
-	// A short interval (the end of ramp-up, the last partial second) can start
-	// in the same whole second as its neighbour: the store keys intervals by
-	// (second, type), so such neighbours are folded into one.
-	at := map[[2]any]int{}
-	for _, p := range s.Points {
-		second := secondOf(runStart, s.Start.Add(p.Elapsed-p.Length))
-		for k, kind := range s.Kinds {
-			iv := store.Interval{Second: second, Length: p.Length.Seconds(), Type: kind, Count: p.Counts[k],
-				P50: us(p.P50[k]), P95: us(p.P95[k]), P99: us(p.P99[k])}
-			if errIdx >= 0 && k < len(p.Counters) && errIdx < len(p.Counters[k]) {
-				iv.Errors = p.Counters[k][errIdx]
-			}
-			key := [2]any{iv.Second, kind}
-			if i, ok := at[key]; ok {
-				prev := &out[i]
-				prev.Length += iv.Length
-				prev.Count += iv.Count
-				prev.Errors += iv.Errors
-				prev.P50, prev.P95, prev.P99 = max(prev.P50, iv.P50), max(prev.P95, iv.P95), max(prev.P99, iv.P99)
-				continue
-			}
-			at[key] = len(out)
-			out = append(out, iv)
-		}
-	}
-	return out
 }
 
 func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

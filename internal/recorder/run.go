@@ -86,9 +86,6 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 		var note string
 		check, note = member.Finished(ctx, statusOf(interrupted, runErr))
 		notes = append(notes, note)
-		// The run's time axis is the group's: its series line up with the
-		// other parts' on the store's clock.
-		run.StartedAt = member.LocalStart()
 	}
 	if runErr == nil && !interrupted && check {
 		if opts.Log != nil {
@@ -168,6 +165,9 @@ func joinGroup(ctx context.Context, w workload.Workload, run *store.Run, opts Op
 		m.Close()
 		return nil, err
 	}
+	// The run's time axis is the group's, from the first stored interval:
+	// its series line up with the other parts' on the store's clock.
+	run.StartedAt = m.LocalStart()
 	gated.SetStartGate(m.Gate)
 	return m, nil
 }

@@ -116,6 +116,9 @@ type Run struct {
 	Headline []Figure
 	Latency  map[string]*hdrhistogram.Snapshot // whole-run histogram per transaction type, µs
 	Series   []Interval                        // per second per type
+	// SeriesAppended says the series was appended while the run went
+	// (AppendSeries): Finish keeps those rows and adds Series, the rest.
+	SeriesAppended bool
 	// Hourly holds the latency histograms of each hour of the run per type,
 	// when the recorder kept them (runs stored before it did have none).
 	Hourly  []HourHistogram

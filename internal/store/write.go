@@ -81,6 +81,33 @@ func (s *Store) AppendHours(ctx context.Context, id string, hours []HourHistogra
 	return nil
 }
 
+// AppendSeries stores intervals of a running run's series in one
+// transaction, so that a run of any length keeps every second in the store
+// without holding its series in memory. Finish keeps the appended rows when
+// run.SeriesAppended is set, and adds only run.Series.
+func (s *Store) AppendSeries(ctx context.Context, id string, series []Interval) error {
+	if len(series) == 0 {
+		return nil
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		return s.insert(ctx, tx, "pgoltp_series", seriesColumns, seriesRows(id, series))
+	})
+	if err != nil {
+		return fmt.Errorf("appending the series of run %s: %w", id, err)
+	}
+	return nil
+}
+
+var seriesColumns = []string{"run_id", "second", "txn_type", "length_s", "count", "errors", "p50_us", "p95_us", "p99_us", "max_us"}
+
+func seriesRows(id string, series []Interval) [][]any {
+	rows := make([][]any, len(series))
+	for i, iv := range series {
+		rows[i] = []any{id, iv.Second, iv.Type, iv.Length, iv.Count, iv.Errors, iv.P50, iv.P95, iv.P99, iv.Max}
+	}
+	return rows
+}
+
 // writeHours replaces the rows of the hours given (other hours stay).
 func (s *Store) writeHours(ctx context.Context, tx *sql.Tx, id string, hours []HourHistogram) error {
 	seen := map[int]bool{}
@@ -103,7 +130,8 @@ func (s *Store) writeHours(ctx context.Context, tx *sql.Tx, id string, hours []H
 // Sampled points already appended during the run (run.Samples.Taken > 0) are
 // kept, and only run.Samples.Points (what is left) is added: the final write
 // of a week-long run is as small as that of a minute-long one. Otherwise the
-// points are rewritten from run.Samples.Points. Hourly histograms appended
+// points are rewritten from run.Samples.Points. The series is kept and added
+// to the same way when run.SeriesAppended is set. Hourly histograms appended
 // during the run are kept too; Finish writes the hours in run.Hourly (the
 // last, partial one), replacing those hours only.
 func (s *Store) Finish(ctx context.Context, run *Run) error {
@@ -119,7 +147,7 @@ func (s *Store) Finish(ctx context.Context, run *Run) error {
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		streamed := run.Samples != nil && run.Samples.Taken > 0
 		for _, t := range runTables {
-			if t == "pgoltp_samples" && streamed {
+			if (t == "pgoltp_samples" && streamed) || (t == "pgoltp_series" && run.SeriesAppended) {
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, s.bind(`DELETE FROM `+t+` WHERE run_id = ?`), run.ID); err != nil {
@@ -201,7 +229,7 @@ type batch struct {
 // latency histograms and the per-second series.
 func runBatches(run *Run) ([]batch, error) {
 	id := run.ID
-	var figures, notes, hists, series, tallies [][]any
+	var figures, notes, hists, tallies [][]any
 	for i, f := range run.Headline {
 		figures = append(figures, []any{id, i, f.Name, f.Value, f.Unit})
 	}
@@ -224,9 +252,6 @@ func runBatches(run *Run) ([]batch, error) {
 		}
 		hists = append(hists, []any{id, t, string(enc)})
 	}
-	for _, iv := range run.Series {
-		series = append(series, []any{id, iv.Second, iv.Type, iv.Length, iv.Count, iv.Errors, iv.P50, iv.P95, iv.P99, iv.Max})
-	}
 	for i, t := range run.Tallies {
 		tallies = append(tallies, []any{id, i, t.Name, t.Count, t.Of, t.Scale, t.Expected, t.SD, t.Low, t.High, t.Allow})
 	}
@@ -234,7 +259,7 @@ func runBatches(run *Run) ([]batch, error) {
 		{"pgoltp_figures", []string{"run_id", "pos", "name", "value", "unit"}, figures},
 		{"pgoltp_notes", []string{"run_id", "pos", "note"}, notes},
 		{"pgoltp_histograms", []string{"run_id", "txn_type", "encoded"}, hists},
-		{"pgoltp_series", []string{"run_id", "second", "txn_type", "length_s", "count", "errors", "p50_us", "p95_us", "p99_us", "max_us"}, series},
+		{"pgoltp_series", seriesColumns, seriesRows(id, run.Series)},
 		{"pgoltp_tallies", []string{"run_id", "pos", "name", "count", "of_count", "scale", "expected", "sd", "low", "high", "allow"}, tallies},
 	}, nil
 }

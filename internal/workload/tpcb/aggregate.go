@@ -11,9 +11,9 @@ import (
 
 // aggregator drains the clients' recorders once per series interval into
 // the per-interval series, the whole-run total, the current histogram
-// window and the progress window. Its memory grows with time (one series
-// point per interval, one encoded snapshot per window), never with the
-// number of transactions.
+// window and the progress window. Its memory grows with time up to bounds
+// (metrics.MaxPoints series points, maxSnapshots encoded snapshots; then
+// neighbours merge), never with the number of transactions.
 type aggregator struct {
 	rec   *metrics.Recorder
 	def   *scriptDef
@@ -60,7 +60,7 @@ func (a *aggregator) absorb(s *metrics.Snapshot, last bool) {
 	a.total.Merge(s)
 	a.window.Merge(s)
 	if last || s.End.Sub(a.window.Start) >= a.opts.SnapshotEach-a.opts.SeriesEach/2 {
-		a.snapshots = append(a.snapshots, a.encodeWindow())
+		a.snapshots = keepSnapshot(a.snapshots, a.encodeWindow())
 		a.window = a.rec.EmptySnapshot()
 		a.window.Start = s.End
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pgoltp/pgoltp/internal/metrics"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
@@ -84,7 +85,7 @@ func (w *Workload) Run(ctx context.Context, dsn string, d time.Duration) (*workl
 		opts.Duration, opts.Transactions = d, 0
 	}
 	if fn := workload.IntervalsOf(ctx); fn != nil && opts.OnInterval == nil {
-		opts.OnInterval = fn
+		opts.OnInterval = func(s *metrics.Snapshot) { fn(s, counterNames[cntFailures]) }
 	}
 	res, err := Run(ctx, dsn, opts)
 	w.last = res
@@ -97,7 +98,7 @@ func (w *Workload) Run(ctx context.Context, dsn string, d time.Duration) (*workl
 // Result is the run in the terms every workload shares.
 func (r *RunResult) Result() *workload.Result {
 	o := r.Options
-	out := &workload.Result{Detail: r, Series: r.Series, Latency: workload.LatencyOf(r.Total),
+	out := &workload.Result{Detail: r, Series: r.Series, ErrorCounter: counterNames[cntFailures], Latency: workload.LatencyOf(r.Total),
 		End: r.Start.Add(r.Elapsed), Interrupted: r.Interrupted}
 	out.Transactions, out.Errors, out.Elapsed = r.Committed, r.Failed+int64(r.AbortedClients), r.Elapsed
 	out.P50, out.P95, out.P99 = r.Latency.P50, r.Latency.P95, r.Latency.P99

@@ -64,8 +64,12 @@ const (
 	numCounters
 )
 
+// errorCounter is the counter of failed transactions (cntErrors), as the
+// recorder's stored series reads it.
+const errorCounter = "errors"
+
 func counterNames() []string {
-	return []string{"errors", "retries", "rollbacks", "skipped", "lines", "remote_lines", "remote", "by_name", "lost", "skipped_deliveries", "os_mismatch"}
+	return []string{errorCounter, "retries", "rollbacks", "skipped", "lines", "remote_lines", "remote", "by_name", "lost", "skipped_deliveries", "os_mismatch"}
 }
 
 // Table sizes of clause 1.2 the inputs are drawn over.

@@ -167,7 +167,7 @@ func (w *Workload) Run(ctx context.Context, dsn string, d time.Duration) (*workl
 		// Deliveries after the terminals stopped (no New-Order in it).
 		onSecond := opts.OnSecond
 		opts.OnSecond = func(s Second) {
-			fn(s.Interval)
+			fn(s.Interval, errorCounter)
 			if onSecond != nil {
 				onSecond(s)
 			}
@@ -182,7 +182,7 @@ func (w *Workload) Run(ctx context.Context, dsn string, d time.Duration) (*workl
 
 // Result is the run in the terms every workload shares.
 func (r *RunResult) Result() *workload.Result {
-	out := &workload.Result{Detail: r, Series: r.Series, ErrorCounter: "errors", Latency: workload.LatencyOf(r.Total),
+	out := &workload.Result{Detail: r, Series: r.Series, ErrorCounter: errorCounter, Latency: workload.LatencyOf(r.Total),
 		MeasureStart: r.MeasureStart, MeasureEnd: r.MeasureEnd, End: r.End, Interrupted: r.Interrupted}
 	out.Elapsed, out.Errors, out.PerSecond = r.Measured, r.ErrorsTotal, workload.PerSecondOf(r.Series)
 	all := metrics.NewHistogram()
