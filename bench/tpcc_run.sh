@@ -25,7 +25,12 @@
 # (ramp-up included; full-page writes after a checkpoint cost the server
 # work per transaction that no plan shows),
 # and tpmTOTAL as a share of the ceiling the host's CPUs allow at that cost:
-# ceiling = NCPU CPU-s/s / (server + driver CPU-s per transaction).
+# ceiling = NCPU CPU-s/s / (server + driver CPU-s per transaction), with
+# where the host's CPUs went in the measured interval (host=, from
+# /proc/stat, bench/host_cpu.py): server, driver, other (kernel writeback
+# threads, other processes), steal (the hypervisor's) and idle+iowait; the
+# ceiling share is server+driver, so the others bound it. pgbench's line
+# gets the same server CPU and ceiling share.
 # Finally 10,000 terminals in spec mode: peak RSS of the driver (VmHWM); that
 # is more than 10 per warehouse, so it runs with --allow-noncompliant.
 #
@@ -122,6 +127,8 @@ run_tpcc() {
     python3 "$ROOT/bench/server_cpu.py" "$SERVER_PID" 0.5 >"$WORK/server_cpu" &
     sampler=$!
   fi
+  python3 "$ROOT/bench/host_cpu.py" 0.5 >"$WORK/host_cpu" &
+  local hostsampler=$!
   "$bin" --dsn "$TPCC_DSN" --json tpcc run --record=false --check none --path "$path" --conns "$conns" \
     --duration "${DUR}s" --ramp "${RAMP}s" --progress 0 ${EXTRA:-} >"$WORK/run.json" 2>"$WORK/run.err" &
   pid=$!
@@ -130,9 +137,10 @@ run_tpcc() {
     sleep 0.2
   done
   [ -n "$sampler" ] && { kill "$sampler"; wait "$sampler" 2>/dev/null || true; }
+  kill "$hostsampler"; wait "$hostsampler" 2>/dev/null || true
   wait "$pid" || { echo "run failed: $(cat "$WORK/run.err")"; return 1; }
   wal1=$(psql -Atc "select pg_current_wal_lsn() - '0/0', checkpoints_timed + checkpoints_req from pg_stat_bgwriter" "$ADMIN_DSN")
-  python3 - "$WORK/run.json" "$label" "$path" "$conns" "$ticks" "$HZ" "$WORK/server_cpu" "$NCPU" "${REF_TPS:-0}" "$wal0" "$wal1" <<'PY'
+  python3 - "$WORK/run.json" "$label" "$path" "$conns" "$ticks" "$HZ" "$WORK/server_cpu" "$NCPU" "${REF_TPS:-0}" "$wal0" "$wal1" "$WORK/host_cpu" <<'PY'
 import json, sys, datetime
 r = json.load(open(sys.argv[1])); label, path, conns = sys.argv[2:5]
 (wal0, ck0), (wal1, ck1) = (map(float, a.split("|")) for a in sys.argv[10:12])
@@ -141,6 +149,25 @@ ncpu, ref = float(sys.argv[8]), float(sys.argv[9])
 def unix(ts):  # RFC 3339 with nanoseconds
     head, frac = ts.rstrip("Z").split(".")
     return datetime.datetime.fromisoformat(head).replace(tzinfo=datetime.timezone.utc).timestamp() + float("0." + frac)
+def host_split(path, t0, t1, ncpu, server, driver):
+    """Where the host's CPUs went in t0..t1 (bench/host_cpu.py), as shares of
+    NCPU CPU-s/s: the server and the driver (CPU-s/s), the rest of the busy
+    time (other processes, kernel threads such as writeback), steal, and
+    idle+iowait. The ceiling share can reach at most server+driver's room:
+    100% minus the others, steal and idle."""
+    hs = []
+    for l in open(path):
+        w = l.split()
+        if len(w) == 5:
+            hs.append((float(w[0]), {k: float(v) for k, v in (x.split("=") for x in w[1:])}))
+    hs = [h for h in hs if t0 <= h[0] <= t1]
+    if len(hs) < 2 or hs[-1][0] <= hs[0][0]:
+        return ""
+    span = (hs[-1][0] - hs[0][0]) * ncpu
+    d = {k: (hs[-1][1][k] - hs[0][1][k]) / span for k in hs[0][1]}
+    other = d["busy"] - (server + driver) / ncpu
+    return (f" host=server:{100 * server / ncpu:.0f}%,driver:{100 * driver / ncpu:.0f}%,other:{100 * other:.0f}%,"
+            f"steal:{100 * d['steal']:.0f}%,idle:{100 * (d['idle'] + d['iowait']):.0f}%")
 t0, t1 = unix(r["measure_start"]), unix(r["measure_end"])
 # "<unix time> <CPU s> kind=<CPU s> ...": the server's CPU so far, split by process kind.
 samples = []
@@ -157,6 +184,7 @@ if len(inside) >= 2 and inside[-1][0] > inside[0][0]:
     srv = 1000 * (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0]) / tps
     ceiling = 60 * ncpu / ((srv + drv) / 1000)  # tpmTOTAL the CPUs allow at this cost
     line += f" server_cpu_s_per_1k={srv:.3f} ceiling_pct={100 * r['tpm_total'] / ceiling:.1f}"
+    line += host_split(sys.argv[12], t0, t1, ncpu, srv * tps / 1000, drv * tps / 1000)
     # Shares of the server's CPU in the interval by process kind (bench/server_cpu.py):
     # backends running the statements, aux (walwriter, checkpointer, bgwriter,
     # launchers, postmaster), autovacuum and parallel workers, exited (unseen).
@@ -178,11 +206,47 @@ PY
 }
 
 # run_ref: pgbench TPC-B on the same server, the noise reference.
+# With the server's pid known, it also gives pgbench's own server CPU per
+# 1,000 transactions and share of the CPU ceiling, the same way as for
+# pgoltp's runs (over the run less its first and last second): what the
+# machine allows a C driver with a one-statement-per-call workload.
 run_ref() {
+  local sampler="" t0 t1
+  if [ -n "$SERVER_PID" ]; then
+    python3 "$ROOT/bench/server_cpu.py" "$SERVER_PID" 0.5 >"$WORK/ref_server_cpu" &
+    sampler=$!
+  fi
+  python3 "$ROOT/bench/host_cpu.py" 0.5 >"$WORK/ref_host_cpu" &
+  local hostsampler=$!
+  t0=$(date +%s.%N)
   /usr/bin/time -f '%U %S' -o "$WORK/time" pgbench -n -M prepared -c "$REF_CONNS" -j 2 -T "$REF_DUR" "$REF_DSN" >"$WORK/ref.out" 2>&1
+  t1=$(date +%s.%N)
+  [ -n "$sampler" ] && { kill "$sampler"; wait "$sampler" 2>/dev/null || true; }
+  kill "$hostsampler"; wait "$hostsampler" 2>/dev/null || true
   REF_TPS=$(awk '/^tps = /{print $3; exit}' "$WORK/ref.out")
   read -r u s <"$WORK/time"
-  echo "pgbench conns=$REF_CONNS tps=$REF_TPS cpu_s=$(echo "$u + $s" | bc)"
+  local cpu
+  cpu=$(echo "$u + $s" | bc)
+  python3 - "$REF_CONNS" "$REF_TPS" "$cpu" "$REF_DUR" "$t0" "$t1" "$NCPU" "$WORK/ref_server_cpu" <<'PY'
+import sys
+conns, tps, cpu, dur, t0, t1, ncpu = sys.argv[1], *map(float, sys.argv[2:8])
+line = f"pgbench conns={conns} tps={tps:.1f} cpu_s={cpu:.2f}"
+drv = 1000 * cpu / (tps * dur)  # pgbench's CPU-s per 1,000 transactions
+line += f" driver_cpu_s_per_1k={drv:.3f}"
+samples = []
+try:
+    for l in open(sys.argv[8]):
+        w = l.split()
+        if len(w) >= 2:
+            samples.append((float(w[0]), float(w[1])))
+except OSError:
+    pass
+inside = [s for s in samples if t0 + 1 <= s[0] <= t1 - 1]
+if len(inside) >= 2 and inside[-1][0] > inside[0][0]:
+    srv = 1000 * (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0]) / tps
+    line += f" server_cpu_s_per_1k={srv:.3f} ceiling_pct={100 * tps * (srv + drv) / 1000 / ncpu:.1f}"
+print(line)
+PY
 }
 
 # The order of the paths and of the binaries alternates from one group to

@@ -393,7 +393,7 @@ func (s *session) trial(n int, before float64) (Trial, float64, error) {
 	return tr, after, nil
 }
 
-// confirm re-runs each candidate twice between baseline runs, makes the
+// confirm re-runs each candidate between baseline runs (confirmRule), makes the
 // best of them res.Best (compared with advise's configuration too) and says
 // whether it beat the start when re-run.
 func (s *session) confirm(res *Result, cands []search.Point) (better bool, err error) {
@@ -401,7 +401,7 @@ func (s *session) confirm(res *Result, cands []search.Point) (better bool, err e
 	t.logf("confirming the top %d candidates against the baseline", len(cands))
 	bestIdx, bestEffect := -1, stats.Effect{}
 	for i, c := range cands {
-		e, err := s.paired(s.startSet, s.space.Settings(c), RoleConfirm, fmt.Sprintf("candidate %d", i+1), 2)
+		e, err := s.paired(s.startSet, s.space.Settings(c), RoleConfirm, fmt.Sprintf("candidate %d", i+1))
 		if err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("candidate %d failed on re-run: %s", i+1, oneLine(err.Error())))
 			continue
@@ -417,7 +417,7 @@ func (s *session) confirm(res *Result, cands []search.Point) (better bool, err e
 	res.Best, res.VsStart, res.Confirmed = s.space.Settings(cands[bestIdx]), bestEffect, true
 	if len(t.Advise) > 0 && len(s.warm) > 0 {
 		adv := s.space.Settings(s.warm[0])
-		if e, err := s.paired(adv, res.Best, RoleAdvise, "best vs advise", 2); err == nil {
+		if e, err := s.paired(adv, res.Best, RoleAdvise, "best vs advise"); err == nil {
 			res.VsAdvise = e
 			t.logf("best vs advise: %s", effectText(e))
 		} else {
@@ -495,25 +495,41 @@ func (s *session) warmCache() {
 	}
 }
 
-// paired runs A B A B … A with reps B runs and returns B's effect against A.
-func (s *session) paired(a, b map[string]string, role, label string, reps int) (stats.Effect, error) {
-	var as, bs []stats.Run
-	for i := 0; i <= reps; i++ {
-		m, _, _, err := s.measure(a, RunInfo{Role: role, Label: label + " (reference)"})
-		if err != nil {
-			return stats.Effect{}, err
-		}
-		as = append(as, runOf(s.Objective, m))
-		if i == reps {
-			break
-		}
-		m, _, _, err = s.measure(b, RunInfo{Role: role, Label: label})
-		if err != nil {
-			return stats.Effect{}, err
-		}
-		bs = append(bs, runOf(s.Objective, m))
+// confirmRule is how long a re-run goes on (as an experiment's
+// 'repetitions: auto'): pairs until the interval excludes zero or lies within
+// ±5%, 2 to 5 pairs, each look Bonferroni-corrected so that the verdict holds
+// at 95% overall. Two fixed pairs were too few on a shared machine: the
+// interval of a +10% effect spanned zero.
+var confirmRule = stats.Sequential{MinPairs: 2, MaxPairs: 5, MinEffect: 5, Confidence: level}
+
+// paired runs A B A B … A, adding pairs until confirmRule stops, and returns
+// B's effect against A at the rule's level for each look.
+func (s *session) paired(a, b map[string]string, role, label string) (stats.Effect, error) {
+	measure := func(values map[string]string, label string) (stats.Run, error) {
+		m, _, _, err := s.measure(values, RunInfo{Role: role, Label: label})
+		return runOf(s.Objective, m), err
 	}
-	return stats.Paired(as, bs, level), nil
+	first, err := measure(a, label+" (reference)")
+	if err != nil {
+		return stats.Effect{}, err
+	}
+	as, bs := []stats.Run{first}, []stats.Run(nil)
+	for {
+		rb, err := measure(b, label)
+		if err != nil {
+			return stats.Effect{}, err
+		}
+		ra, err := measure(a, label+" (reference)")
+		if err != nil {
+			return stats.Effect{}, err
+		}
+		as, bs = append(as, ra), append(bs, rb)
+		e := stats.Paired(as, bs, confirmRule.LookLevel())
+		if stop, why := confirmRule.Stop(e); stop {
+			s.logf("  %s: stopped after %d pairs: %s", label, e.Pairs, why)
+			return e, nil
+		}
+	}
 }
 
 // ablate measures the best configuration without each changed setting
