@@ -3,9 +3,10 @@
 // (storing their points every few seconds, so memory stays flat and a crash
 // keeps what was sampled), keeps one latency histogram per transaction type
 // for the current hour of the run (stored as each hour closes, so a report's
-// hourly p99 is the hour's own), and runs the sequence every recorded command
-// shares: is the database ready, run, check, store the whole run with its
-// status (Run).
+// hourly p99 is the hour's own), stores the workload's per-second series as
+// it goes (so the store keeps every second of a run of any length), and runs
+// the sequence every recorded command shares: is the database ready, run,
+// check, store the whole run with its status (Run).
 //
 // It sees workloads only through internal/workload; it must not know TPC-C or
 // TPC-B, nor how runs are rendered (internal/report reads what it stored).
