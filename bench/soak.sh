@@ -9,11 +9,15 @@
 #   3. fit RSS = a + b·t by least squares over the last 3/4 of the samples
 #      (the first quarter is warm-up: buffers and histograms reach their
 #      size) and fail when b is above MAX_SLOPE_KB_PER_H (default 1 MB/h).
-#      Everything a run keeps in memory is bounded from the first hour on:
-#      the series (an hour at 1 s, then neighbours merge; the store gets
-#      every second as the run goes), TPC-B's histogram snapshots (720
-#      windows), the collectors' points (stored every 10 s). A run of
-#      minutes is all warm-up: its slope says nothing; give it hours.
+#      Everything a run keeps in memory stops growing within the first
+#      half hour: the series (half an hour at 1 s, then neighbours merge;
+#      the store gets every second as the run goes), TPC-B's histogram
+#      snapshots (30 windows, then neighbours merge), the collectors' points
+#      (stored every 10 s). A run of minutes is all warm-up: its slope says
+#      nothing; give it hours. The Go runtime's GC trace (GODEBUG=gctrace=1)
+#      gives the live heap after each collection: the same fit on it is
+#      printed beside the verdict, as the explanation (RSS also holds the
+#      binary's code pages and the heap's headroom up to the next GC).
 #   4. write the run's report (drift panels from 2 h on) to OUT/report.html
 #
 # Usage: bench/soak.sh            (4 hours with the defaults)
@@ -77,7 +81,7 @@ case "$WORKLOAD" in
   *) echo "WORKLOAD=$WORKLOAD: use tpcb or tpcc" >&2; exit 2 ;;
 esac
 
-"$PGOLTP" --lab "$LAB" "${args[@]}" >"$OUT/run.out" 2>"$OUT/run.err" &
+GODEBUG=${GODEBUG:+$GODEBUG,}gctrace=1 "$PGOLTP" --lab "$LAB" "${args[@]}" >"$OUT/run.out" 2>"$OUT/run.err" &
 RUN_PID=$!
 echo "elapsed_s,rss_kb" >"$OUT/rss.csv"
 start=$(date +%s)
@@ -93,25 +97,35 @@ RUN_PID=
 tail -n 25 "$OUT/run.out"
 if [ "$status" -ne 0 ]; then
   echo "the run failed (exit $status):" >&2
-  tail -n 5 "$OUT/run.err" >&2
+  grep -v '^gc ' "$OUT/run.err" | tail -n 5 >&2
   exit 1
 fi
 
 verdict=0
-python3 - "$OUT/rss.csv" "$MAX_SLOPE_KB_PER_H" <<'PY' || verdict=1
-import csv, sys
+python3 - "$OUT/rss.csv" "$MAX_SLOPE_KB_PER_H" "$OUT/run.err" <<'PY' || verdict=1
+import csv, re, sys
+
+def fit(rows):
+    """Least-squares slope (per hour) and mean over the last 3/4 of rows."""
+    tail = rows[len(rows) // 4:]
+    n = len(tail)
+    mx = sum(t for t, _ in tail) / n
+    my = sum(v for _, v in tail) / n
+    sxx = sum((t - mx) ** 2 for t, _ in tail)
+    return sum((t - mx) * (v - my) for t, v in tail) / sxx * 3600, my
+
 rows = [(float(r["elapsed_s"]), float(r["rss_kb"])) for r in csv.DictReader(open(sys.argv[1]))]
 limit = float(sys.argv[2])
-tail = rows[len(rows) // 4:]
-if len(tail) < 3:
+if len(rows) < 4:
     sys.exit(f"only {len(rows)} RSS samples: run longer or sample more often (SAMPLE_EVERY)")
-n = len(tail)
-mx = sum(t for t, _ in tail) / n
-my = sum(v for _, v in tail) / n
-sxx = sum((t - mx) ** 2 for t, _ in tail)
-slope = sum((t - mx) * (v - my) for t, v in tail) / sxx * 3600  # KB per hour
+slope, mean = fit(rows)
 print(f"RSS: {len(rows)} samples, {min(v for _, v in rows)/1024:.1f}-{max(v for _, v in rows)/1024:.1f} MB; "
-      f"last 3/4: mean {my/1024:.1f} MB, slope {slope:+.1f} KB/h (limit {limit:.0f} KB/h)")
+      f"last 3/4: mean {mean/1024:.1f} MB, slope {slope:+.1f} KB/h (limit {limit:.0f} KB/h)")
+gc = re.compile(r"^gc \d+ @([\d.]+)s .* \d+->\d+->(\d+) MB")
+live = [(float(m[1]), float(m[2]) * 1024) for m in map(gc.match, open(sys.argv[3])) if m]
+if len(live) >= 4:
+    lslope, lmean = fit(live)
+    print(f"live heap after GC: {len(live)} collections, last 3/4: mean {lmean/1024:.1f} MB, slope {lslope:+.1f} KB/h")
 if slope > limit:
     sys.exit(f"RSS trends up: {slope:+.1f} KB/h over the last 3/4 of the run")
 print("RSS flat: ok")

@@ -21,12 +21,13 @@ type Point struct {
 // grow all along. When a series reaches MaxPoints, neighbouring points are
 // merged pairwise (counts and counters summed, percentiles the larger of the
 // two: an upper bound), halving its resolution; the oldest part of a long run
-// ends coarsest. Runs up to an hour keep every second in memory. A recorded
+// ends coarsest. Runs up to half an hour keep every second in memory, and
+// memory stops growing there, which is what a soak can check. A recorded
 // run keeps every second however long it goes: the recorder stores each
 // interval in the results store as it arrives (PointOf), not this series.
 // Totals and headline figures never come from the series (they come from the
 // run's merged histograms), so nothing is lost but resolution.
-const MaxPoints = 3600
+const MaxPoints = 1800
 
 // Series is the per-interval history of a run, at most MaxPoints long.
 type Series struct {

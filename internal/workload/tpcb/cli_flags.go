@@ -47,7 +47,7 @@ func (fl *Flags) AddFlags(f *pflag.FlagSet, o *RunOptions) {
 	f.BoolVar(&o.TruncateHistory, "truncate-history", false, "empty pgbench_history before the run, as pgbench does (skipped with -n)")
 	f.BoolVar(&o.NoCheck, "no-check", false, "do not check balances and history after the run")
 	f.Uint64Var(&o.Seed, "random-seed", 0, "random seed (0 = from the clock)")
-	f.DurationVar(&o.SnapshotEach, "snapshot-interval", time.Minute, "keep a histogram snapshot of every window this long (past 720 windows, neighbours merge)")
+	f.DurationVar(&o.SnapshotEach, "snapshot-interval", time.Minute, "keep a histogram snapshot of every window this long (past 30 windows, neighbours merge)")
 	f.DurationVar(&o.SeriesEach, "series-interval", time.Second, "length of one point of the throughput/latency series")
 }
 

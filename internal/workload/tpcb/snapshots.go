@@ -8,14 +8,17 @@ import (
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
-// maxSnapshots bounds the histogram snapshots a run keeps (12 hours of the
-// default one-minute windows). A run of days would otherwise keep one set of
-// encoded histograms per window for its whole length, and the driver's
-// memory would grow all along; at the bound, neighbouring windows are merged
-// pairwise, so the windows of a long run double in length as it goes, like
-// the series' points (metrics.MaxPoints). Merging histograms is exact: each
-// merged window's percentiles are its own.
-const maxSnapshots = 720
+// maxSnapshots bounds the histogram snapshots a run keeps (half an hour of
+// the default one-minute windows). A run of days would otherwise keep one set
+// of encoded histograms per window (about 6 KB with the per-statement ones)
+// for its whole length, and the driver's memory would grow all along; at the
+// bound, neighbouring windows are merged pairwise, so the windows of a long
+// run double in length as it goes, like the series' points
+// (metrics.MaxPoints). The bound is low so that memory stops growing within
+// the first half hour, which is what a soak can check; a recorded run keeps
+// each hour's exact histograms in the results store anyway. Merging
+// histograms is exact: each merged window's percentiles are its own.
+const maxSnapshots = 30
 
 // keepSnapshot appends s, merging neighbours pairwise when the bound is
 // reached.
