@@ -533,8 +533,11 @@ func (s *session) paired(a, b map[string]string, role, label string) (stats.Effe
 }
 
 // ablate measures the best configuration without each changed setting
-// (that setting at its start value), interleaved with the best itself:
-// best, −s1, best, −s2, best, …
+// (that setting at its start value) in pairs against the best itself, as
+// confirmation does (confirmRule). One "without" run between two runs of the
+// best was too few: with one pair only the runs' own per-second noise gives
+// the interval, not the drift between runs, and on a shared machine settings
+// that do nothing were measured as worth ±20% and kept.
 func (s *session) ablate(best map[string]string) ([]Contribution, error) {
 	diff := changed(best, s.startSet)
 	names := sortedKeys(diff)
@@ -552,31 +555,18 @@ func (s *session) ablate(best map[string]string) ([]Contribution, error) {
 		return out, nil
 	}
 	s.logf("ablation: the best without each of %d settings", limit)
-	m, _, _, err := s.measure(best, RunInfo{Role: RoleAblation, Label: "best"})
-	if err != nil {
-		return out, err
-	}
-	prev := runOf(s.Objective, m)
 	for i := 0; i < limit; i++ {
 		without := maps.Clone(best)
 		without[out[i].Name] = out[i].Start
-		m, _, _, err := s.measure(without, RunInfo{Role: RoleAblation, Label: "best without " + out[i].Name})
+		e, err := s.paired(best, without, RoleAblation, "best without "+out[i].Name)
 		if err != nil {
 			return out, err
 		}
-		v := runOf(s.Objective, m)
-		m2, _, _, err := s.measure(best, RunInfo{Role: RoleAblation, Label: "best"})
-		if err != nil {
-			return out, err
-		}
-		next := runOf(s.Objective, m2)
-		e := stats.Paired([]stats.Run{prev, next}, []stats.Run{v}, level)
 		out[i].Removal, out[i].Measured = e, true
 		// Dropped only when its removal was measured and did not
 		// measurably hurt; without an interval it stays.
 		out[i].Kept = !e.Valid || e.Worse()
 		s.logf("  without %-32s %s", out[i].Name, effectText(e))
-		prev = next
 	}
 	return out, nil
 }
