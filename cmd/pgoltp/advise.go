@@ -49,7 +49,7 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f tune.AdviseOptions) er
 		}
 	}
 	// The server, when one is reachable: its version and pg_settings ranges.
-	dataPath := ""
+	dataPath, labDir := "", ""
 	if !f.Offline && (global.dsn != "" || cluster.Exists(global.lab)) {
 		dsn, err := targetDSN(ctx)
 		if err != nil {
@@ -57,7 +57,7 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f tune.AdviseOptions) er
 		}
 		if global.dsn == "" {
 			if c, err := cluster.Open(global.lab); err == nil {
-				dataPath = c.DataDir
+				dataPath, labDir = c.DataDir, c.Lab
 			}
 		}
 		sampled, remote, err := f.FromServer(ctx, dsn, &in)
@@ -69,6 +69,9 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f tune.AdviseOptions) er
 		return problem.BadInput("pass --dsn or create the lab's cluster, or use --wal-rate", "--measure-wal needs a server")
 	}
 	in.Host = tune.DetectHost(dataPath)
+	if labDir != "" && f.Storage == "" {
+		in.Host.MeasureFlush(labDir, dataPath) // the lab is pgoltp's: the probe file goes there
+	}
 	f.Override(&in.Host)
 	advice, err := tune.Advise(in)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
@@ -250,15 +251,31 @@ func adviseAutovacuum(c *adviceContext) {
 
 // adviseGroupCommit: with more committers than CPUs, waiting briefly lets
 // several commits share one WAL flush. Durable: nothing is acknowledged early.
+// The wait is half a flush (PostgreSQL's documentation gives half of
+// pg_test_fsync's 8kB flush as the starting point): measured when the
+// host's flush was timed, else guessed from the storage class. A longer
+// wait than the flush itself only idles the committers.
 func adviseGroupCommit(c *adviceContext) {
-	if c.conns >= int(2*c.cpus) && c.in.Host.Storage != StorageNVMe {
-		delay := "200"
-		if c.in.Host.Storage == StorageHDD {
-			delay = "1000"
-		}
-		c.add("commit_delay", delay, fmt.Sprintf("%d connections on %.3g CPUs commit concurrently; about half a %s flush lets commits share it (durable; prove it with 'pgoltp experiment')", c.conns, c.cpus, c.in.Host.Storage))
-		c.add("commit_siblings", "5", "only delay when at least 5 other transactions are active")
+	// Below this a flush is cheaper than the shortest sleep the kernel
+	// gives (its timer slack is 50µs): nothing to share.
+	const minGroupFlush = 50 * time.Microsecond
+	if c.conns < int(2*c.cpus) {
+		return
 	}
+	flush := c.in.Host.Flush
+	if flush <= 0 && c.in.Host.Storage == StorageNVMe || flush > 0 && flush < minGroupFlush {
+		return
+	}
+	delay, why := 200, "about half an "+c.in.Host.Storage+" flush"
+	switch {
+	case flush > 0:
+		delay = max(10, int(flush.Microseconds()/2/10*10))
+		why = "half the " + shortDuration(flush) + " this storage takes to flush an 8kB write (measured)"
+	case c.in.Host.Storage == StorageHDD:
+		delay = 1000
+	}
+	c.add("commit_delay", strconv.Itoa(delay), fmt.Sprintf("%d connections on %.3g CPUs commit concurrently; waiting %s lets commits share it (durable; prove it with 'pgoltp experiment')", c.conns, c.cpus, why))
+	c.add("commit_siblings", "5", "only delay when at least 5 other transactions are active")
 }
 
 // adviseIO sets the planner costs and I/O concurrency for the storage.

@@ -31,3 +31,12 @@ func blockDevice(path string) (name, queue string, err error) {
 	}
 	return name, queue, nil
 }
+
+// deviceOf is the device number of the filesystem holding path.
+func deviceOf(path string) (uint64, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return 0, err
+	}
+	return uint64(st.Dev), nil
+}

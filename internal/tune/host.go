@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dustin/go-humanize"
 )
@@ -28,8 +29,11 @@ type Host struct {
 	Storage  string  `json:"storage"`        // hdd | ssd | nvme
 	HugePage int64   `json:"huge_page_size"` // default huge page size in bytes (0: unknown)
 	// HugePagesTotal is vm.nr_hugepages as seen in /proc/meminfo.
-	HugePagesTotal int64    `json:"huge_pages_total"`
-	Notes          []string `json:"notes"` // where each number came from
+	HugePagesTotal int64 `json:"huge_pages_total"`
+	// Flush is the measured time of an 8kB write and fdatasync on the
+	// data's storage (MeasureFlush); 0 when not measured.
+	Flush time.Duration `json:"flush_ns,omitempty"`
+	Notes []string      `json:"notes"` // where each number came from
 }
 
 // DetectHost reads the host from /proc and /sys: MemTotal and the CPU count,

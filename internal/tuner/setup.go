@@ -62,6 +62,9 @@ func New(ctx context.Context, s Setup) (*Tuner, error) {
 		dataDir = c.DataDir
 	}
 	host := tune.DetectHost(dataDir)
+	if managed {
+		host.MeasureFlush(c.Lab, dataDir) // the lab is pgoltp's: the probe file goes there
+	}
 	limits := Limits{RAM: host.RAM, CPUs: host.CPUs, HugePagesTotal: host.HugePagesTotal, NoRestart: !managed}
 	if !managed {
 		fmt.Fprintln(s.Log, "--dsn: settings that need a restart are left out (pgoltp does not restart a server it does not manage)")
