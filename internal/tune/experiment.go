@@ -33,6 +33,8 @@ type Experiment struct {
 	AllowUnsafe bool      // permit settings that cost durability; they are labelled everywhere
 	Log         io.Writer // one line per run; nil = quiet
 	warmFailed  bool      // WarmCache failed once; not tried again
+	// checkpointFailed: Checkpoint failed once (no privilege); not tried again.
+	checkpointFailed bool
 }
 
 // Report is everything an experiment measured and concluded.
@@ -125,6 +127,9 @@ type RunRecord struct {
 	Restarted   bool                 `json:"restarted"`     // applying the arm's settings restarted the server
 	Reloaded    bool                 `json:"data_reloaded"` // the data was reloaded before the run (layout change)
 	WALBytes    int64                `json:"wal_bytes"`     // WAL written during the measured run
+	// Checkpoint is where the checkpoint run before this run's warm-up
+	// ended (Checkpoint); "" when none could be run.
+	Checkpoint string `json:"checkpoint_lsn,omitempty"`
 	// Observed is what pg_settings said during the run, for every setting of the arm.
 	Observed map[string]string `json:"observed"`
 	Mismatch []string          `json:"mismatch,omitempty"` // settings whose observed value differed from the intended one
@@ -292,6 +297,15 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 		if _, err := WarmCache(ctx, e.DSN); err != nil {
 			e.warmFailed = true
 			e.logf("cache not refilled after a restart (%v): the prewarm run warms alone", err)
+		}
+	}
+	if !e.checkpointFailed {
+		// Every run starts right after a checkpoint (see Checkpoint).
+		lsn, err := Checkpoint(ctx, e.DSN)
+		rec.Checkpoint = lsn
+		if err != nil {
+			e.checkpointFailed = true
+			e.logf("runs not aligned on a checkpoint (%v): a checkpoint landing in one run of a pair adds noise", err)
 		}
 	}
 	if e.Plan.Prewarm > 0 {

@@ -46,6 +46,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			if run.Reloaded {
 				flags = append(flags, "data reloaded")
 			}
+			if run.Checkpoint == "" {
+				flags = append(flags, "not started on a checkpoint")
+			}
 			if len(run.Mismatch) > 0 {
 				flags = append(flags, "NOT IN EFFECT: "+strings.Join(run.Mismatch, ", "))
 			}

@@ -169,6 +169,16 @@ steps:
 	if g.Runs[0].Reloaded || g.Runs[1].Reloaded {
 		t.Error("a step without a layout must not reload the data")
 	}
+	// Every run started right after a checkpoint of its own.
+	seen := map[string]bool{}
+	for i, s := range rep.Steps {
+		for j, r := range s.Runs {
+			if r.Checkpoint == "" || seen[r.Checkpoint] {
+				t.Errorf("step %d run %d: checkpoint %q (a new one before every run)", i+1, j, r.Checkpoint)
+			}
+			seen[r.Checkpoint] = true
+		}
+	}
 	var text strings.Builder
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)

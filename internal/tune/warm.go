@@ -64,3 +64,32 @@ WITH user_rels AS (
 SELECT coalesce(sum(pg_prewarm(o.oid::regclass)), 0)::bigint, current_setting('block_size')::bigint
 FROM ordered o, budget b
 WHERE o.running <= b.bytes`
+
+// Checkpoint runs CHECKPOINT on the server at dsn, so that the run after it
+// starts at the same point of the checkpoint cycle as every other run.
+//
+// After a checkpoint every page's first change writes a full-page image to
+// WAL, so a run's cost depends on where in the cycle it falls: one that a
+// timed checkpoint lands in runs slower than its neighbours for no reason
+// of its own, and one right after a restart (whose shutdown checkpoint
+// starts a new cycle) pays for full-page images that a run in the middle
+// of a cycle does not. Runs that compare settings start right after one,
+// all alike; their warm-up run takes the first burst of full-page images.
+// It returns the location of the checkpoint, from the control file.
+func Checkpoint(ctx context.Context, dsn string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
+		return "", fmt.Errorf("CHECKPOINT (needs a superuser, or pg_checkpoint on PostgreSQL 15+): %w", err)
+	}
+	var lsn string
+	if err := conn.QueryRow(ctx, "SELECT checkpoint_lsn::text FROM pg_control_checkpoint()").Scan(&lsn); err != nil {
+		return "", err
+	}
+	return lsn, nil
+}

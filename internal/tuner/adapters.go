@@ -48,6 +48,11 @@ func (s tunedServer) WarmCache(ctx context.Context) (int64, error) {
 	return tune.WarmCache(ctx, s.dsn)
 }
 
+func (s tunedServer) Checkpoint(ctx context.Context) error {
+	_, err := tune.Checkpoint(ctx, s.dsn)
+	return err
+}
+
 func (s tunedServer) Restore(ctx context.Context, before map[string]settings.Live, names []string) error {
 	return tune.Restore(ctx, s.server, s.dsn, before, names)
 }

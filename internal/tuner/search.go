@@ -73,6 +73,8 @@ type session struct {
 	warm     []search.Point // advise's configuration, when it fits the space
 	// warmFailed: WarmCache failed once; not tried again.
 	warmFailed bool
+	// checkpointFailed: Checkpoint failed once; not tried again.
+	checkpointFailed bool
 }
 
 // Run runs the search. It holds no lock: the caller holds the lab's.
@@ -460,6 +462,9 @@ func (s *session) measure(values map[string]string, info RunInfo) (Measurement, 
 	if err == nil && restarted {
 		s.warmCache()
 	}
+	if err == nil {
+		s.checkpoint()
+	}
 	var m Measurement
 	if err == nil && s.Prewarm > 0 {
 		_, err = s.Workload.Run(s.ctx, s.Prewarm)
@@ -480,6 +485,19 @@ func (s *session) measure(values map[string]string, info RunInfo) (Measurement, 
 		}
 	}
 	return m, restarted, id, err
+}
+
+// checkpoint starts the run at the same point of the checkpoint cycle as
+// every other (Checkpointer). A failure is logged once and not tried again.
+func (s *session) checkpoint() {
+	c, ok := s.Server.(Checkpointer)
+	if !ok || s.checkpointFailed {
+		return
+	}
+	if err := c.Checkpoint(s.ctx); err != nil {
+		s.checkpointFailed = true
+		s.logf("  runs not aligned on a checkpoint (%v): a checkpoint landing in one run adds noise", oneLine(err.Error()))
+	}
 }
 
 // warmCache refills shared buffers after a restart, when the server can.

@@ -49,6 +49,15 @@ type CacheWarmer interface {
 	WarmCache(ctx context.Context) (int64, error)
 }
 
+// Checkpointer is a Server that can run a checkpoint (tune.Checkpoint), so
+// that every measured run starts at the same point of the checkpoint cycle:
+// otherwise a trial right after a restart pays for full-page images that
+// the baseline beside it does not, and a checkpoint landing in one run of
+// a pair makes it look slow.
+type Checkpointer interface {
+	Checkpoint(ctx context.Context) error
+}
+
 // Workload is what the tuner drives.
 type Workload interface {
 	Name() string

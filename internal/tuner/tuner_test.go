@@ -26,6 +26,9 @@ type countingServer struct {
 	dsn      string
 	applies  []map[string]string
 	restarts int
+	// checkpoints counts the checkpoints the tuner asked for that really
+	// happened: the control file's checkpoint moved.
+	checkpoints int
 }
 
 func (s *countingServer) Read(ctx context.Context) (map[string]settings.Live, int, error) {
@@ -44,6 +47,36 @@ func (s *countingServer) Apply(ctx context.Context, values map[string]string) (b
 		s.restarts++
 	}
 	return restarted, err
+}
+
+func (s *countingServer) Checkpoint(ctx context.Context) error {
+	before, err := checkpointLSN(ctx, s.dsn)
+	if err != nil {
+		return err
+	}
+	if _, err := tune.Checkpoint(ctx, s.dsn); err != nil {
+		return err
+	}
+	after, err := checkpointLSN(ctx, s.dsn)
+	if err != nil {
+		return err
+	}
+	if after != before {
+		s.checkpoints++
+	}
+	return nil
+}
+
+// checkpointLSN is where the server's latest checkpoint is, from its control file.
+func checkpointLSN(ctx context.Context, dsn string) (string, error) {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(context.Background())
+	var lsn string
+	err = conn.QueryRow(ctx, "SELECT checkpoint_lsn::text FROM pg_control_checkpoint()").Scan(&lsn)
+	return lsn, err
 }
 
 func (s *countingServer) Restore(ctx context.Context, before map[string]settings.Live, names []string) error {
@@ -77,7 +110,7 @@ func newTPCB(t *testing.T) workload.Workload {
 
 // TestSearchBatchesRestartsAndResumes: on a real server, every measured run
 // applies its whole configuration in one call (so a trial restarts at most
-// once), and a search resumed from its stored state keeps its trials and
+// once) and starts right after a checkpoint, and a search resumed from its stored state keeps its trials and
 // continues to the new budget.
 func TestSearchBatchesRestartsAndResumes(t *testing.T) {
 	if testing.Short() {
@@ -113,6 +146,10 @@ func TestSearchBatchesRestartsAndResumes(t *testing.T) {
 	}
 	if server.restarts > len(server.applies) {
 		t.Errorf("%d restarts for %d applies", server.restarts, len(server.applies))
+	}
+	// Every measured run starts right after a checkpoint.
+	if server.checkpoints != len(server.applies) {
+		t.Errorf("%d checkpoints for %d measured runs", server.checkpoints, len(server.applies))
 	}
 
 	state, err := tuner.Load(lab, "t1")
