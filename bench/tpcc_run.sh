@@ -37,7 +37,9 @@
 # Usage: bench/tpcc_run.sh
 # Env:   W=10 DUR=30 RAMP=5 CONNS="4 8 16" PATHS="client server" ROUNDS=1
 #        REF_CONNS=8 REF_DUR=30 RSS_TERMINALS=10000 (0 = skip) RSS_DUR=60
-#        PORT=5513 BENCH_DSN=postgres://... SERVER_PID=<postmaster pid>
+#        PORT=5513 TRANSPORT=tcp|unix (the private server: 127.0.0.1 or its
+#        Unix socket, which the managed cluster's own runs use)
+#        BENCH_DSN=postgres://... SERVER_PID=<postmaster pid>
 #        PGOLTP=path/to/binary (default: built from this checkout), or
 #        BINARIES="before=/path/a after=/path/b" to alternate binaries
 #        (each run of one path and connection count runs every binary)
@@ -55,6 +57,7 @@ REF_DUR=${REF_DUR:-30}
 RSS_TERMINALS=${RSS_TERMINALS:-10000}
 RSS_DUR=${RSS_DUR:-60}
 PORT=${PORT:-5513}
+TRANSPORT=${TRANSPORT:-tcp}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d /tmp/pgoltp-bench-tpcc-XXXXXX)
 chmod 755 "$WORK"
@@ -84,7 +87,11 @@ if [ -z "${BENCH_DSN:-}" ]; then
   runuser -u postgres -- "$PGBIN/initdb" -D "$PGDATA_DIR" -U postgres --auth=trust >/dev/null
   runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -l "$PGDATA_DIR/server.log" -w start \
     -o "-p $PORT -k $PGDATA_DIR -c listen_addresses=127.0.0.1 -c shared_buffers=2GB -c max_connections=300 -c max_wal_size=8GB -c checkpoint_timeout=30min" >/dev/null
-  ADMIN_DSN="postgres://postgres@127.0.0.1:$PORT/postgres"
+  case "$TRANSPORT" in
+    tcp) ADMIN_DSN="postgres://postgres@127.0.0.1:$PORT/postgres" ;;
+    unix) ADMIN_DSN="postgres://postgres@/postgres?host=$PGDATA_DIR&port=$PORT" ;;
+    *) echo "TRANSPORT=$TRANSPORT: use tcp or unix" >&2; exit 2 ;;
+  esac
   SERVER_PID=$(head -1 "$PGDATA_DIR/postmaster.pid")
 else
   ADMIN_DSN=$BENCH_DSN
@@ -97,7 +104,7 @@ REF_DSN=$(dsn_for pgoltp_bench_ref)
 psql -q "$ADMIN_DSN" -c "drop database if exists pgoltp_bench_tpcc" -c "drop database if exists pgoltp_bench_ref" \
   -c "create database pgoltp_bench_tpcc" -c "create database pgoltp_bench_ref"
 
-echo "# bench/tpcc_run.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s conns='$CONNS' paths='$PATHS' rounds=$ROUNDS extra='${EXTRA:-}' binaries='$BINARIES'"
+echo "# bench/tpcc_run.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s conns='$CONNS' paths='$PATHS' rounds=$ROUNDS transport=$TRANSPORT extra='${EXTRA:-}' binaries='$BINARIES'"
 echo "# server: $(psql -Atc 'select version()' "$ADMIN_DSN" | cut -d, -f1), shared_buffers $(psql -Atc 'show shared_buffers' "$ADMIN_DSN"); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$PGOLTP" --dsn "$TPCC_DSN" tpcc load --warehouses "$W" >/dev/null 2>&1
 pgbench -i -q -s "$W" "$REF_DSN" >/dev/null 2>&1
@@ -158,7 +165,7 @@ def host_split(path, t0, t1, ncpu, server, driver):
     hs = []
     for l in open(path):
         w = l.split()
-        if len(w) == 5:
+        if len(w) >= 5:
             hs.append((float(w[0]), {k: float(v) for k, v in (x.split("=") for x in w[1:])}))
     hs = [h for h in hs if t0 <= h[0] <= t1]
     if len(hs) < 2 or hs[-1][0] <= hs[0][0]:
@@ -166,8 +173,16 @@ def host_split(path, t0, t1, ncpu, server, driver):
     span = (hs[-1][0] - hs[0][0]) * ncpu
     d = {k: (hs[-1][1][k] - hs[0][1][k]) / span for k in hs[0][1]}
     other = d["busy"] - (server + driver) / ncpu
-    return (f" host=server:{100 * server / ncpu:.0f}%,driver:{100 * driver / ncpu:.0f}%,other:{100 * other:.0f}%,"
+    line = (f" host=server:{100 * server / ncpu:.0f}%,driver:{100 * driver / ncpu:.0f}%,other:{100 * other:.0f}%,"
             f"steal:{100 * d['steal']:.0f}%,idle:{100 * (d['idle'] + d['iowait']):.0f}%")
+    if "kthreads" in d:
+        # What "other" is: the kernel's threads (writeback, flush workers,
+        # ksoftirqd), interrupts and softirqs (the network stack), and the
+        # rest (other processes, and the share of irq time the kernel
+        # charges to the tasks it interrupted).
+        line += (f" other_split=kthreads:{100 * d['kthreads']:.1f}%,irq:{100 * d['irq']:.1f}%,"
+                 f"rest:{100 * (other - d['kthreads'] - d['irq']):.1f}%")
+    return line
 t0, t1 = unix(r["measure_start"]), unix(r["measure_end"])
 # "<unix time> <CPU s> kind=<CPU s> ...": the server's CPU so far, split by process kind.
 samples = []
