@@ -39,6 +39,9 @@
 #        REF_CONNS=8 REF_DUR=30 RSS_TERMINALS=10000 (0 = skip) RSS_DUR=60
 #        PORT=5513 TRANSPORT=tcp|unix (the private server: 127.0.0.1 or its
 #        Unix socket, which the managed cluster's own runs use)
+#        SERVER_OPTS="-c name=value ..." (more settings of the private server,
+#        e.g. -c synchronous_commit=off to see how much of the idle CPU is
+#        commits waiting for their flush: a diagnosis, never a result)
 #        BENCH_DSN=postgres://... SERVER_PID=<postmaster pid>
 #        PGOLTP=path/to/binary (default: built from this checkout), or
 #        BINARIES="before=/path/a after=/path/b" to alternate binaries
@@ -86,7 +89,7 @@ if [ -z "${BENCH_DSN:-}" ]; then
   mkdir -p "$PGDATA_DIR" && chown postgres "$PGDATA_DIR"
   runuser -u postgres -- "$PGBIN/initdb" -D "$PGDATA_DIR" -U postgres --auth=trust >/dev/null
   runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -l "$PGDATA_DIR/server.log" -w start \
-    -o "-p $PORT -k $PGDATA_DIR -c listen_addresses=127.0.0.1 -c shared_buffers=2GB -c max_connections=300 -c max_wal_size=8GB -c checkpoint_timeout=30min" >/dev/null
+    -o "-p $PORT -k $PGDATA_DIR -c listen_addresses=127.0.0.1 -c shared_buffers=2GB -c max_connections=300 -c max_wal_size=8GB -c checkpoint_timeout=30min ${SERVER_OPTS:-}" >/dev/null
   case "$TRANSPORT" in
     tcp) ADMIN_DSN="postgres://postgres@127.0.0.1:$PORT/postgres" ;;
     unix) ADMIN_DSN="postgres://postgres@/postgres?host=$PGDATA_DIR&port=$PORT" ;;
@@ -104,7 +107,7 @@ REF_DSN=$(dsn_for pgoltp_bench_ref)
 psql -q "$ADMIN_DSN" -c "drop database if exists pgoltp_bench_tpcc" -c "drop database if exists pgoltp_bench_ref" \
   -c "create database pgoltp_bench_tpcc" -c "create database pgoltp_bench_ref"
 
-echo "# bench/tpcc_run.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s conns='$CONNS' paths='$PATHS' rounds=$ROUNDS transport=$TRANSPORT extra='${EXTRA:-}' binaries='$BINARIES'"
+echo "# bench/tpcc_run.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s conns='$CONNS' paths='$PATHS' rounds=$ROUNDS transport=$TRANSPORT server_opts='${SERVER_OPTS:-}' extra='${EXTRA:-}' binaries='$BINARIES'"
 echo "# server: $(psql -Atc 'select version()' "$ADMIN_DSN" | cut -d, -f1), shared_buffers $(psql -Atc 'show shared_buffers' "$ADMIN_DSN"); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$PGOLTP" --dsn "$TPCC_DSN" tpcc load --warehouses "$W" >/dev/null 2>&1
 pgbench -i -q -s "$W" "$REF_DSN" >/dev/null 2>&1
