@@ -54,6 +54,9 @@ func start() {
 		adminDSN = dsn
 		return
 	}
+	for _, dir := range reapOrphans(baseDir()) {
+		fmt.Fprintln(os.Stderr, "pgtest: destroyed the test cluster a killed test process left in", dir)
+	}
 	dir, err := reachableDir("lab-")
 	if err != nil {
 		startErr = err
@@ -81,8 +84,10 @@ func testMajor() int {
 
 // reachableDir makes a directory the unprivileged server user can enter when
 // the tests run as root: t.TempDir (0700) is exactly what it could not.
+// Each carries the owner file that lets a later test process reap what a
+// killed one left.
 func reachableDir(prefix string) (string, error) {
-	base := filepath.Join(os.TempDir(), "pgoltp-test")
+	base := baseDir()
 	if err := os.MkdirAll(base, 0o755); err != nil {
 		return "", err
 	}
@@ -91,8 +96,14 @@ func reachableDir(prefix string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := markOwner(dir); err != nil {
+		return "", err
+	}
 	return dir, os.Chmod(dir, 0o755)
 }
+
+// baseDir holds every directory pgtest makes.
+func baseDir() string { return filepath.Join(os.TempDir(), "pgoltp-test") }
 
 // LabDir returns a path for a lab of this test's own (not yet created, so
 // that commands create it), in a directory the server user can reach.
