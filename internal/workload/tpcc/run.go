@@ -36,9 +36,9 @@ type runner struct {
 	budget   *driver.Budget // --stop-at-txns; nil = none
 }
 
-// part is one schema of a run: its runner, random source, C_RUN, result,
+// schemaRun is one schema of a run: its runner, random source, C_RUN, result,
 // and the connection that read its meta.
-type part struct {
+type schemaRun struct {
 	r            *runner
 	master       *Rand
 	cRun         Constants
@@ -77,15 +77,15 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 			return nil, err
 		}
 		defer p.admin.Close(context.WithoutCancel(ctx))
-		if err := passStartGate(ctx, opts, []*part{p}); err != nil {
+		if err := passStartGate(ctx, opts, []*schemaRun{p}); err != nil {
 			return nil, err
 		}
-		return drive(ctx, []*part{p}, nil), nil
+		return drive(ctx, []*schemaRun{p}, nil), nil
 	}
 	// Each schema gets a seed of its own, drawn from the run's.
 	seeds := NewRand(opts.Seed)
 	dlog := newDeliveryLog(opts.DeliveryLog) // one file, a line's schema in its tag
-	var parts []*part
+	var parts []*schemaRun
 	defer func() {
 		for _, p := range parts {
 			p.admin.Close(context.WithoutCancel(ctx))
@@ -112,7 +112,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 // passStartGate waits at opts.StartGate (a group's agreed start), once the
 // connections are open, so that the terminals start at the agreed time and
 // not after their connection set-up. An error closes the connections.
-func passStartGate(ctx context.Context, opts RunOptions, parts []*part) error {
+func passStartGate(ctx context.Context, opts RunOptions, parts []*schemaRun) error {
 	if opts.StartGate == nil {
 		return nil
 	}
@@ -127,7 +127,7 @@ func passStartGate(ctx context.Context, opts RunOptions, parts []*part) error {
 
 // openPart reads the schema's load, resolves the options against it, and
 // opens its connections.
-func openPart(ctx context.Context, dsn string, opts RunOptions, dlog *deliveryLog, dlogTag string) (*part, error) {
+func openPart(ctx context.Context, dsn string, opts RunOptions, dlog *deliveryLog, dlogTag string) (*schemaRun, error) {
 	cfg, err := ConnConfig(dsn, opts.Schema)
 	if err != nil {
 		return nil, err
@@ -139,8 +139,8 @@ func openPart(ctx context.Context, dsn string, opts RunOptions, dlog *deliveryLo
 	if err != nil {
 		return nil, fmt.Errorf("connecting: %w", err)
 	}
-	p := &part{admin: admin}
-	fail := func(err error) (*part, error) {
+	p := &schemaRun{admin: admin}
+	fail := func(err error) (*schemaRun, error) {
 		admin.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
@@ -185,7 +185,7 @@ func openPart(ctx context.Context, dsn string, opts RunOptions, dlog *deliveryLo
 
 // startWorkers starts the part's delivery workers and, when terminals hand
 // their transactions over, its connection workers.
-func (p *part) startWorkers(dwg, cwg *sync.WaitGroup) {
+func (p *schemaRun) startWorkers(dwg, cwg *sync.WaitGroup) {
 	r := p.r
 	for range r.opts.DeliveryWorkers {
 		r.delivery = append(r.delivery, &deliveryWorker{
@@ -210,7 +210,7 @@ func (p *part) startWorkers(dwg, cwg *sync.WaitGroup) {
 // terminals' own end, or on ctx. With several parts, merged is the result
 // they add up to (returned, with theirs in Schemas); with one, its own
 // result is returned.
-func drive(ctx context.Context, parts []*part, merged *RunResult) *RunResult {
+func drive(ctx context.Context, parts []*schemaRun, merged *RunResult) *RunResult {
 	opts := parts[0].r.opts // duration and ramp-up are the same for all parts
 	stop, stopRun := context.WithCancel(ctx)
 	defer stopRun()
@@ -261,7 +261,7 @@ func drive(ctx context.Context, parts []*part, merged *RunResult) *RunResult {
 // startTerminals starts every part's terminals on the run's clock; done is
 // closed when they have all ended on their own (txns-per-terminal,
 // stop-at-txns) or been stopped.
-func startTerminals(parts []*part, start time.Time) (twg *sync.WaitGroup, done chan struct{}) {
+func startTerminals(parts []*schemaRun, start time.Time) (twg *sync.WaitGroup, done chan struct{}) {
 	twg = new(sync.WaitGroup)
 	for _, p := range parts {
 		for i := range p.r.opts.Terminals {
@@ -277,7 +277,7 @@ func startTerminals(parts []*part, start time.Time) (twg *sync.WaitGroup, done c
 
 // waitForStop aggregates once per second until the run ends: on duration,
 // on the terminals' own end or on ctx; it says why.
-func waitForStop(ctx context.Context, parts []*part, opts RunOptions, agg *tally, terminalsDone <-chan struct{}) (stopReason string, interrupted bool) {
+func waitForStop(ctx context.Context, parts []*schemaRun, opts RunOptions, agg *tally, terminalsDone <-chan struct{}) (stopReason string, interrupted bool) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var endC <-chan time.Time
@@ -309,7 +309,7 @@ func waitForStop(ctx context.Context, parts []*part, opts RunOptions, agg *tally
 // collectResults fills each part's result with how the run ended; with
 // several parts, merged adds them up (returned, with theirs in Schemas),
 // else the one part's result is returned.
-func collectResults(parts []*part, merged *RunResult, interrupted bool, stopReason string, terminalsEnd, end time.Time) *RunResult {
+func collectResults(parts []*schemaRun, merged *RunResult, interrupted bool, stopReason string, terminalsEnd, end time.Time) *RunResult {
 	results := make([]*RunResult, len(parts))
 	for i, p := range parts {
 		res := p.res

@@ -37,13 +37,13 @@ func newAggregator(opts RunOptions, rec *metrics.Recorder, timeLeft func(time.Du
 // that all schemas share one measured window: their rates add up to the
 // merged rate, and the merged histograms are exactly the merge of theirs.
 type tally struct {
-	parts  []*part
+	parts  []*schemaRun
 	own    []*aggregator // one per part
 	merged *aggregator   // nil with one part
 }
 
 // newTally starts the first interval of every part now.
-func newTally(parts []*part, merged *RunResult, start, rampEnd time.Time) *tally {
+func newTally(parts []*schemaRun, merged *RunResult, start, rampEnd time.Time) *tally {
 	t := &tally{parts: parts}
 	for _, p := range parts {
 		opts := p.r.opts

@@ -18,7 +18,7 @@ import (
 // mergedResult is the result the parts add up to, before the run: its
 // options hold the totals over the schemas (warehouses, terminals,
 // connections, delivery workers, rate, --stop-at-txns).
-func mergedResult(opts RunOptions, parts []*part) *RunResult {
+func mergedResult(opts RunOptions, parts []*schemaRun) *RunResult {
 	o := parts[0].r.opts // resolved: duration, retries, weights
 	o.Schema, o.Schemas, o.Seed = "", opts.Schemas, opts.Seed
 	o.Warehouses, o.Terminals, o.Conns, o.DeliveryWorkers, o.Rate, o.StopAtTxns = 0, 0, 0, 0, 0, 0
