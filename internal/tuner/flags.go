@@ -26,6 +26,7 @@ func (o *Options) AddFlags(f *pflag.FlagSet) {
 	f.Int64Var(&o.Seed, "seed", 1, "random seed of the search")
 	f.IntVar(&o.Confirm, "confirm", 3, "top candidates re-run against the baseline before one is declared best")
 	f.IntVar(&o.Ablation, "ablation", 0, "ablate at most this many settings, largest changes first (0: all)")
+	f.BoolVar(&o.Reload, "reload", true, "load the data again before every measured run, so that each measures the same database (--reload=false: faster, but runs that write grow it as the search goes)")
 	f.BoolVar(&o.Layout, "layout", false, "then search the fillfactor of the tables updated in place (rewrites them before every run)")
 	f.StringArrayVar(&o.Inject, "test-inject", nil, "testing only: TRIAL:name=value overrides a trial's setting")
 	_ = f.MarkHidden("test-inject")

@@ -27,6 +27,7 @@ type Options struct {
 	Seed        int64
 	Confirm     int
 	Ablation    int
+	Reload      bool     // load the data again before every measured run
 	Layout      bool     // the layout phase after the settings search
 	Inject      []string // test only: trial:name=value
 

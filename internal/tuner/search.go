@@ -33,10 +33,13 @@ type Tuner struct {
 	Budget      int           // trials
 	TrialTime   time.Duration // measured run per trial
 	Prewarm     time.Duration // unmeasured run before every measured one
-	Advise      map[string]string
-	Confirm     int  // top candidates re-run before one is declared best (default 3)
-	Ablation    int  // at most this many settings ablated, largest changes first (0: all)
-	Apply       bool // keep the result on the server instead of restoring
+	// Reload loads the workload's data again before every measured run
+	// but the layout phase's, so that every run measures the same database.
+	Reload   bool
+	Advise   map[string]string
+	Confirm  int  // top candidates re-run before one is declared best (default 3)
+	Ablation int  // at most this many settings ablated, largest changes first (0: all)
+	Apply    bool // keep the result on the server instead of restoring
 	// Layout, when set, runs the layout phase after the settings search:
 	// per-table fillfactor of these tables (layout.go).
 	Layout Tables
@@ -452,14 +455,23 @@ func (s *session) baseline(n int) (float64, error) {
 }
 
 // measure applies values (every setting at once: one restart at most),
-// prewarms, runs, and stores the run.
+// reloads the data (Reload), refills the cache, checkpoints, prewarms, runs,
+// and stores the run.
 func (s *session) measure(values map[string]string, info RunInfo) (Measurement, bool, string, error) {
 	info.Search, info.Settings, info.Started = s.state.ID, values, time.Now()
 	if err := settings.CheckApplicable(values); err != nil {
 		return Measurement{}, false, "", err
 	}
 	restarted, err := s.Server.Apply(s.ctx, values)
-	if err == nil && restarted {
+	reloaded := false
+	if err == nil && s.Reload && info.Role != RoleLayout {
+		// The layout phase's runs keep the tables it has just rewritten.
+		if err = s.Workload.Prepare(s.ctx); err != nil {
+			err = fmt.Errorf("reloading the data: %w", err)
+		}
+		reloaded = err == nil
+	}
+	if err == nil && (restarted || reloaded) {
 		s.warmCache()
 	}
 	if err == nil {

@@ -85,7 +85,7 @@ func New(ctx context.Context, s Setup) (*Tuner, error) {
 		Server: server, Workload: WorkloadOf(s.Workload, s.DSN), Lab: s.Lab, Limits: limits,
 		Recorder: StoreRecorder{Lab: s.Lab, ResultsDSN: s.ResultsDSN, Kind: s.Options.Workload, Workload: s.Workload.Name()},
 		ID:       id, Seed: s.Seed, Objective: s.Objective, MaxP99: s.MaxP99, AllowUnsafe: s.AllowUnsafe,
-		Budget: s.Budget, TrialTime: s.Trial, Prewarm: s.Prewarm, Advise: advice.Settings(),
+		Budget: s.Budget, TrialTime: s.Trial, Prewarm: s.Prewarm, Reload: s.Reload, Advise: advice.Settings(),
 		Confirm: s.Confirm, Ablation: s.Ablation, Apply: s.Apply, Resume: s.Resume, Log: s.Log, Inject: s.inject,
 	}
 	if s.Layout {

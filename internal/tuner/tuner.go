@@ -18,6 +18,12 @@
 // Before one configuration is declared best, the top candidates are re-run
 // interleaved with the baseline (stats.Paired), and the winner is compared
 // with advise's configuration the same way; the gains carry 95% intervals.
+//
+// Every run starts from the same state: with Reload the data is loaded
+// again (a TPC-C run of a minute adds a tenth to the database: over a
+// search it grew from 1 to 7 GB and its throughput fell by 40%, so early
+// and late trials measured different databases), the cache is refilled,
+// and a checkpoint starts the run's cycle (tune.Checkpoint).
 package tuner
 
 import (
@@ -98,6 +104,7 @@ const (
 	RoleConfirm  = record.RoleConfirm
 	RoleAdvise   = record.RoleAdvise
 	RoleAblation = record.RoleAblation
+	RoleLayout   = record.RoleLayout
 )
 
 // Objectives.

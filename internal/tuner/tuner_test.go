@@ -83,14 +83,21 @@ func (s *countingServer) Restore(ctx context.Context, before map[string]settings
 	return tune.Restore(ctx, s.c, s.dsn, before, names)
 }
 
-// tpcb is TPC-B from the registry as a tuner.Workload.
+// tpcb is TPC-B from the registry as a tuner.Workload, counting its loads
+// when prepares is set.
 type tpcb struct {
-	w   workload.Workload
-	dsn string
+	w        workload.Workload
+	dsn      string
+	prepares *int
 }
 
-func (w tpcb) Name() string                      { return w.w.Name() }
-func (w tpcb) Prepare(ctx context.Context) error { return w.w.Prepare(ctx, w.dsn, nil) }
+func (w tpcb) Name() string { return w.w.Name() }
+func (w tpcb) Prepare(ctx context.Context) error {
+	if w.prepares != nil {
+		*w.prepares++
+	}
+	return w.w.Prepare(ctx, w.dsn, nil)
+}
 func (w tpcb) Run(ctx context.Context, d time.Duration) (tuner.Measurement, error) {
 	res, err := w.w.Run(ctx, w.dsn, d)
 	if res == nil {
@@ -110,7 +117,8 @@ func newTPCB(t *testing.T) workload.Workload {
 
 // TestSearchBatchesRestartsAndResumes: on a real server, every measured run
 // applies its whole configuration in one call (so a trial restarts at most
-// once) and starts right after a checkpoint, and a search resumed from its stored state keeps its trials and
+// once) and starts from freshly loaded data right after a checkpoint, and a
+// search resumed from its stored state keeps its trials and
 // continues to the new budget.
 func TestSearchBatchesRestartsAndResumes(t *testing.T) {
 	if testing.Short() {
@@ -120,10 +128,11 @@ func TestSearchBatchesRestartsAndResumes(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	lab := t.TempDir()
 	server := &countingServer{c: c, dsn: dsn}
+	prepares := 0
 	newTuner := func(budget int, resume *tuner.State) *tuner.Tuner {
-		return &tuner.Tuner{Server: server, Workload: tpcb{w: newTPCB(t), dsn: dsn}, Lab: lab,
+		return &tuner.Tuner{Server: server, Workload: tpcb{w: newTPCB(t), dsn: dsn, prepares: &prepares}, Lab: lab,
 			Limits: tuner.Limits{RAM: 2 << 30, CPUs: 1}, ID: "t1", Seed: 2, Budget: budget,
-			TrialTime: time.Second, Prewarm: 0, Confirm: 1, Ablation: 1, Resume: resume}
+			TrialTime: time.Second, Prewarm: 0, Reload: true, Confirm: 1, Ablation: 1, Resume: resume}
 	}
 	ctx := context.Background()
 	first, err := newTuner(1, nil).Run(ctx)
@@ -147,7 +156,11 @@ func TestSearchBatchesRestartsAndResumes(t *testing.T) {
 	if server.restarts > len(server.applies) {
 		t.Errorf("%d restarts for %d applies", server.restarts, len(server.applies))
 	}
-	// Every measured run starts right after a checkpoint.
+	// Every measured run starts from freshly loaded data (one load more:
+	// the search's own, before its first run), right after a checkpoint.
+	if prepares != len(server.applies)+1 {
+		t.Errorf("%d loads for %d measured runs", prepares, len(server.applies))
+	}
 	if server.checkpoints != len(server.applies) {
 		t.Errorf("%d checkpoints for %d measured runs", server.checkpoints, len(server.applies))
 	}
