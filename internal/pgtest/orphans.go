@@ -42,9 +42,9 @@ func processID(pid int) string {
 }
 
 // reapOrphans destroys the managed clusters of the pgtest directories in
-// base whose owner process is gone, and removes those directories.
-// Directories without an owner file (another process's, or one being made
-// right now) are never touched.
+// base whose owner process is gone, removes those directories, and returns
+// the ones that held a cluster. Directories without an owner file (another
+// process's, or one being made right now) are never touched.
 func reapOrphans(base string) []string {
 	entries, err := os.ReadDir(base)
 	if err != nil {
@@ -61,11 +61,12 @@ func reapOrphans(base string) []string {
 		if _, err := fmt.Sscan(string(owner), &pid); err != nil || processID(pid) == string(owner) {
 			continue
 		}
-		ok := true
+		ok, held := true, false
 		for _, lab := range []string{dir, filepath.Join(dir, "lab")} {
 			if !cluster.Exists(lab) {
 				continue
 			}
+			held = true
 			c, err := cluster.Open(lab)
 			if err == nil {
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -77,7 +78,7 @@ func reapOrphans(base string) []string {
 				ok = false
 			}
 		}
-		if ok && os.RemoveAll(dir) == nil {
+		if ok && os.RemoveAll(dir) == nil && held {
 			reaped = append(reaped, dir)
 		}
 	}

@@ -44,6 +44,8 @@ func Run(m *testing.M) int {
 		defer cancel()
 		if err := shared.Destroy(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "pgtest: destroying the test cluster:", err)
+		} else {
+			_ = os.RemoveAll(shared.Lab) // pgtest's own directory, with its owner file
 		}
 	}
 	return code

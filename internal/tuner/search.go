@@ -138,15 +138,18 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 	} else if !better {
 		return finish()
 	}
-	res.Ablation, err = s.ablate(res.Best)
+	if !res.Interrupted {
+		res.Ablation, err = s.ablate(res.Best)
+	}
 	if err != nil {
 		res.Notes = append(res.Notes, "ablation stopped: "+oneLine(err.Error()))
+		res.Interrupted = res.Interrupted || ctx.Err() != nil
 	}
 	s.keepAblated(res)
 	if _, err := finish(); err != nil {
 		return res, err
 	}
-	if t.Apply {
+	if t.Apply && !res.Interrupted {
 		if _, err := t.Server.Apply(s.ctx, withStart(res.Kept, s.startSet)); err != nil {
 			return res, fmt.Errorf("applying the result: %w", err)
 		}
@@ -407,6 +410,11 @@ func (s *session) confirm(res *Result, cands []search.Point) (better bool, err e
 	bestIdx, bestEffect := -1, stats.Effect{}
 	for i, c := range cands {
 		e, err := s.paired(s.startSet, s.space.Settings(c), RoleConfirm, fmt.Sprintf("candidate %d", i+1))
+		if errors.Is(err, errInterrupted) {
+			res.Interrupted = true
+			res.Notes = append(res.Notes, fmt.Sprintf("interrupted while re-running candidate %d of %d", i+1, len(cands)))
+			break
+		}
 		if err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("candidate %d failed on re-run: %s", i+1, oneLine(err.Error())))
 			continue
@@ -416,15 +424,25 @@ func (s *session) confirm(res *Result, cands []search.Point) (better bool, err e
 			bestIdx, bestEffect = i, e
 		}
 	}
+	if bestIdx < 0 && res.Interrupted {
+		// Nothing re-run yet: the search's best, as an interrupted search shows it.
+		res.Notes = append(res.Notes, "the best so far is shown, not confirmed by re-runs")
+		res.Kept = changed(res.Best, s.startSet)
+		res.Unsafe = Unsafe(s.major, res.Kept)
+		return false, nil
+	}
 	if bestIdx < 0 {
 		return false, errors.New("every candidate failed when re-run")
 	}
 	res.Best, res.VsStart, res.Confirmed = s.space.Settings(cands[bestIdx]), bestEffect, true
-	if len(t.Advise) > 0 && len(s.warm) > 0 {
+	if len(t.Advise) > 0 && len(s.warm) > 0 && !res.Interrupted {
 		adv := s.space.Settings(s.warm[0])
 		if e, err := s.paired(adv, res.Best, RoleAdvise, "best vs advise"); err == nil {
 			res.VsAdvise = e
 			t.logf("best vs advise: %s", effectText(e))
+		} else if errors.Is(err, errInterrupted) {
+			res.Interrupted = true
+			res.Notes = append(res.Notes, "interrupted while comparing the best with advise's configuration")
 		} else {
 			res.Notes = append(res.Notes, "advise's configuration could not be compared: "+oneLine(err.Error()))
 		}
@@ -525,6 +543,10 @@ func (s *session) warmCache() {
 	}
 }
 
+// errInterrupted: Ctrl-C came during the re-runs. No new run starts; the
+// runs so far stand, and the settings are restored.
+var errInterrupted = errors.New("interrupted")
+
 // confirmRule is how long a re-run goes on (as an experiment's
 // 'repetitions: auto'): pairs until the interval excludes zero or lies within
 // ±5%, 2 to 5 pairs, each look Bonferroni-corrected so that the verdict holds
@@ -536,6 +558,9 @@ var confirmRule = stats.Sequential{MinPairs: 2, MaxPairs: 5, MinEffect: 5, Confi
 // B's effect against A at the rule's level for each look.
 func (s *session) paired(a, b map[string]string, role, label string) (stats.Effect, error) {
 	measure := func(values map[string]string, label string) (stats.Run, error) {
+		if s.outer.Err() != nil {
+			return stats.Run{}, errInterrupted
+		}
 		m, _, _, err := s.measure(values, RunInfo{Role: role, Label: label})
 		return runOf(s.Objective, m), err
 	}
@@ -589,6 +614,9 @@ func (s *session) ablate(best map[string]string) ([]Contribution, error) {
 		without := maps.Clone(best)
 		without[out[i].Name] = out[i].Start
 		e, err := s.paired(best, without, RoleAblation, "best without "+out[i].Name)
+		if errors.Is(err, errInterrupted) {
+			return out, fmt.Errorf("interrupted after %d of %d settings", i, limit)
+		}
 		if err != nil {
 			return out, err
 		}

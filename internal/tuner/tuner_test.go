@@ -13,6 +13,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/tuner"
+	"github.com/pgoltp/pgoltp/internal/tuner/record"
 	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
@@ -192,5 +193,66 @@ func TestSearchBatchesRestartsAndResumes(t *testing.T) {
 	// A new search with the same id is refused: stored states are never overwritten.
 	if _, err := newTuner(1, nil).Run(ctx); err == nil {
 		t.Error("a second search t1 overwrote the stored one")
+	}
+}
+
+// cancellingRecorder counts the stored runs by role and cancels the
+// search's context once a run of the role cancelOn is stored: Ctrl-C
+// arriving during that phase.
+type cancellingRecorder struct {
+	cancelOn string
+	cancel   context.CancelFunc
+	roles    map[string]int
+}
+
+func (r *cancellingRecorder) Record(ctx context.Context, info tuner.RunInfo, m tuner.Measurement, failure error) (string, error) {
+	r.roles[info.Role]++
+	if info.Role == r.cancelOn {
+		r.cancel()
+	}
+	return "", nil
+}
+
+func (r *cancellingRecorder) Save(context.Context, *record.Search) error { return nil }
+
+// TestInterruptDuringConfirmation: Ctrl-C while the top candidates are
+// re-run stops after the run in progress: no further re-run, no comparison
+// with advise, no ablation; the result says it was interrupted and the
+// server's settings are restored.
+func TestInterruptDuringConfirmation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a small search")
+	}
+	c := pgtest.Cluster(t)
+	dsn := pgtest.NewDatabase(t)
+	server := &countingServer{c: c, dsn: dsn}
+	before, _, err := server.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &cancellingRecorder{cancelOn: tuner.RoleConfirm, cancel: cancel, roles: map[string]int{}}
+	tu := &tuner.Tuner{Server: server, Workload: tpcb{w: newTPCB(t), dsn: dsn}, Recorder: rec, Lab: t.TempDir(),
+		Limits: tuner.Limits{RAM: 2 << 30, CPUs: 1}, ID: "t2", Seed: 3, Budget: 2, TrialTime: time.Second,
+		Advise: map[string]string{"work_mem": "8MB"}, Confirm: 2, Ablation: 2}
+	res, err := tu.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || !res.Restored {
+		t.Errorf("interrupted %v, restored %v; notes %q", res.Interrupted, res.Restored, res.Notes)
+	}
+	if rec.roles[tuner.RoleConfirm] != 1 || rec.roles[tuner.RoleAdvise] != 0 || rec.roles[tuner.RoleAblation] != 0 {
+		t.Errorf("runs after the interrupt: %v (want the one confirm run in progress, nothing after)", rec.roles)
+	}
+	after, _, err := server.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range res.Tried {
+		if before[n].Setting != after[n].Setting {
+			t.Errorf("%s = %s after the search, %s before", n, after[n].Setting, before[n].Setting)
+		}
 	}
 }
