@@ -6,6 +6,9 @@
 #   - TPC-C, WAREHOUSES warehouses, no-wait, CONNS connections
 #   - TPC-B at SCALE (scale 50 is ~750MB: does not fit the default 128MB of
 #     shared_buffers), CLIENTS clients
+# Every measured run starts from a fresh load of the data (tune's --reload),
+# refilled shared buffers and a checkpoint, so that runs compare settings,
+# not database sizes or checkpoint phases.
 # Each ends with the best configuration confirmed against the start, its gain
 # over the start and over advise's configuration with 95% intervals (re-runs
 # interleaved with the reference), and the per-setting ablation. The bar
