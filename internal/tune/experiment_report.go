@@ -39,25 +39,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  %s: %s — %s\n", p.Name, p.Risk, p.Why)
 		}
 		for _, run := range s.Runs {
-			flags := []string{}
-			if run.Restarted {
-				flags = append(flags, "restarted")
-			}
-			if run.Reloaded {
-				flags = append(flags, "data reloaded")
-			}
-			if run.Checkpoint == "" {
-				flags = append(flags, "not started on a checkpoint")
-			}
-			if len(run.Mismatch) > 0 {
-				flags = append(flags, "NOT IN EFFECT: "+strings.Join(run.Mismatch, ", "))
-			}
-			note := ""
-			if len(flags) > 0 {
-				note = " (" + strings.Join(flags, "; ") + ")"
-			}
-			fmt.Fprintf(&b, "  %-8s #%d  %9.1f tps  p99 %-9s cv %.3f  WAL %s%s\n", run.Arm, run.Repetition, run.TPS,
-				run.Measurement.P99.Round(10*time.Microsecond), run.CV, humanBytes(run.WALBytes), note)
+			writeRunLine(&b, run)
 		}
 		if len(s.Runs) == 0 {
 			continue
@@ -96,6 +78,31 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeRunLine writes one measured run of a step, with what was unusual
+// about it (restarted, reloaded, not started on a checkpoint, settings not in
+// effect) in parentheses.
+func writeRunLine(b *strings.Builder, run RunRecord) {
+	flags := []string{}
+	if run.Restarted {
+		flags = append(flags, "restarted")
+	}
+	if run.Reloaded {
+		flags = append(flags, "data reloaded")
+	}
+	if run.Checkpoint == "" {
+		flags = append(flags, "not started on a checkpoint")
+	}
+	if len(run.Mismatch) > 0 {
+		flags = append(flags, "NOT IN EFFECT: "+strings.Join(run.Mismatch, ", "))
+	}
+	note := ""
+	if len(flags) > 0 {
+		note = " (" + strings.Join(flags, "; ") + ")"
+	}
+	fmt.Fprintf(b, "  %-8s #%d  %9.1f tps  p99 %-9s cv %.3f  WAL %s%s\n", run.Arm, run.Repetition, run.TPS,
+		run.Measurement.P99.Round(10*time.Microsecond), run.CV, humanBytes(run.WALBytes), note)
 }
 
 // pairs writes "name=value [risk]" for each setting and "layout k=v".
