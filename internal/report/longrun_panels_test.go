@@ -151,6 +151,32 @@ func TestLongRunPanelsNeedTwoHours(t *testing.T) {
 	}
 }
 
+// A soak whose process was killed (incomplete: no end stored) still gets
+// the panels of the hours its series cover: the killed run is the one whose
+// drift its user most wants to see.
+func TestLongRunPanelsOfAKilledRun(t *testing.T) {
+	r := weekRun(3)
+	r.EndedAt, r.Status = time.Time{}, store.Incomplete
+	r.Series = r.Series[:len(r.Series)-90] // killed half an hour before the end
+	lr := longRunView(r)
+	if lr == nil {
+		t.Fatalf("a killed run with %s of series got no long-run panels", r.Duration())
+	}
+	if len(lr.Hours) != 2 {
+		t.Errorf("%d full hours, want 2 (the third was cut short)", len(lr.Hours))
+	}
+	if got := lr.Hours[1].TPS; !near(got, 998, 0.01) {
+		t.Errorf("hour 2: %.2f txn/s, want 998", got)
+	}
+	var b bytes.Buffer
+	if err := HTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `id="longrun"`) {
+		t.Error("the report of a killed soak lacks the long-run section")
+	}
+}
+
 // withHourly gives r one histogram per hour of its drift type: 97% of the
 // hour's transactions at 1 ms and 3% at 20+h ms, so the hour's p99 is
 // 20+h ms while its intervals' p99s (5+0.01h ms in weekRun) say otherwise.

@@ -12,6 +12,7 @@ package store
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -150,12 +151,30 @@ func (r *Run) Param(name string) string {
 	return ""
 }
 
-// Duration is how long the run went.
+// Duration is how long the run went. A run without an end (still running,
+// or incomplete: its process was killed) went as far as its stored series
+// reach: a soak killed after three hours still has three hours to report.
 func (r *Run) Duration() time.Duration {
-	if r.EndedAt.IsZero() || r.EndedAt.Before(r.StartedAt) {
+	if r.EndedAt.IsZero() {
+		return r.recordedSpan()
+	}
+	if r.EndedAt.Before(r.StartedAt) {
 		return 0
 	}
 	return r.EndedAt.Sub(r.StartedAt)
+}
+
+// recordedSpan is the end of the latest stored interval.
+func (r *Run) recordedSpan() time.Duration {
+	var end float64
+	for _, iv := range r.Series {
+		length := iv.Length
+		if length == 0 {
+			length = 1
+		}
+		end = math.Max(end, float64(iv.Second)+length)
+	}
+	return time.Duration(end * float64(time.Second))
 }
 
 // Summary is one line of the run list.
