@@ -29,6 +29,9 @@ type Samples struct {
 	// caller stored them as they came (a long run must not keep them all in
 	// memory), so Points holds only the rest and a final write adds just those.
 	Taken int
+	// EventsTaken counts the events handed out by Session.Take, as Taken
+	// does the points: Events holds only those never taken.
+	EventsTaken int
 }
 
 // Point is one sampled value. Metric names say their unit ("os.cpu.user_pct",

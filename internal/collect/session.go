@@ -301,19 +301,22 @@ func (s *Session) keep(pts []Point, evs []Event) {
 	s.mu.Unlock()
 }
 
-// Take hands out the points sampled since the previous Take and forgets them,
-// so that a caller storing them as the run goes (report.Recording, every few
-// seconds) keeps the session's memory bounded however long the run lasts.
-// Stop then returns only the points never taken (Samples.Taken counts the
-// others).
-func (s *Session) Take() []Point {
+// Take hands out the points and events sampled since the previous Take and
+// forgets them, so that a caller storing them as the run goes
+// (recorder.Recording, every few seconds) keeps the session's memory bounded
+// however long the run lasts, and a run whose process is killed keeps its
+// checkpoints. Stop then returns only what was never taken (Samples.Taken and
+// EventsTaken count the rest).
+func (s *Session) Take() ([]Point, []Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := s.samples.Points
+	out, evs := s.samples.Points, s.samples.Events
 	// The next flush will need about as much: one allocation per flush.
 	s.samples.Points = make([]Point, 0, len(out))
+	s.samples.Events = nil
 	s.samples.Taken += len(out)
-	return out
+	s.samples.EventsTaken += len(evs)
+	return out, evs
 }
 
 // Stop ends sampling, takes the after-snapshots (statements, tables) and

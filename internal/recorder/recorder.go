@@ -41,9 +41,11 @@ type Recording struct {
 	stop chan struct{}
 	wg   sync.WaitGroup
 	mu   sync.Mutex // serializes store writes between the flusher and Finish
-	// unstored are points taken from the session whose append failed: tried
-	// again at the next flush, and written by Finish at the latest.
-	unstored []collect.Point
+	// unstored and unstoredEvents were taken from the session but their
+	// append failed: tried again at the next flush, and written by Finish at
+	// the latest.
+	unstored       []collect.Point
+	unstoredEvents []collect.Event
 
 	// What AddInterval gets: the current hour's latency histograms and the
 	// series' rows not stored yet. A closed hour, and the series' rows of
@@ -107,18 +109,20 @@ func (r *Recording) flush(ctx context.Context, every time.Duration) {
 	}
 }
 
-// store appends the points sampled since the last flush. The session forgets
-// them once taken, so memory stays bounded over a run of days; a failed append
-// is not fatal: the points are kept and tried again, or written by Finish.
+// store appends the points and events sampled since the last flush. The
+// session forgets them once taken, so memory stays bounded over a run of days
+// and a killed run keeps them; a failed append is not fatal: they are kept
+// and tried again, or written by Finish.
 func (r *Recording) store(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	pts := append(r.unstored, r.sess.Take()...)
-	if err := r.st.AppendPoints(ctx, r.run.ID, pts); err != nil {
-		r.unstored = pts
+	pts, evs := r.sess.Take()
+	pts, evs = append(r.unstored, pts...), append(r.unstoredEvents, evs...)
+	if err := r.st.AppendSamples(ctx, r.run.ID, pts, evs); err != nil {
+		r.unstored, r.unstoredEvents = pts, evs
 		return
 	}
-	r.unstored = nil
+	r.unstored, r.unstoredEvents = nil, nil
 }
 
 // AddInterval takes one interval of the workload's series: it is merged
@@ -163,6 +167,7 @@ func (r *Recording) Finish(ctx context.Context, status store.Status) (string, er
 		if samples != nil {
 			// The final write adds only what the flusher has not stored.
 			samples.Points = append(r.unstored, samples.Points...)
+			samples.Events = append(r.unstoredEvents, samples.Events...)
 		}
 		r.run.Samples = samples
 		if err != nil {

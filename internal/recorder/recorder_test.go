@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
@@ -130,7 +132,8 @@ func recordAndHang() {
 
 // TestKilledRecording is a crash of pgoltp itself during a run (SIGKILL, no
 // chance to clean up): the run stays stored, is listed as incomplete, keeps
-// the samples flushed before the kill, and its report renders and says so.
+// the samples and the checkpoints flushed before the kill, and its report
+// renders and says so.
 func TestKilledRecording(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	lab := t.TempDir()
@@ -149,6 +152,18 @@ func TestKilledRecording(t *testing.T) {
 		t.Fatalf("child: %q %v", line, err)
 	}
 	id := strings.TrimSpace(line)
+	time.Sleep(500 * time.Millisecond) // the collector's first ticks
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(context.Background(), "CHECKPOINT")
+	conn.Close(context.Background())
+	if err != nil {
+		cmd.Process.Kill()
+		t.Fatal(err)
+	}
 	time.Sleep(2500 * time.Millisecond) // more than two flushes at 100 ms × 10
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -173,6 +188,15 @@ func TestKilledRecording(t *testing.T) {
 	}
 	if run.Samples == nil || len(run.Samples.Points) == 0 {
 		t.Fatal("the samples flushed before the kill are gone")
+	}
+	checkpoints := 0
+	for _, e := range run.Samples.Events {
+		if e.Kind == "checkpoint" {
+			checkpoints++
+		}
+	}
+	if checkpoints == 0 {
+		t.Errorf("the checkpoint taken during the run is gone after the kill (events %+v)", run.Samples.Events)
 	}
 	if run.Param("warehouses") != "1" {
 		t.Errorf("parameters stored at Begin are gone: %v", run.Params)

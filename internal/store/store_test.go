@@ -65,16 +65,17 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			half := len(r.Samples.Points) / 2
-			if err := s.AppendPoints(ctx, id, r.Samples.Points[:half]); err != nil {
+			half, halfEvents := len(r.Samples.Points)/2, len(r.Samples.Events)/2
+			if err := s.AppendSamples(ctx, id, r.Samples.Points[:half], r.Samples.Events[:halfEvents]); err != nil {
 				t.Fatal(err)
 			}
 			mid, err := s.Load(ctx, id)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if mid.Status != store.Running || len(mid.Samples.Points) != half || len(mid.Headline) != 0 {
-				t.Fatalf("while running: status %s, %d points (want %d), %d figures", mid.Status, len(mid.Samples.Points), half, len(mid.Headline))
+			if mid.Status != store.Running || len(mid.Samples.Points) != half || len(mid.Samples.Events) != halfEvents || len(mid.Headline) != 0 {
+				t.Fatalf("while running: status %s, %d points (want %d), %d events (want %d), %d figures",
+					mid.Status, len(mid.Samples.Points), half, len(mid.Samples.Events), halfEvents, len(mid.Headline))
 			}
 			r.Status = store.Complete
 			if err := s.Finish(ctx, &r); err != nil {
@@ -226,11 +227,12 @@ func TestResultsFileIsPrivate(t *testing.T) {
 	}
 }
 
-// TestFinalWriteAddsOnlyWhatIsLeft: points appended during a run (every 10
-// ticks, as report.Recording does) stay; Finish adds only the points left
-// over, so its size does not depend on the run's length, and nothing is
+// TestFinalWriteAddsOnlyWhatIsLeft: points and events appended during a run
+// (every 10 ticks, as recorder.Recording does) stay; Finish adds only those
+// left over, so its size does not depend on the run's length, and nothing is
 // stored twice or lost. Two runs on a fake clock: a minute and an hour of
-// 1 s ticks, each ending with 3 ticks not yet appended.
+// 1 s ticks with a checkpoint every 30 s, each ending with 3 ticks not yet
+// appended (and one checkpoint among them).
 func TestFinalWriteAddsOnlyWhatIsLeft(t *testing.T) {
 	ctx := context.Background()
 	s, err := store.Open(ctx, t.TempDir(), "")
@@ -255,26 +257,37 @@ func TestFinalWriteAddsOnlyWhatIsLeft(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		taken := 0
+		taken, eventsTaken := 0, 0
 		var batch []collect.Point
+		var events []collect.Event
+		checkpoint := func(i int) {
+			if i%30 == 1 {
+				events = append(events, collect.Event{At: start.Add(time.Duration(i) * time.Second), Kind: "checkpoint", Detail: strconv.Itoa(i)})
+			}
+		}
 		for i := 1; i <= ticks; i++ {
 			batch = append(batch, tick(i)...)
+			checkpoint(i)
 			if i%flushTicks == 0 {
-				if err := s.AppendPoints(ctx, id, batch); err != nil {
+				if err := s.AppendSamples(ctx, id, batch, events); err != nil {
 					t.Fatal(err)
 				}
-				taken += len(batch)
-				batch = nil
+				taken, eventsTaken = taken+len(batch), eventsTaken+len(events)
+				batch, events = nil, nil
 			}
 		}
 		for i := ticks + 1; i <= ticks+leftTicks; i++ {
 			batch = append(batch, tick(i)...)
+			checkpoint(i)
+		}
+		if len(events) != 1 {
+			t.Fatalf("the test's last ticks hold %d checkpoints, want 1", len(events))
 		}
 		before, err := s.Load(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Samples = &collect.Samples{Start: start, Interval: time.Second, Points: batch, Taken: taken}
+		r.Samples = &collect.Samples{Start: start, Interval: time.Second, Points: batch, Taken: taken, Events: events, EventsTaken: eventsTaken}
 		r.Status = store.Complete
 		if err := s.Finish(ctx, r); err != nil {
 			t.Fatal(err)
@@ -286,6 +299,9 @@ func TestFinalWriteAddsOnlyWhatIsLeft(t *testing.T) {
 		finalWrites = append(finalWrites, len(got.Samples.Points)-len(before.Samples.Points))
 		if want := (ticks + leftTicks) * perTick; len(got.Samples.Points) != want {
 			t.Errorf("%d ticks: %d points stored, want %d (none lost, none twice)", ticks, len(got.Samples.Points), want)
+		}
+		if want := (ticks+leftTicks-1)/30 + 1; len(got.Samples.Events) != want {
+			t.Errorf("%d ticks: %d checkpoints stored, want %d (none lost, none twice)", ticks, len(got.Samples.Events), want)
 		}
 		seen := map[string]bool{}
 		for _, p := range got.Samples.Points {

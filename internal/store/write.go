@@ -52,15 +52,21 @@ func (s *Store) Begin(ctx context.Context, run *Run) (string, error) {
 	return run.ID, nil
 }
 
-// AppendPoints stores sampled points of a running run in one transaction, so a
-// crash keeps what was sampled so far and a long run need not hold them in
-// memory. Finish keeps the appended points when run.Samples.Taken says points
-// were handed out during the run, and adds only run.Samples.Points.
-func (s *Store) AppendPoints(ctx context.Context, id string, points []collect.Point) error {
-	if len(points) == 0 {
+// AppendSamples stores sampled points and events of a running run in one
+// transaction, so a crash keeps what was sampled so far and a long run need
+// not hold them in memory. Finish keeps the appended rows when run.Samples
+// says points or events were handed out during the run (Taken, EventsTaken),
+// and adds only run.Samples.Points and Events.
+func (s *Store) AppendSamples(ctx context.Context, id string, points []collect.Point, events []collect.Event) error {
+	if len(points) == 0 && len(events) == 0 {
 		return nil
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error { return s.writePoints(ctx, tx, id, points) })
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if err := s.writePoints(ctx, tx, id, points); err != nil {
+			return err
+		}
+		return s.insert(ctx, tx, "pgoltp_events", eventColumns, eventRows(id, events))
+	})
 	if err != nil {
 		return fmt.Errorf("appending samples of run %s: %w", id, err)
 	}
@@ -98,6 +104,16 @@ func (s *Store) AppendSeries(ctx context.Context, id string, series []Interval) 
 	return nil
 }
 
+var eventColumns = []string{"run_id", "at_us", "kind", "detail"}
+
+func eventRows(id string, events []collect.Event) [][]any {
+	rows := make([][]any, len(events))
+	for i, e := range events {
+		rows[i] = []any{id, micros(e.At), e.Kind, e.Detail}
+	}
+	return rows
+}
+
 var seriesColumns = []string{"run_id", "second", "txn_type", "length_s", "count", "errors", "p50_us", "p95_us", "p99_us", "max_us"}
 
 func seriesRows(id string, series []Interval) [][]any {
@@ -127,8 +143,9 @@ func (s *Store) writeHours(ctx context.Context, tx *sql.Tx, id string, hours []H
 // Finish stores everything of run and its final status in one transaction:
 // either the whole run is there afterwards, or it stays as it was (running,
 // hence shown as incomplete). Finish may be called again to rewrite a run.
-// Sampled points already appended during the run (run.Samples.Taken > 0) are
-// kept, and only run.Samples.Points (what is left) is added: the final write
+// Sampled points and events already appended during the run
+// (run.Samples.Taken or EventsTaken > 0) are kept, and only run.Samples.Points
+// and Events (what is left) are added: the final write
 // of a week-long run is as small as that of a minute-long one. Otherwise the
 // points are rewritten from run.Samples.Points. The series is kept and added
 // to the same way when run.SeriesAppended is set. Hourly histograms appended
@@ -145,9 +162,9 @@ func (s *Store) Finish(ctx context.Context, run *Run) error {
 		run.EndedAt = time.Now()
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		streamed := run.Samples != nil && run.Samples.Taken > 0
+		streamed := run.Samples != nil && (run.Samples.Taken > 0 || run.Samples.EventsTaken > 0)
 		for _, t := range runTables {
-			if (t == "pgoltp_samples" && streamed) || (t == "pgoltp_series" && run.SeriesAppended) {
+			if ((t == "pgoltp_samples" || t == "pgoltp_events") && streamed) || (t == "pgoltp_series" && run.SeriesAppended) {
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, s.bind(`DELETE FROM `+t+` WHERE run_id = ?`), run.ID); err != nil {
@@ -267,10 +284,7 @@ func runBatches(run *Run) ([]batch, error) {
 // sampleBatches are the rows of what the collectors saw (the points are
 // written apart, by writePoints).
 func sampleBatches(id string, sm *collect.Samples) []batch {
-	var events, waits, stmts, tables, settings, facts [][]any
-	for _, e := range sm.Events {
-		events = append(events, []any{id, micros(e.At), e.Kind, e.Detail})
-	}
+	var waits, stmts, tables, settings, facts [][]any
 	for _, w := range sm.Waits {
 		waits = append(waits, []any{id, w.Type, w.Event, w.Samples})
 	}
@@ -296,7 +310,7 @@ func sampleBatches(id string, sm *collect.Samples) []batch {
 		facts = append(facts, []any{id, "warning", strconv.Itoa(i), w})
 	}
 	return []batch{
-		{"pgoltp_events", []string{"run_id", "at_us", "kind", "detail"}, events},
+		{"pgoltp_events", eventColumns, eventRows(id, sm.Events)},
 		{"pgoltp_waits", []string{"run_id", "wait_type", "wait_event", "samples"}, waits},
 		{"pgoltp_statements", []string{"run_id", "pos", "queryid", "query", "calls", "total_ms", "rows_returned", "shared_hit", "shared_read", "wal_bytes"}, stmts},
 		{"pgoltp_tables", []string{"run_id", "name", "table_before", "table_after", "index_before", "index_after", "live_after", "dead_after",
