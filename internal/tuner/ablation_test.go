@@ -73,7 +73,7 @@ func keptRate(t *testing.T, withoutIt float64) float64 {
 		server := &simServer{}
 		w := &driftingWorkload{rng: rand.New(rand.NewPCG(seed, 7)), server: server,
 			runDrift: 0.15, secondNoise: 0.03, withoutIt: withoutIt}
-		s := &session{Tuner: &Tuner{Server: server, Workload: w}, ctx: context.Background(),
+		s := &session{Tuner: &Tuner{Server: server, Workload: w}, ctx: context.Background(), outer: context.Background(),
 			space: &Space{}, state: &State{ID: "sim"}, startSet: map[string]string{"commit_delay": "0"}}
 		out, err := s.ablate(map[string]string{"commit_delay": "862"})
 		if err != nil {
