@@ -22,7 +22,8 @@ REPS=${REPS:-2}
 SETS=${SETS:-}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LAB=${1:-$(mktemp -d /tmp/pgoltp-versions-XXXXXX)}
-chmod 755 "$LAB" 2>/dev/null || true
+mkdir -p "$LAB" # tee opens comparison.txt before pgoltp would create the lab
+chmod 755 "$LAB"
 
 if [ -z "${PGOLTP:-}" ]; then
   PGOLTP=$LAB/pgoltp-bin
