@@ -64,19 +64,28 @@ type Comparison struct {
 }
 
 // The figures of a comparison, in the order they are shown.
-var figureNames = []struct{ name, unit string }{
-	{"throughput", "txn/s"},
-	{"latency p50", "ms"},
-	{"latency p95", "ms"},
-	{"latency p99", "ms"},
-	{"database growth", "MB per 1M txn"},
-	{"index growth", "MB per 1M txn"},
-	{"WAL per transaction", "bytes"},
-	{"HOT updates", "% of updates"},
-	{"dead tuples after", "tuples"},
-	{"autovacuum runs", "runs"},
-	{"checkpoints", "count"},
+// Each figure's interval is kept within the values the figure can take
+// (lo..hi): with two runs Student's t is wide, and "HOT updates 99.6%
+// [97.6, 101.6]" or a negative count of dead tuples reads as a bug. Growth
+// can be negative (a table truncated by vacuum), so it has no bounds.
+var figureNames = []struct {
+	name, unit string
+	lo, hi     float64
+}{
+	{"throughput", "txn/s", 0, inf},
+	{"latency p50", "ms", 0, inf},
+	{"latency p95", "ms", 0, inf},
+	{"latency p99", "ms", 0, inf},
+	{"database growth", "MB per 1M txn", -inf, inf},
+	{"index growth", "MB per 1M txn", -inf, inf},
+	{"WAL per transaction", "bytes", 0, inf},
+	{"HOT updates", "% of updates", 0, 100},
+	{"dead tuples after", "tuples", 0, inf},
+	{"autovacuum runs", "runs", 0, inf},
+	{"checkpoints", "count", 0, inf},
 }
+
+var inf = math.Inf(1)
 
 // figures are the measures of one run, in figureNames order.
 func (r Run) figures() []float64 {
@@ -137,7 +146,7 @@ func Compare(workload string, translations []Translation, runs []Run) Comparison
 			}
 		}
 		for i, f := range figureNames {
-			mj.Figures = append(mj.Figures, summarize(f.name, f.unit, values[i]))
+			mj.Figures = append(mj.Figures, summarize(f.name, f.unit, values[i], f.lo, f.hi))
 		}
 		c.Majors = append(c.Majors, mj)
 		top := make([]*collect.Statement, 0, len(stmts))
@@ -175,8 +184,9 @@ func Compare(workload string, translations []Translation, runs []Run) Comparison
 	return c
 }
 
-// summarize is the mean of values with a 95% interval of the mean.
-func summarize(name, unit string, values []float64) Figure {
+// summarize is the mean of values with a 95% interval of the mean, kept
+// within lo..hi.
+func summarize(name, unit string, values []float64, lo, hi float64) Figure {
 	f := Figure{Name: name, Unit: unit, N: len(values)}
 	if len(values) == 0 {
 		return f
@@ -196,7 +206,7 @@ func summarize(name, unit string, values []float64) Figure {
 	}
 	se := math.Sqrt(ss/float64(len(values)-1)) / math.Sqrt(float64(len(values)))
 	half := stats.StudentQuantile(0.975, float64(len(values)-1)) * se
-	f.Low, f.High, f.HasCI = f.Mean-half, f.Mean+half, true
+	f.Low, f.High, f.HasCI = math.Max(lo, f.Mean-half), math.Min(hi, f.Mean+half), true
 	return f
 }
 

@@ -92,6 +92,11 @@ func TestCompare(t *testing.T) {
 	if f := fig(1, "HOT updates"); f.Mean != 100 {
 		t.Errorf("HOT share %v, want 100", f.Mean)
 	}
+	// Runs a and c: 50% HOT each, so no spread; dead tuples 50 and 0: the
+	// interval of the mean, 25 ± 317.7, stops at zero tuples.
+	if f := fig(0, "dead tuples after"); f.Low != 0 || math.Abs(f.High-25-317.66) > 0.01 {
+		t.Errorf("PG 10 dead tuples interval %v..%v, want 0 .. 25+317.66", f.Low, f.High)
+	}
 	if len(c.Statements) != 2 || c.Statements[0].Query != "UPDATE x" {
 		t.Fatalf("statements %+v", c.Statements)
 	}
@@ -107,5 +112,17 @@ func TestCompare(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text output lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// A share's interval stops at 100%: two runs at 99.2% and 100% HOT updates
+// have a mean of 99.6% and a t interval reaching past 100.
+func TestIntervalWithinBounds(t *testing.T) {
+	f := summarize("HOT updates", "% of updates", []float64{99.2, 100}, 0, 100)
+	if f.High != 100 || f.Low >= 99.2 || math.Abs(f.Mean-99.6) > 1e-9 {
+		t.Errorf("HOT updates %v [%v, %v], want 99.6 [below 99.2, 100]", f.Mean, f.Low, f.High)
+	}
+	if g := summarize("index growth", "MB per 1M txn", []float64{-0.1, 0.2}, math.Inf(-1), math.Inf(1)); g.Low >= -0.1 {
+		t.Errorf("an unbounded figure's interval was cut: %v..%v", g.Low, g.High)
 	}
 }
