@@ -152,19 +152,23 @@ func TestKilledRecording(t *testing.T) {
 		t.Fatalf("child: %q %v", line, err)
 	}
 	id := strings.TrimSpace(line)
-	time.Sleep(500 * time.Millisecond) // the collector's first ticks
+	defer cmd.Process.Kill()
+	// The collector's first tick is the reference its checkpoint counters
+	// start from: a CHECKPOINT before it is no event. Wait until the child
+	// has stored points (it ticked and flushed), then checkpoint, then wait
+	// until the child has stored the event (waits, not sleeps: a loaded CI
+	// machine under -race ticks late).
+	waitStored(t, lab, id, "sampled points", func(r *store.Run) bool { return len(r.Samples.Points) > 0 })
 	conn, err := pgx.Connect(context.Background(), dsn)
 	if err != nil {
-		cmd.Process.Kill()
 		t.Fatal(err)
 	}
 	_, err = conn.Exec(context.Background(), "CHECKPOINT")
 	conn.Close(context.Background())
 	if err != nil {
-		cmd.Process.Kill()
 		t.Fatal(err)
 	}
-	time.Sleep(2500 * time.Millisecond) // more than two flushes at 100 ms × 10
+	waitStored(t, lab, id, "a checkpoint event", func(r *store.Run) bool { return checkpointsIn(r) > 0 })
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -189,13 +193,7 @@ func TestKilledRecording(t *testing.T) {
 	if run.Samples == nil || len(run.Samples.Points) == 0 {
 		t.Fatal("the samples flushed before the kill are gone")
 	}
-	checkpoints := 0
-	for _, e := range run.Samples.Events {
-		if e.Kind == "checkpoint" {
-			checkpoints++
-		}
-	}
-	if checkpoints == 0 {
+	if checkpointsIn(run) == 0 {
 		t.Errorf("the checkpoint taken during the run is gone after the kill (events %+v)", run.Samples.Events)
 	}
 	if run.Param("warehouses") != "1" {
@@ -208,4 +206,40 @@ func TestKilledRecording(t *testing.T) {
 	if !strings.Contains(buf.String(), "never finished") || !strings.Contains(buf.String(), `aria-label="CPU (% of all cores)"`) {
 		t.Error("the report of the killed run does not say it never finished, or lacks its samples")
 	}
+}
+
+// waitStored waits up to 30 s until the running run id in lab's store
+// satisfies ok, and fails the test naming what never came.
+func waitStored(t *testing.T, lab, id, what string, ok func(*store.Run) bool) {
+	t.Helper()
+	s, err := store.Open(context.Background(), lab, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r, err := s.Load(context.Background(), id)
+		if err == nil && r.Samples != nil && ok(r) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the running recording never stored %s (last error: %v)", what, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// checkpointsIn counts the checkpoint events stored with r.
+func checkpointsIn(r *store.Run) int {
+	n := 0
+	if r.Samples == nil {
+		return 0
+	}
+	for _, e := range r.Samples.Events {
+		if e.Kind == "checkpoint" {
+			n++
+		}
+	}
+	return n
 }
