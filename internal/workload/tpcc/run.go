@@ -72,7 +72,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		opts.Seed = binary.LittleEndian.Uint64(b[:]) | 1
 	}
 	if len(opts.Schemas) == 0 {
-		p, err := openPart(ctx, dsn, opts, newDeliveryLog(opts.DeliveryLog), "")
+		p, err := openSchemaRun(ctx, dsn, opts, newDeliveryLog(opts.DeliveryLog), "")
 		if err != nil {
 			return nil, err
 		}
@@ -85,39 +85,39 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	// Each schema gets a seed of its own, drawn from the run's.
 	seeds := NewRand(opts.Seed)
 	dlog := newDeliveryLog(opts.DeliveryLog) // one file, a line's schema in its tag
-	var parts []*schemaRun
+	var schemas []*schemaRun
 	defer func() {
-		for _, p := range parts {
+		for _, p := range schemas {
 			p.admin.Close(context.WithoutCancel(ctx))
 		}
 	}()
 	for _, s := range opts.Schemas {
 		o := opts
 		o.Schema, o.Schemas, o.Seed = s, nil, seeds.Uint64()|1
-		p, err := openPart(ctx, dsn, o, dlog, "schema="+s+" ")
+		p, err := openSchemaRun(ctx, dsn, o, dlog, "schema="+s+" ")
 		if err != nil {
-			for _, q := range parts {
+			for _, q := range schemas {
 				q.r.pool.Close()
 			}
 			return nil, inSchema(err, s, opts.Schemas)
 		}
-		parts = append(parts, p)
+		schemas = append(schemas, p)
 	}
-	if err := passStartGate(ctx, opts, parts); err != nil {
+	if err := passStartGate(ctx, opts, schemas); err != nil {
 		return nil, err
 	}
-	return drive(ctx, parts, mergedResult(opts, parts)), nil
+	return drive(ctx, schemas, mergedResult(opts, schemas)), nil
 }
 
 // passStartGate waits at opts.StartGate (a group's agreed start), once the
 // connections are open, so that the terminals start at the agreed time and
 // not after their connection set-up. An error closes the connections.
-func passStartGate(ctx context.Context, opts RunOptions, parts []*schemaRun) error {
+func passStartGate(ctx context.Context, opts RunOptions, schemas []*schemaRun) error {
 	if opts.StartGate == nil {
 		return nil
 	}
 	if err := opts.StartGate(ctx); err != nil {
-		for _, p := range parts {
+		for _, p := range schemas {
 			p.r.pool.Close()
 		}
 		return err
@@ -125,9 +125,9 @@ func passStartGate(ctx context.Context, opts RunOptions, parts []*schemaRun) err
 	return nil
 }
 
-// openPart reads the schema's load, resolves the options against it, and
+// openSchemaRun reads the schema's load, resolves the options against it, and
 // opens its connections.
-func openPart(ctx context.Context, dsn string, opts RunOptions, dlog *deliveryLog, dlogTag string) (*schemaRun, error) {
+func openSchemaRun(ctx context.Context, dsn string, opts RunOptions, dlog *deliveryLog, dlogTag string) (*schemaRun, error) {
 	cfg, err := ConnConfig(dsn, opts.Schema)
 	if err != nil {
 		return nil, err
@@ -183,7 +183,7 @@ func openPart(ctx context.Context, dsn string, opts RunOptions, dlog *deliveryLo
 	return p, nil
 }
 
-// startWorkers starts the part's delivery workers and, when terminals hand
+// startWorkers starts the schema's delivery workers and, when terminals hand
 // their transactions over, its connection workers.
 func (p *schemaRun) startWorkers(dwg, cwg *sync.WaitGroup) {
 	r := p.r
@@ -205,19 +205,19 @@ func (p *schemaRun) startWorkers(dwg, cwg *sync.WaitGroup) {
 	}
 }
 
-// drive runs every part's terminals, connection workers and delivery workers
+// drive runs every schema's terminals, connection workers and delivery workers
 // on one clock, aggregates once per second, and stops on duration, on the
-// terminals' own end, or on ctx. With several parts, merged is the result
+// terminals' own end, or on ctx. With several schemas, merged is the result
 // they add up to (returned, with theirs in Schemas); with one, its own
 // result is returned.
-func drive(ctx context.Context, parts []*schemaRun, merged *RunResult) *RunResult {
-	opts := parts[0].r.opts // duration and ramp-up are the same for all parts
+func drive(ctx context.Context, schemas []*schemaRun, merged *RunResult) *RunResult {
+	opts := schemas[0].r.opts // duration and ramp-up are the same for all schemas
 	stop, stopRun := context.WithCancel(ctx)
 	defer stopRun()
 	exec, endExec := context.WithCancel(context.WithoutCancel(ctx))
 	defer endExec()
 	var dwg, cwg sync.WaitGroup
-	for _, p := range parts {
+	for _, p := range schemas {
 		p.r.stop, p.r.exec = stop, exec
 		p.startWorkers(&dwg, &cwg)
 	}
@@ -225,9 +225,9 @@ func drive(ctx context.Context, parts []*schemaRun, merged *RunResult) *RunResul
 	usageStart := driver.ReadProcessUsage()
 	start := time.Now()
 	rampEnd := start.Add(opts.Ramp)
-	agg := newTally(parts, merged, start, rampEnd) // starts the first interval now
-	twg, terminalsDone := startTerminals(parts, start)
-	stopReason, interrupted := waitForStop(ctx, parts, opts, agg, terminalsDone)
+	agg := newTally(schemas, merged, start, rampEnd) // starts the first interval now
+	twg, terminalsDone := startTerminals(schemas, start)
+	stopReason, interrupted := waitForStop(ctx, schemas, opts, agg, terminalsDone)
 	stopRun()
 	grace := graceNormal
 	if interrupted {
@@ -240,30 +240,30 @@ func drive(ctx context.Context, parts []*schemaRun, merged *RunResult) *RunResul
 	terminalsEnd := time.Now()
 	usageEnd := driver.ReadProcessUsage()
 	agg.interval(true) // the terminals' last transactions close the measurement
-	for _, p := range parts {
+	for _, p := range schemas {
 		for _, dw := range p.r.delivery {
 			close(dw.queue)
 		}
 	}
 	dwg.Wait()
 	agg.drainDeliveries()
-	for _, p := range parts {
+	for _, p := range schemas {
 		p.r.dlog.flush()
 	}
 	end := time.Now()
-	whole := collectResults(parts, merged, interrupted, stopReason, terminalsEnd, end)
+	whole := collectResults(schemas, merged, interrupted, stopReason, terminalsEnd, end)
 	// The driver's CPU is the process's: it goes to the run as a whole.
 	whole.DriverCPU, whole.DriverPeakRSS = usageEnd.CPU-usageStart.CPU, usageEnd.PeakRSS
 	agg.finish()
 	return whole
 }
 
-// startTerminals starts every part's terminals on the run's clock; done is
+// startTerminals starts every schema's terminals on the run's clock; done is
 // closed when they have all ended on their own (txns-per-terminal,
 // stop-at-txns) or been stopped.
-func startTerminals(parts []*schemaRun, start time.Time) (twg *sync.WaitGroup, done chan struct{}) {
+func startTerminals(schemas []*schemaRun, start time.Time) (twg *sync.WaitGroup, done chan struct{}) {
 	twg = new(sync.WaitGroup)
-	for _, p := range parts {
+	for _, p := range schemas {
 		for i := range p.r.opts.Terminals {
 			t := p.r.newTerminal(i, p.master.Uint64(), p.cRun, start)
 			twg.Add(1)
@@ -277,7 +277,7 @@ func startTerminals(parts []*schemaRun, start time.Time) (twg *sync.WaitGroup, d
 
 // waitForStop aggregates once per second until the run ends: on duration,
 // on the terminals' own end or on ctx; it says why.
-func waitForStop(ctx context.Context, parts []*schemaRun, opts RunOptions, agg *tally, terminalsDone <-chan struct{}) (stopReason string, interrupted bool) {
+func waitForStop(ctx context.Context, schemas []*schemaRun, opts RunOptions, agg *tally, terminalsDone <-chan struct{}) (stopReason string, interrupted bool) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var endC <-chan time.Time
@@ -294,7 +294,7 @@ func waitForStop(ctx context.Context, parts []*schemaRun, opts RunOptions, agg *
 			return "duration reached", false
 		case <-terminalsDone:
 			stopReason = "txns-per-terminal reached"
-			for _, p := range parts {
+			for _, p := range schemas {
 				if p.r.budget.Spent() {
 					stopReason = "stop-at-txns reached"
 				}
@@ -306,12 +306,12 @@ func waitForStop(ctx context.Context, parts []*schemaRun, opts RunOptions, agg *
 	}
 }
 
-// collectResults fills each part's result with how the run ended; with
-// several parts, merged adds them up (returned, with theirs in Schemas),
-// else the one part's result is returned.
-func collectResults(parts []*schemaRun, merged *RunResult, interrupted bool, stopReason string, terminalsEnd, end time.Time) *RunResult {
-	results := make([]*RunResult, len(parts))
-	for i, p := range parts {
+// collectResults fills each schema's result with how the run ended; with
+// several schemas, merged adds them up (returned, with theirs in Schemas),
+// else the one schema's result is returned.
+func collectResults(schemas []*schemaRun, merged *RunResult, interrupted bool, stopReason string, terminalsEnd, end time.Time) *RunResult {
+	results := make([]*RunResult, len(schemas))
+	for i, p := range schemas {
 		res := p.res
 		results[i] = res
 		res.Interrupted, res.StopReason, res.TerminalsEnd, res.End = interrupted, stopReason, terminalsEnd, end
@@ -319,7 +319,7 @@ func collectResults(parts []*schemaRun, merged *RunResult, interrupted bool, sto
 		res.Errors = p.r.errors.list()
 		res.DeliveriesNotCompleted = p.notCompleted.Load()
 	}
-	// The whole run: the merged result, or the one part's.
+	// The whole run: the merged result, or the one schema's.
 	whole := results[0]
 	if merged != nil {
 		whole = merged

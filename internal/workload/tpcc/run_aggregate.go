@@ -37,15 +37,15 @@ func newAggregator(opts RunOptions, rec *metrics.Recorder, timeLeft func(time.Du
 // that all schemas share one measured window: their rates add up to the
 // merged rate, and the merged histograms are exactly the merge of theirs.
 type tally struct {
-	parts  []*schemaRun
-	own    []*aggregator // one per part
-	merged *aggregator   // nil with one part
+	schemas []*schemaRun
+	own     []*aggregator // one per schema
+	merged  *aggregator   // nil with one schema
 }
 
-// newTally starts the first interval of every part now.
-func newTally(parts []*schemaRun, merged *RunResult, start, rampEnd time.Time) *tally {
-	t := &tally{parts: parts}
-	for _, p := range parts {
+// newTally starts the first interval of every schema now.
+func newTally(schemas []*schemaRun, merged *RunResult, start, rampEnd time.Time) *tally {
+	t := &tally{schemas: schemas}
+	for _, p := range schemas {
 		opts := p.r.opts
 		if merged != nil {
 			opts.Progress, opts.ProgressOut, opts.OnSecond = 0, nil, nil
@@ -53,17 +53,17 @@ func newTally(parts []*schemaRun, merged *RunResult, start, rampEnd time.Time) *
 		t.own = append(t.own, newAggregator(opts, p.r.rec, p.r.budget.TimeLeft, p.res, start, rampEnd))
 	}
 	if merged != nil {
-		t.merged = newAggregator(merged.Options, parts[0].r.rec, t.timeLeft, merged, start, rampEnd)
+		t.merged = newAggregator(merged.Options, schemas[0].r.rec, t.timeLeft, merged, start, rampEnd)
 	}
 	t.take()
 	return t
 }
 
-// take drains every part's recorder, stamping all snapshots with the first
+// take drains every schema's recorder, stamping all snapshots with the first
 // one's window: the shared clock.
 func (t *tally) take() []*metrics.Snapshot {
-	snaps := make([]*metrics.Snapshot, len(t.parts))
-	for i, p := range t.parts {
+	snaps := make([]*metrics.Snapshot, len(t.schemas))
+	for i, p := range t.schemas {
 		snaps[i] = p.r.rec.Interval()
 	}
 	for _, s := range snaps[1:] {
@@ -72,7 +72,7 @@ func (t *tally) take() []*metrics.Snapshot {
 	return snaps
 }
 
-// merge adds the parts' snapshots of one interval into one (nil with one part).
+// merge adds the schemas' snapshots of one interval into one (nil with one schema).
 func (t *tally) merge(snaps []*metrics.Snapshot) *metrics.Snapshot {
 	if t.merged == nil {
 		return nil
@@ -124,7 +124,7 @@ func (t *tally) finish() {
 // timeLeft is the --stop-at-txns estimate of the schema furthest from its end.
 func (t *tally) timeLeft(elapsed time.Duration) string {
 	var slowest *driver.Budget
-	for _, p := range t.parts {
+	for _, p := range t.schemas {
 		b := p.r.budget
 		if b == nil {
 			continue

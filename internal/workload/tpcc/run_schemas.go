@@ -15,15 +15,15 @@ import (
 // the merged tpmC), latencies from the merged HDR histograms (exact, never
 // averaged percentiles), and each schema's own result in Schemas.
 
-// mergedResult is the result the parts add up to, before the run: its
+// mergedResult is the result the schemas add up to, before the run: its
 // options hold the totals over the schemas (warehouses, terminals,
 // connections, delivery workers, rate, --stop-at-txns).
-func mergedResult(opts RunOptions, parts []*schemaRun) *RunResult {
-	o := parts[0].r.opts // resolved: duration, retries, weights
+func mergedResult(opts RunOptions, schemas []*schemaRun) *RunResult {
+	o := schemas[0].r.opts // resolved: duration, retries, weights
 	o.Schema, o.Schemas, o.Seed = "", opts.Schemas, opts.Seed
 	o.Warehouses, o.Terminals, o.Conns, o.DeliveryWorkers, o.Rate, o.StopAtTxns = 0, 0, 0, 0, 0, 0
 	loaded := 0
-	for _, p := range parts {
+	for _, p := range schemas {
 		po := p.r.opts
 		o.Warehouses += po.Warehouses
 		o.Terminals += po.Terminals
