@@ -139,11 +139,11 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 		return finish()
 	}
 	if !res.Interrupted {
-		res.Ablation, err = s.ablate(res.Best)
-	}
-	if err != nil {
-		res.Notes = append(res.Notes, "ablation stopped: "+oneLine(err.Error()))
-		res.Interrupted = res.Interrupted || ctx.Err() != nil
+		var aerr error
+		if res.Ablation, aerr = s.ablate(res.Best); aerr != nil {
+			res.Notes = append(res.Notes, "ablation stopped: "+oneLine(aerr.Error()))
+			res.Interrupted = ctx.Err() != nil
+		}
 	}
 	s.keepAblated(res)
 	if _, err := finish(); err != nil {
