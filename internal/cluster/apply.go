@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
 var settingNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$`)
@@ -200,27 +201,37 @@ func readFrom(path string, offset int64) string {
 // ApplySettings runs ALTER SYSTEM for each setting on conn (a superuser
 // connection to any server, managed or not), reloads, and reports whether a
 // restart is needed for them to take effect.
-func ApplySettings(ctx context.Context, conn *pgx.Conn, settings map[string]string) (needRestart bool, err error) {
+//
+// It is the only code in pgoltp that runs ALTER SYSTEM SET, so it is where a
+// setting pgoltp never sets (settings.Refused) is stopped for every caller,
+// present and future, whatever the caller checked before: all names are
+// checked before the first statement, so a refused setting leaves nothing
+// half-applied. Restoring never needs a refused name here: pgoltp only puts
+// back settings it changed itself (and ALTER SYSTEM RESET does not pass here).
+func ApplySettings(ctx context.Context, conn *pgx.Conn, values map[string]string) (needRestart bool, err error) {
 	// Setup statements are quick; a server that hangs must not hang pgoltp.
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	names := make([]string, 0, len(settings))
-	for name := range settings {
+	names := make([]string, 0, len(values))
+	for name := range values {
 		if !settingNameRE.MatchString(name) {
 			return false, problem.BadInput("use a PostgreSQL parameter name such as shared_buffers", "%q is not a setting name", name)
 		}
 		names = append(names, name)
+	}
+	if err := settings.CheckApplicable(values); err != nil {
+		return false, problem.BadInput("leave it out of the plan or --set", "%v", err)
 	}
 	sort.Strings(names)
 	for _, name := range names {
 		// format(%I, %L) quotes the name and the value on the server: no
 		// client-side quoting of user input.
 		var stmt string
-		if err := conn.QueryRow(ctx, "SELECT format('ALTER SYSTEM SET %I = %L', $1::text, $2::text)", name, settings[name]).Scan(&stmt); err != nil {
+		if err := conn.QueryRow(ctx, "SELECT format('ALTER SYSTEM SET %I = %L', $1::text, $2::text)", name, values[name]).Scan(&stmt); err != nil {
 			return false, err
 		}
 		if _, err := conn.Exec(ctx, stmt); err != nil {
-			return false, problem.Wrap(err, "fix the value (see 'pgoltp advise' for valid settings)", "PostgreSQL rejected %s = %q", name, settings[name])
+			return false, problem.Wrap(err, "fix the value (see 'pgoltp advise' for valid settings)", "PostgreSQL rejected %s = %q", name, values[name])
 		}
 	}
 	if _, err := conn.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {

@@ -174,7 +174,10 @@ func TestRefused(t *testing.T) {
 		"archive_command", "restore_command", "archive_cleanup_command", "recovery_end_command", "archive_library",
 		"shared_preload_libraries", "local_preload_libraries", "session_preload_libraries", "dynamic_library_path",
 		"data_directory", "hba_file", "ident_file", "config_file", "external_pid_file",
-		"unix_socket_directories", "unix_socket_group", "unix_socket_permissions", " Some_Future_Command "}
+		"unix_socket_directories", "unix_socket_group", "unix_socket_permissions", " Some_Future_Command ",
+		"jit_provider", "oauth_validator_libraries", "output_plugin_libraries", "extension_control_path", "plperl.on_init",
+		"bonjour", "bonjour_name", "krb_server_keyfile", "promote_trigger_file", "log_directory", "log_filename",
+		"stats_temp_directory", "myext.some_library", "myext.key_file"}
 	for _, name := range refused {
 		if ok, why := settings.Refused(name); !ok || why == "" {
 			t.Errorf("Refused(%q) = %v %q, want refused with a reason", name, ok, why)
@@ -190,7 +193,8 @@ func TestRefused(t *testing.T) {
 			t.Errorf("CheckApplicable with %q passed", name)
 		}
 	}
-	for _, name := range []string{"shared_buffers", "fsync", "synchronous_commit", "archive_mode", "wal_level", "work_mem", "portal_something", "sslx"} {
+	for _, name := range []string{"shared_buffers", "fsync", "synchronous_commit", "archive_mode", "wal_level", "work_mem", "portal_something", "sslx",
+		"jit", "search_path", "log_min_duration_statement", "log_checkpoints", "log_file_mode", "temp_file_limit", "pg_stat_statements.track"} {
 		if ok, why := settings.Refused(name); ok {
 			t.Errorf("Refused(%q) = true (%s), want allowed", name, why)
 		}

@@ -32,6 +32,7 @@ func TestOptionsValidate(t *testing.T) {
 		{"duration", func(o *Options) { o.Duration, o.DurationText = 0, "soon" }, `--duration "soon"`},
 		{"clients", func(o *Options) { o.Clients = 0 }, "at least 1"},
 		{"set", func(o *Options) { o.Sets = []string{"jit"} }, `--set "jit"`},
+		{"refused", func(o *Options) { o.Sets = []string{"listen_addresses=*"} }, "--set listen_addresses=* for PostgreSQL 12: pgoltp never sets listen_addresses"},
 	} {
 		o := good
 		c.change(&o)

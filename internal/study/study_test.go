@@ -44,6 +44,16 @@ func TestTranslate(t *testing.T) {
 			t.Errorf("%s=%s accepted", bad[0], bad[1])
 		}
 	}
+	// Refused settings are refused on every major, in the catalog or not
+	// (those outside it used to be passed on unchecked).
+	for _, refused := range [][2]string{{"listen_addresses", "*"}, {"archive_command", "touch pwned_%f"}, {"port", "1"},
+		{"jit_provider", "llvmjit"}, {"Shared_Preload_Libraries", "auto_explain"}, {"log_directory", "/tmp"}} {
+		for _, major := range []int{10, 15, 18} {
+			if _, err := Translate(major, refused[0], refused[1]); err == nil || !strings.Contains(err.Error(), "never sets") {
+				t.Errorf("%d %s=%s: %v, want a refusal", major, refused[0], refused[1], err)
+			}
+		}
+	}
 }
 
 func TestCompare(t *testing.T) {

@@ -25,7 +25,8 @@ const walSegmentMB = 16
 // wal_keep_segments before), a whole-millisecond setting takes a rounded value,
 // a setting the major does not have is left out with a note, and one outside
 // pgoltp's catalog is passed on for the server to check. The error is for a
-// value the major would refuse, or an unsafe one (it could lose or corrupt data).
+// setting pgoltp never sets (settings.Refused), a value the major would
+// refuse, or an unsafe one (it could lose or corrupt data).
 func Translate(major int, name, value string) (Translation, error) {
 	t := Translation{Major: major, Given: name + "=" + value, Name: name, Value: value}
 	switch {
@@ -44,6 +45,11 @@ func Translate(major int, name, value string) (Translation, error) {
 		}
 		t.Name, t.Value = "wal_keep_size", strconv.FormatInt(int64(n)*walSegmentMB, 10)+"MB"
 		t.Note = fmt.Sprintf("renamed: PostgreSQL %d sizes kept WAL in MB", major)
+	}
+	// First, before the catalog: a setting outside it is otherwise passed on
+	// unchecked, and the refused ones are mostly outside it.
+	if err := settings.CheckApplicable(map[string]string{t.Name: t.Value}); err != nil {
+		return t, err
 	}
 	cat, ok := settings.Lookup(t.Name, major)
 	if !ok {

@@ -326,6 +326,9 @@ func (p *Plan) checkVersions() error {
 	if len(p.Steps) > 0 || len(p.Baseline.Layout) > 0 {
 		return errors.New("versions: the majors are the steps; leave out steps and layout, and put settings under baseline")
 	}
+	if err := settings.CheckApplicable(p.Baseline.Values()); err != nil {
+		return fmt.Errorf("the baseline: %v", err)
+	}
 	switch {
 	case p.Repetitions.Auto || p.Repetitions == (Repetitions{}):
 		p.Repetitions = Repetitions{Pairs: 2}

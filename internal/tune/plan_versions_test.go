@@ -30,10 +30,14 @@ baseline:
 		"steps too":       "workload: {kind: tpcb}\nduration: 3s\nversions: [10, 15]\nsteps:\n  - settings: {work_mem: 8MB}\n",
 		"layout":          "workload: {kind: tpcb}\nduration: 3s\nversions: [10, 15]\nbaseline: {layout: {fillfactor: 90}}\n",
 		"zero repetition": "workload: {kind: tpcc}\nduration: 3s\nversions: [10, 15]\nrepetitions: -1\n",
+		"refused":         "workload: {kind: tpcb}\nduration: 3s\nversions: [10, 15]\nbaseline: {settings: {listen_addresses: '*'}}\n",
 	}
 	for name, plan := range bad {
 		if _, err := tune.ParsePlan(strings.NewReader(plan)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+	if _, err := tune.ParsePlan(strings.NewReader(bad["refused"])); err == nil || !strings.Contains(err.Error(), "never sets listen_addresses") {
+		t.Errorf("a versions plan with listen_addresses: %v, want the refusal", err)
 	}
 }
