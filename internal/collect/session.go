@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -408,10 +407,13 @@ func isLocal(cfg *pgx.ConnConfig, pid int) bool {
 	if !local {
 		return false
 	}
-	exe, err := os.Readlink(filepath.Join("/proc", fmt.Sprint(pid), "exe"))
-	if err == nil {
+	p, err := procfs.NewProc(pid)
+	if err != nil {
+		return false
+	}
+	if exe, err := p.Executable(); err == nil {
 		return strings.Contains(filepath.Base(exe), "postgres")
 	}
-	comm, err := os.ReadFile(filepath.Join("/proc", fmt.Sprint(pid), "comm"))
-	return err == nil && strings.Contains(string(comm), "postgres")
+	comm, err := p.Comm()
+	return err == nil && strings.Contains(comm, "postgres")
 }

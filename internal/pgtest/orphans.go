@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/procfs"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
 )
@@ -26,19 +27,18 @@ func markOwner(dir string) error {
 // processID is "pid start-time" for a live process ("pid" where /proc has
 // no start time), "" when there is no such process.
 func processID(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	p, err := procfs.NewProc(pid)
 	if err != nil {
 		if syscall.Kill(pid, 0) == nil {
 			return fmt.Sprint(pid)
 		}
 		return ""
 	}
-	// The command name may hold spaces: fields count from after its ')'.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if len(f) < 20 {
+	st, err := p.Stat()
+	if err != nil {
 		return fmt.Sprint(pid)
 	}
-	return fmt.Sprintf("%d %s", pid, f[19]) // field 22, starttime
+	return fmt.Sprintf("%d %d", pid, st.Starttime)
 }
 
 // reapOrphans destroys the managed clusters of the pgtest directories in

@@ -3,6 +3,8 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // bootstrapResamples is how many block-bootstrap resamples estimate one
@@ -31,7 +33,7 @@ func LogMeanVariance(samples []float64, seed uint64) (variance float64, blocks i
 	if n < 3 {
 		return math.NaN(), 0
 	}
-	if mean(samples) <= 0 {
+	if stat.Mean(samples, nil) <= 0 {
 		return math.NaN(), 0
 	}
 	l := blockLength(n)
@@ -69,12 +71,4 @@ func LogMeanVariance(samples []float64, seed uint64) (variance float64, blocks i
 	// for 8 s runs it is the difference between intervals that cover and
 	// intervals that do not.
 	return v / (1 - float64(l)/float64(n)), k
-}
-
-func mean(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }

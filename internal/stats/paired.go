@@ -3,6 +3,8 @@ package stats
 import (
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // Run is one measured run of an arm.
@@ -105,7 +107,7 @@ func Paired(baseline, step []Run, level float64) Effect {
 		}
 	}
 	p := pairUp(baseline, step)
-	e.LogRatio = mean(p.d)
+	e.LogRatio = stat.Mean(p.d, nil)
 	within, withinDF := p.within(baseline, step)
 	between := p.between(e.LogRatio)
 	switch {

@@ -3,6 +3,8 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // machine is a synthetic machine for simulated experiments: every run is a
@@ -55,5 +57,5 @@ func (m machine) run(rng *rand.Rand, logLevel float64) Run {
 		}
 		s[i] = math.Exp(logLevel + e)
 	}
-	return Run{Level: mean(s), Samples: s}
+	return Run{Level: stat.Mean(s, nil), Samples: s}
 }

@@ -1,6 +1,10 @@
 package stats
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat"
+)
 
 // WelchEffect is the difference of two means with its confidence interval.
 type WelchEffect struct {
@@ -15,8 +19,8 @@ type WelchEffect struct {
 // variances. Experiments used it on run means before Paired; it stays, in a
 // test file, as the reference Paired is measured against (see the power test).
 func Welch(a, b []float64, level float64) WelchEffect {
-	ma, sa := meanSD(a)
-	mb, sb := meanSD(b)
+	ma, sa := stat.MeanStdDev(a, nil)
+	mb, sb := stat.MeanStdDev(b, nil)
 	e := WelchEffect{Diff: mb - ma}
 	if len(a) < 2 || len(b) < 2 {
 		return e
@@ -31,20 +35,4 @@ func Welch(a, b []float64, level float64) WelchEffect {
 	t := StudentQuantile(1-(1-level)/2, e.DF)
 	e.Low, e.High, e.Valid = e.Diff-t*se, e.Diff+t*se, true
 	return e
-}
-
-// meanSD returns the mean and the sample standard deviation (n−1).
-func meanSD(xs []float64) (float64, float64) {
-	if len(xs) == 0 {
-		return 0, math.NaN()
-	}
-	m := mean(xs)
-	if len(xs) < 2 {
-		return m, math.NaN()
-	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(ss / float64(len(xs)-1))
 }
