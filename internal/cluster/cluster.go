@@ -125,6 +125,9 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 		if c, err = Open(lab); err != nil {
 			return nil, err
 		}
+		if err := checkLabDirs(lab); err != nil {
+			return nil, err
+		}
 		if opts.Major != 0 && opts.Major != c.Major {
 			return nil, problem.BadInput(fmt.Sprintf("use --pg %d, another --lab, or 'pgoltp cluster destroy' first", c.Major),
 				"the lab %s holds a PostgreSQL %d cluster, not %d", lab, c.Major, opts.Major)
@@ -177,6 +180,9 @@ func create(ctx context.Context, lab string, opts Options) (c *Cluster, err erro
 	if err := c.makeDirs(made); err != nil {
 		return nil, err
 	}
+	if err := c.recordCreating(made); err != nil {
+		return nil, err
+	}
 	if err := c.initdb(ctx); err != nil {
 		return nil, err
 	}
@@ -194,8 +200,12 @@ func create(ctx context.Context, lab string, opts Options) (c *Cluster, err erro
 		return nil, err
 	}
 	// The state file is written last: a lab without it has no cluster, and a
-	// marked data directory without it is an interrupted create, done again.
-	return c, c.saveState()
+	// data directory the creating record names, or a marked one, without it
+	// is an interrupted create, done again.
+	if err := c.saveState(); err != nil {
+		return nil, err
+	}
+	return c, os.Remove(creatingPath(lab))
 }
 
 // prepareCreate is the part of create that writes nothing but the lab
@@ -239,6 +249,7 @@ type createdFiles struct {
 	paths   []string // in the order made
 	emptied string   // a directory that existed empty and was filled
 	dataDir string   // removed whole, unlike the other directories
+	record  string   // the creating record, removed last
 }
 
 func (m *createdFiles) remove() {
@@ -251,6 +262,9 @@ func (m *createdFiles) remove() {
 		} else {
 			_ = os.Remove(m.paths[i]) // directories only if empty
 		}
+	}
+	if m.record != "" {
+		_ = os.Remove(m.record)
 	}
 }
 
@@ -287,31 +301,48 @@ func (c *Cluster) makeDirs(m *createdFiles) (err error) {
 }
 
 // claimLab refuses a lab holding what pgoltp did not create: a non-empty data
-// directory without pgoltp's marker, or a password file without a cluster. A
-// marked data directory without cluster.json is an interrupted create of
-// pgoltp's own: it is removed and created again.
+// directory that is neither named by pgoltp's creating record nor marked, or
+// a password file without a cluster. A data directory the record names, or a
+// marked one, without cluster.json is an interrupted create of pgoltp's own
+// (killed during initdb, or after): it is removed and created again.
 func (c *Cluster) claimLab() error {
+	if err := checkLabDirs(c.Lab); err != nil {
+		return err
+	}
 	exists, empty, err := isEmptyDir(c.DataDir)
 	if err != nil {
 		return problem.Wrap(err, "choose another --lab", "cannot read %s", c.DataDir)
 	}
+	rec, recorded := readCreating(c.Lab)
 	if exists && !empty {
-		if _, err := os.Lstat(markerPath(c.DataDir)); err != nil {
+		_, markErr := os.Lstat(markerPath(c.DataDir))
+		switch {
+		case recorded && rec.names(c.DataDir, c.user):
+			err = rec.startOver(c.DataDir)
+		case markErr == nil:
+			err = os.RemoveAll(c.DataDir)
+		default:
 			return problem.BadInput("move it away, or choose another --lab",
 				"refusing to use %s: it is not empty and pgoltp did not create it", c.DataDir)
 		}
-		if err := os.RemoveAll(c.DataDir); err != nil {
+		if err != nil {
 			return err
 		}
 		for _, p := range []string{passwordPath(c.Lab), c.PassFile()} {
 			_ = os.Remove(p)
 		}
-		return nil
 	}
 	for _, p := range []string{passwordPath(c.Lab), c.PassFile()} {
 		if _, err := os.Lstat(p); err == nil {
 			return problem.BadInput("move it away, or choose another --lab",
 				"refusing to overwrite %s: pgoltp did not create it", p)
+		}
+	}
+	// What a killed create left besides the data directory: its record and
+	// initdb's password file.
+	for _, p := range []string{creatingPath(c.Lab), initdbPasswordPath(c.Lab)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
 		}
 	}
 	return nil
@@ -327,7 +358,8 @@ func newSocketDir(lab string, u serverUser) (string, error) {
 			return "", err
 		}
 		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-			return "", fmt.Errorf("%s is not a directory", dir)
+			return "", problem.BadInput("move it away, or choose another --lab",
+				"refusing %s: it is not a directory (or a symlink), and pgoltp did not create it", dir)
 		}
 	} else {
 		var err error
@@ -380,29 +412,6 @@ func removeContents(dir string) {
 // writeNew creates a file that must not exist yet.
 func writeNew(path, content string) error {
 	return writeNoFollow(path, content, os.O_EXCL, 0o644)
-}
-
-func (c *Cluster) initdb(ctx context.Context) error {
-	// initdb reads the password from a file the server user can read; it is
-	// removed as soon as initdb is done.
-	pwFile := filepath.Join(c.Lab, ".initdb-password")
-	_ = os.Remove(pwFile) // left by an interrupted initdb of ours
-	if err := writeNew(pwFile, c.password+"\n"); err != nil {
-		return err
-	}
-	defer os.Remove(pwFile)
-	if err := c.user.own(pwFile); err != nil {
-		return err
-	}
-	cmd := c.user.command(ctx, c.Lab, filepath.Join(c.BinDir, "initdb"),
-		"-D", c.DataDir, "-U", Superuser, "--pwfile="+pwFile,
-		"--auth-local=scram-sha-256", "--auth-host=scram-sha-256",
-		"--encoding=UTF8", "--locale=C")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("initdb failed: %v: %s", err, lastLines(string(out), 3))
-	}
-	return nil
 }
 
 // writeConfig puts pgoltp's own settings in pgoltp.conf, included at the end of
@@ -657,6 +666,9 @@ func (c *Cluster) ownsProcess(pid int) error {
 // password and lock files, and the socket and log directories if that leaves
 // them empty. Anything else in the lab (results, reports, a user's files) stays.
 func (c *Cluster) Destroy(ctx context.Context) error {
+	if err := checkLabDirs(c.Lab); err != nil {
+		return err
+	}
 	if exists, empty, _ := isEmptyDir(c.DataDir); exists && !empty {
 		if _, err := os.Lstat(markerPath(c.DataDir)); err != nil {
 			return problem.BadInput("remove it yourself if it is no longer needed",
