@@ -523,16 +523,24 @@ func pgpassEscape(v string) string { return strings.NewReplacer(`\`, `\\`, `:`, 
 // PassFile is the lab's libpq password file.
 func (c *Cluster) PassFile() string { return filepath.Join(c.Lab, "pgpass") }
 
-// Running reports whether the server is up (pg_ctl status).
+// Running reports whether the server is up (pg_ctl status); a postmaster
+// that is a zombie is not (pg_ctl thinks it is).
 func (c *Cluster) Running(ctx context.Context) bool {
 	cmd := c.user.command(ctx, c.Lab, filepath.Join(c.BinDir, "pg_ctl"), "status", "-D", c.DataDir)
-	return cmd.Run() == nil
+	if cmd.Run() != nil {
+		return false
+	}
+	pid, err := postmasterPID(c.DataDir)
+	return err != nil || !isZombie(pid)
 }
 
 // Start starts the server if it is not running and waits until it accepts connections.
 func (c *Cluster) Start(ctx context.Context) error {
 	if c.Running(ctx) {
 		return nil
+	}
+	if err := c.clearDeadPostmaster(ctx); err != nil {
+		return err
 	}
 	if portBusy(c.Port) {
 		// Someone else took our port while the cluster was down: move.
@@ -631,11 +639,11 @@ func (c *Cluster) Kill() error {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		alive := kill(pid, 0) == nil
+		running := alive(pid) // a zombie is dead: its parent may never reap it
 		for _, ch := range children {
-			alive = alive || kill(ch, 0) == nil
+			running = running || alive(ch)
 		}
-		if !alive {
+		if !running {
 			return nil
 		}
 		time.Sleep(20 * time.Millisecond)
