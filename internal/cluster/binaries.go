@@ -107,6 +107,24 @@ func FindInstalled(cacheDir string) []Binaries {
 	return found
 }
 
+// DefaultMajor is the major of a new cluster without --pg on a machine that
+// has no PostgreSQL of its own (it is then downloaded).
+const DefaultMajor = 18
+
+// DefaultBinaries is the one rule for a new cluster without --pg: the
+// machine's own PostgreSQL (its newest major, if it has several); ok=false
+// when it has none, and then DefaultMajor is used. What the download cache
+// holds never counts: another command's download must not change the server
+// the same command gets.
+func DefaultBinaries() (Binaries, bool) {
+	for _, b := range FindInstalled("") {
+		if b.Source == "system" {
+			return b, true
+		}
+	}
+	return Binaries{}, false
+}
+
 // Find returns an installation of the given major (0: the newest found), or
 // ok=false when none is installed.
 func Find(major int, cacheDir string) (Binaries, bool) {
@@ -133,7 +151,7 @@ func versionLess(a, b string) bool {
 // SupportedMajors are the PostgreSQL majors pgoltp manages and can download.
 var SupportedMajors = []int{10, 11, 12, 13, 14, 15, 16, 17, 18}
 
-// ValidMajor reports whether major is one pgoltp supports (0 means "newest").
+// ValidMajor reports whether major is one pgoltp supports (0 means the default).
 func ValidMajor(major int) error {
 	if major == 0 {
 		return nil

@@ -44,7 +44,7 @@ const Superuser = "postgres"
 // Options say which cluster to manage and how to create it.
 type Options struct {
 	Lab      string    // lab directory (created if missing)
-	Major    int       // PostgreSQL major; 0 = the newest installed (download 18 if none)
+	Major    int       // PostgreSQL major; 0 = the default (see DefaultBinaries)
 	RunAs    string    // OS user for the server when running as root; "" = postgres
 	Progress io.Writer // download progress and notes; nil = quiet
 	Offline  bool      // never download; fail if no binaries are installed
@@ -141,15 +141,19 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 	return c, nil
 }
 
-// binariesFor finds installed binaries of the major, or downloads them.
+// binariesFor finds installed binaries of the major (without one, see
+// DefaultBinaries), or downloads them.
 func binariesFor(ctx context.Context, opts Options) (Binaries, error) {
 	cache := CacheDir()
-	if b, ok := Find(opts.Major, cache); ok {
-		return b, nil
-	}
 	major := opts.Major
 	if major == 0 {
-		major = SupportedMajors[len(SupportedMajors)-1]
+		if b, ok := DefaultBinaries(); ok {
+			return b, nil
+		}
+		major = DefaultMajor
+	}
+	if b, ok := Find(major, cache); ok {
+		return b, nil
 	}
 	if opts.Offline {
 		return Binaries{}, problem.BadInput(fmt.Sprintf("install the PostgreSQL %d server package or allow the download", major),
