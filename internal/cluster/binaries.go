@@ -72,8 +72,13 @@ func systemDirs() []string {
 }
 
 // FindInstalled returns every PostgreSQL installation found on this machine and
-// in the download cache, newest major first.
-func FindInstalled(cacheDir string) []Binaries {
+// in the download cache, newest major first. Builds of the cache count only
+// if the cache is safe (checkCache) and they are what pgoltp unpacked.
+func FindInstalled(cacheDir string) []Binaries { return findInstalled(cacheDir, 0) }
+
+// findInstalled is FindInstalled, with the cache's builds limited to one
+// major (0: all): each is verified, file by file, before it is run.
+func findInstalled(cacheDir string, major int) []Binaries {
 	seen := map[string]bool{}
 	var found []Binaries
 	add := func(dir, source string) {
@@ -92,10 +97,16 @@ func FindInstalled(cacheDir string) []Binaries {
 	for _, d := range systemDirs() {
 		add(d, "system")
 	}
-	if cacheDir != "" {
-		m, _ := filepath.Glob(filepath.Join(cacheDir, "postgres-*", "bin"))
+	if cacheDir != "" && checkCache(cacheDir) == nil {
+		prefix := "postgres-"
+		if major != 0 {
+			prefix += strconv.Itoa(major) + "."
+		}
+		m, _ := filepath.Glob(filepath.Join(cacheDir, prefix+"*", "bin"))
 		for _, d := range m {
-			add(d, "download")
+			if verifyTree(filepath.Dir(d)) == nil {
+				add(d, "download")
+			}
 		}
 	}
 	sort.SliceStable(found, func(i, j int) bool {
@@ -128,7 +139,7 @@ func DefaultBinaries() (Binaries, bool) {
 // Find returns an installation of the given major (0: the newest found), or
 // ok=false when none is installed.
 func Find(major int, cacheDir string) (Binaries, bool) {
-	for _, b := range FindInstalled(cacheDir) {
+	for _, b := range findInstalled(cacheDir, major) {
 		if major == 0 || b.Major == major {
 			return b, true
 		}

@@ -9,7 +9,7 @@ import (
 )
 
 // fakeBuild puts a build of major in cache, as a download would: a bin
-// directory whose postgres reports the version.
+// directory whose postgres reports the version, and its manifest.
 func fakeBuild(t *testing.T, cache string, major int) string {
 	t.Helper()
 	root := filepath.Join(cache, fmt.Sprintf("postgres-%d.0.0", major))
@@ -22,6 +22,9 @@ func fakeBuild(t *testing.T, cache string, major int) string {
 		if err := os.WriteFile(filepath.Join(bin, tool), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := writeManifest(root, "not from an archive"); err != nil {
+		t.Fatal(err)
 	}
 	return root
 }

@@ -93,6 +93,9 @@ func Open(lab string) (*Cluster, error) {
 		return nil, problem.Wrap(err, "remove the lab directory or run 'pgoltp cluster destroy'", "%s is damaged", statePath(lab))
 	}
 	c.fill(lab)
+	if err := verifyBinDir(c.BinDir); err != nil {
+		return nil, err
+	}
 	pw, err := os.ReadFile(passwordPath(lab))
 	if err != nil {
 		return nil, problem.Wrap(err, "run pgoltp as the user who created the lab (or root)", "cannot read the cluster password")
@@ -145,6 +148,9 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 // DefaultBinaries), or downloads them.
 func binariesFor(ctx context.Context, opts Options) (Binaries, error) {
 	cache := CacheDir()
+	if err := checkCache(cache); err != nil {
+		return Binaries{}, err
+	}
 	major := opts.Major
 	if major == 0 {
 		if b, ok := DefaultBinaries(); ok {
