@@ -108,7 +108,9 @@ func TestCachedBuildIsVerifiedWhenUsed(t *testing.T) {
 		undo func() error
 	}{
 		{"changed", func() error { return appendTo(filepath.Join(root, "bin", "initdb"), "touch /tmp/pwned\n") },
-			func() error { return os.WriteFile(filepath.Join(root, "bin", "initdb"), []byte(runnableBuild()[0].body), 0o755) }},
+			func() error {
+				return os.WriteFile(filepath.Join(root, "bin", "initdb"), []byte(runnableBuild()[0].body), 0o755)
+			}},
 		{"added", func() error { return os.WriteFile(filepath.Join(root, "lib", "evil.so"), nil, 0o644) },
 			func() error { return os.Remove(filepath.Join(root, "lib", "evil.so")) }},
 		{"relinked", func() error { return relink(filepath.Join(root, "lib", "libpq.so"), "/tmp/evil.so") },
