@@ -215,7 +215,8 @@ func create(ctx context.Context, lab string, opts Options) (c *Cluster, err erro
 	if err := c.saveState(); err != nil {
 		return nil, err
 	}
-	return c, os.Remove(creatingPath(lab))
+	_ = os.Remove(creatingPath(lab)) // one left behind is stale, and the next create removes it
+	return c, nil
 }
 
 // prepareCreate is the part of create that writes nothing but the lab
