@@ -327,14 +327,18 @@ func (c *Cluster) claimLab() error {
 	rec, recorded := readCreating(c.Lab)
 	if exists && !empty {
 		_, markErr := os.Lstat(markerPath(c.DataDir))
-		switch {
-		case recorded && rec.names(c.DataDir, c.user):
-			err = rec.startOver(c.DataDir)
-		case markErr == nil:
-			err = os.RemoveAll(c.DataDir)
-		default:
+		ours := recorded && rec.names(c.DataDir, c.user)
+		if !ours && markErr != nil {
 			return problem.BadInput("move it away, or choose another --lab",
 				"refusing to use %s: it is not empty and pgoltp did not create it", c.DataDir)
+		}
+		if err := waitUnused(c.DataDir); err != nil {
+			return err
+		}
+		if ours {
+			err = rec.startOver(c.DataDir)
+		} else {
+			err = os.RemoveAll(c.DataDir)
 		}
 		if err != nil {
 			return err

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/problem"
 )
 
 // initdb and what survives a kill during it. The data directory's marker
@@ -135,6 +138,20 @@ func (rec creatingRecord) names(dir string, u serverUser) bool {
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && uint64(st.Dev) == rec.dev && uint64(st.Ino) == rec.ino && st.Uid == u.UID
+}
+
+// waitUnused waits a few seconds for the processes that still work in the
+// data directory of an interrupted create (the server initdb ran, finishing
+// after initdb was killed) to end: it is not removed under them.
+func waitUnused(dataDir string) error {
+	var left []int
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if left = processesIn(dataDir); len(left) == 0 {
+			return nil
+		}
+	}
+	return problem.BadInput(fmt.Sprintf("wait for them to end, or stop them (kill %s), then run the command again", joinPIDs(left)),
+		"processes %s still work in %s, left by an interrupted create", joinPIDs(left), dataDir)
 }
 
 // startOver removes what an interrupted create of pgoltp's own left in the
