@@ -12,6 +12,7 @@
 //	log/server.log the server's log
 //	run/           the Unix socket (or a fresh directory under /tmp if the lab path is long)
 //	pgoltp.lock    held (flock) by the command that changes the cluster (see LockLab)
+//	.pgoltp-creating, .initdb-password  only while a create runs (see initdb.go)
 //
 // pgoltp removes only what it created (see safety.go): a data directory it did
 // not initialise is refused, never wiped.

@@ -15,7 +15,8 @@ import (
 // What pgoltp owns in a lab, and only that, it may remove:
 //
 //	data/.pgoltp-owned  marks a data directory pgoltp's initdb filled; a data
-//	                    directory without it is never touched
+//	                    directory without it (or the creating record naming
+//	                    it, see initdb.go) is never touched
 //	cluster.json, password, pgpass, pgoltp.lock, log/server.log  its own files
 //	run/ or /tmp/pgoltp-*  the socket directory it created (removed only when empty)
 const ownedMarker = ".pgoltp-owned"
