@@ -57,6 +57,6 @@ report into <lab>/reports.`,
 	}
 	f := cmd.Flags()
 	o.AddFlags(f)
-	f.IntVar(&major, "pg", 0, "PostgreSQL major of the managed cluster (default: the newest installed)")
+	f.IntVar(&major, "pg", 0, cluster.MajorFlagHelp)
 	rootCmd.AddCommand(cmd)
 }

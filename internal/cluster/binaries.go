@@ -72,8 +72,13 @@ func systemDirs() []string {
 }
 
 // FindInstalled returns every PostgreSQL installation found on this machine and
-// in the download cache, newest major first.
-func FindInstalled(cacheDir string) []Binaries {
+// in the download cache, newest major first. Builds of the cache count only
+// if the cache is safe (checkCache) and they are what pgoltp unpacked.
+func FindInstalled(cacheDir string) []Binaries { return findInstalled(cacheDir, 0) }
+
+// findInstalled is FindInstalled, with the cache's builds limited to one
+// major (0: all): each is verified, file by file, before it is run.
+func findInstalled(cacheDir string, major int) []Binaries {
 	seen := map[string]bool{}
 	var found []Binaries
 	add := func(dir, source string) {
@@ -92,10 +97,16 @@ func FindInstalled(cacheDir string) []Binaries {
 	for _, d := range systemDirs() {
 		add(d, "system")
 	}
-	if cacheDir != "" {
-		m, _ := filepath.Glob(filepath.Join(cacheDir, "postgres-*", "bin"))
+	if cacheDir != "" && checkCache(cacheDir) == nil {
+		prefix := "postgres-"
+		if major != 0 {
+			prefix += strconv.Itoa(major) + "."
+		}
+		m, _ := filepath.Glob(filepath.Join(cacheDir, prefix+"*", "bin"))
 		for _, d := range m {
-			add(d, "download")
+			if verifyTree(filepath.Dir(d)) == nil {
+				add(d, "download")
+			}
 		}
 	}
 	sort.SliceStable(found, func(i, j int) bool {
@@ -107,10 +118,28 @@ func FindInstalled(cacheDir string) []Binaries {
 	return found
 }
 
+// DefaultMajor is the major of a new cluster without --pg on a machine that
+// has no PostgreSQL of its own (it is then downloaded).
+const DefaultMajor = 18
+
+// DefaultBinaries is the one rule for a new cluster without --pg: the
+// machine's own PostgreSQL (its newest major, if it has several); ok=false
+// when it has none, and then DefaultMajor is used. What the download cache
+// holds never counts: another command's download must not change the server
+// the same command gets.
+func DefaultBinaries() (Binaries, bool) {
+	for _, b := range FindInstalled("") {
+		if b.Source == "system" {
+			return b, true
+		}
+	}
+	return Binaries{}, false
+}
+
 // Find returns an installation of the given major (0: the newest found), or
 // ok=false when none is installed.
 func Find(major int, cacheDir string) (Binaries, bool) {
-	for _, b := range FindInstalled(cacheDir) {
+	for _, b := range findInstalled(cacheDir, major) {
 		if major == 0 || b.Major == major {
 			return b, true
 		}
@@ -133,7 +162,7 @@ func versionLess(a, b string) bool {
 // SupportedMajors are the PostgreSQL majors pgoltp manages and can download.
 var SupportedMajors = []int{10, 11, 12, 13, 14, 15, 16, 17, 18}
 
-// ValidMajor reports whether major is one pgoltp supports (0 means "newest").
+// ValidMajor reports whether major is one pgoltp supports (0 means the default).
 func ValidMajor(major int) error {
 	if major == 0 {
 		return nil

@@ -12,6 +12,7 @@
 //	log/server.log the server's log
 //	run/           the Unix socket (or a fresh directory under /tmp if the lab path is long)
 //	pgoltp.lock    held (flock) by the command that changes the cluster (see LockLab)
+//	.pgoltp-creating, .initdb-password  only while a create runs (see initdb.go)
 //
 // pgoltp removes only what it created (see safety.go): a data directory it did
 // not initialise is refused, never wiped.
@@ -44,7 +45,7 @@ const Superuser = "postgres"
 // Options say which cluster to manage and how to create it.
 type Options struct {
 	Lab      string    // lab directory (created if missing)
-	Major    int       // PostgreSQL major; 0 = the newest installed (download 18 if none)
+	Major    int       // PostgreSQL major; 0 = the default (see DefaultBinaries)
 	RunAs    string    // OS user for the server when running as root; "" = postgres
 	Progress io.Writer // download progress and notes; nil = quiet
 	Offline  bool      // never download; fail if no binaries are installed
@@ -93,6 +94,9 @@ func Open(lab string) (*Cluster, error) {
 		return nil, problem.Wrap(err, "remove the lab directory or run 'pgoltp cluster destroy'", "%s is damaged", statePath(lab))
 	}
 	c.fill(lab)
+	if err := verifyBinDir(c.BinDir); err != nil {
+		return nil, err
+	}
 	pw, err := os.ReadFile(passwordPath(lab))
 	if err != nil {
 		return nil, problem.Wrap(err, "run pgoltp as the user who created the lab (or root)", "cannot read the cluster password")
@@ -125,6 +129,9 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 		if c, err = Open(lab); err != nil {
 			return nil, err
 		}
+		if err := checkLabDirs(lab); err != nil {
+			return nil, err
+		}
 		if opts.Major != 0 && opts.Major != c.Major {
 			return nil, problem.BadInput(fmt.Sprintf("use --pg %d, another --lab, or 'pgoltp cluster destroy' first", c.Major),
 				"the lab %s holds a PostgreSQL %d cluster, not %d", lab, c.Major, opts.Major)
@@ -138,15 +145,22 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 	return c, nil
 }
 
-// binariesFor finds installed binaries of the major, or downloads them.
+// binariesFor finds installed binaries of the major (without one, see
+// DefaultBinaries), or downloads them.
 func binariesFor(ctx context.Context, opts Options) (Binaries, error) {
 	cache := CacheDir()
-	if b, ok := Find(opts.Major, cache); ok {
-		return b, nil
+	if err := checkCache(cache); err != nil {
+		return Binaries{}, err
 	}
 	major := opts.Major
 	if major == 0 {
-		major = SupportedMajors[len(SupportedMajors)-1]
+		if b, ok := DefaultBinaries(); ok {
+			return b, nil
+		}
+		major = DefaultMajor
+	}
+	if b, ok := Find(major, cache); ok {
+		return b, nil
 	}
 	if opts.Offline {
 		return Binaries{}, problem.BadInput(fmt.Sprintf("install the PostgreSQL %d server package or allow the download", major),
@@ -177,6 +191,9 @@ func create(ctx context.Context, lab string, opts Options) (c *Cluster, err erro
 	if err := c.makeDirs(made); err != nil {
 		return nil, err
 	}
+	if err := c.recordCreating(made); err != nil {
+		return nil, err
+	}
 	if err := c.initdb(ctx); err != nil {
 		return nil, err
 	}
@@ -194,8 +211,13 @@ func create(ctx context.Context, lab string, opts Options) (c *Cluster, err erro
 		return nil, err
 	}
 	// The state file is written last: a lab without it has no cluster, and a
-	// marked data directory without it is an interrupted create, done again.
-	return c, c.saveState()
+	// data directory the creating record names, or a marked one, without it
+	// is an interrupted create, done again.
+	if err := c.saveState(); err != nil {
+		return nil, err
+	}
+	_ = os.Remove(creatingPath(lab)) // one left behind is stale, and the next create removes it
+	return c, nil
 }
 
 // prepareCreate is the part of create that writes nothing but the lab
@@ -239,6 +261,7 @@ type createdFiles struct {
 	paths   []string // in the order made
 	emptied string   // a directory that existed empty and was filled
 	dataDir string   // removed whole, unlike the other directories
+	record  string   // the creating record, removed last
 }
 
 func (m *createdFiles) remove() {
@@ -251,6 +274,9 @@ func (m *createdFiles) remove() {
 		} else {
 			_ = os.Remove(m.paths[i]) // directories only if empty
 		}
+	}
+	if m.record != "" {
+		_ = os.Remove(m.record)
 	}
 }
 
@@ -287,31 +313,52 @@ func (c *Cluster) makeDirs(m *createdFiles) (err error) {
 }
 
 // claimLab refuses a lab holding what pgoltp did not create: a non-empty data
-// directory without pgoltp's marker, or a password file without a cluster. A
-// marked data directory without cluster.json is an interrupted create of
-// pgoltp's own: it is removed and created again.
+// directory that is neither named by pgoltp's creating record nor marked, or
+// a password file without a cluster. A data directory the record names, or a
+// marked one, without cluster.json is an interrupted create of pgoltp's own
+// (killed during initdb, or after): it is removed and created again.
 func (c *Cluster) claimLab() error {
+	if err := checkLabDirs(c.Lab); err != nil {
+		return err
+	}
 	exists, empty, err := isEmptyDir(c.DataDir)
 	if err != nil {
 		return problem.Wrap(err, "choose another --lab", "cannot read %s", c.DataDir)
 	}
+	rec, recorded := readCreating(c.Lab)
 	if exists && !empty {
-		if _, err := os.Lstat(markerPath(c.DataDir)); err != nil {
+		_, markErr := os.Lstat(markerPath(c.DataDir))
+		ours := recorded && rec.names(c.DataDir, c.user)
+		if !ours && markErr != nil {
 			return problem.BadInput("move it away, or choose another --lab",
 				"refusing to use %s: it is not empty and pgoltp did not create it", c.DataDir)
 		}
-		if err := os.RemoveAll(c.DataDir); err != nil {
+		if err := waitUnused(c.DataDir); err != nil {
+			return err
+		}
+		if ours {
+			err = rec.startOver(c.DataDir)
+		} else {
+			err = os.RemoveAll(c.DataDir)
+		}
+		if err != nil {
 			return err
 		}
 		for _, p := range []string{passwordPath(c.Lab), c.PassFile()} {
 			_ = os.Remove(p)
 		}
-		return nil
 	}
 	for _, p := range []string{passwordPath(c.Lab), c.PassFile()} {
 		if _, err := os.Lstat(p); err == nil {
 			return problem.BadInput("move it away, or choose another --lab",
 				"refusing to overwrite %s: pgoltp did not create it", p)
+		}
+	}
+	// What a killed create left besides the data directory: its record and
+	// initdb's password file.
+	for _, p := range []string{creatingPath(c.Lab), initdbPasswordPath(c.Lab)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
 		}
 	}
 	return nil
@@ -327,7 +374,8 @@ func newSocketDir(lab string, u serverUser) (string, error) {
 			return "", err
 		}
 		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-			return "", fmt.Errorf("%s is not a directory", dir)
+			return "", problem.BadInput("move it away, or choose another --lab",
+				"refusing %s: it is not a directory (or a symlink), and pgoltp did not create it", dir)
 		}
 	} else {
 		var err error
@@ -380,29 +428,6 @@ func removeContents(dir string) {
 // writeNew creates a file that must not exist yet.
 func writeNew(path, content string) error {
 	return writeNoFollow(path, content, os.O_EXCL, 0o644)
-}
-
-func (c *Cluster) initdb(ctx context.Context) error {
-	// initdb reads the password from a file the server user can read; it is
-	// removed as soon as initdb is done.
-	pwFile := filepath.Join(c.Lab, ".initdb-password")
-	_ = os.Remove(pwFile) // left by an interrupted initdb of ours
-	if err := writeNew(pwFile, c.password+"\n"); err != nil {
-		return err
-	}
-	defer os.Remove(pwFile)
-	if err := c.user.own(pwFile); err != nil {
-		return err
-	}
-	cmd := c.user.command(ctx, c.Lab, filepath.Join(c.BinDir, "initdb"),
-		"-D", c.DataDir, "-U", Superuser, "--pwfile="+pwFile,
-		"--auth-local=scram-sha-256", "--auth-host=scram-sha-256",
-		"--encoding=UTF8", "--locale=C")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("initdb failed: %v: %s", err, lastLines(string(out), 3))
-	}
-	return nil
 }
 
 // writeConfig puts pgoltp's own settings in pgoltp.conf, included at the end of
@@ -514,16 +539,24 @@ func pgpassEscape(v string) string { return strings.NewReplacer(`\`, `\\`, `:`, 
 // PassFile is the lab's libpq password file.
 func (c *Cluster) PassFile() string { return filepath.Join(c.Lab, "pgpass") }
 
-// Running reports whether the server is up (pg_ctl status).
+// Running reports whether the server is up (pg_ctl status); a postmaster
+// that is a zombie is not (pg_ctl thinks it is).
 func (c *Cluster) Running(ctx context.Context) bool {
 	cmd := c.user.command(ctx, c.Lab, filepath.Join(c.BinDir, "pg_ctl"), "status", "-D", c.DataDir)
-	return cmd.Run() == nil
+	if cmd.Run() != nil {
+		return false
+	}
+	pid, err := postmasterPID(c.DataDir)
+	return err != nil || !isZombie(pid)
 }
 
 // Start starts the server if it is not running and waits until it accepts connections.
 func (c *Cluster) Start(ctx context.Context) error {
 	if c.Running(ctx) {
 		return nil
+	}
+	if err := c.clearDeadPostmaster(ctx); err != nil {
+		return err
 	}
 	if portBusy(c.Port) {
 		// Someone else took our port while the cluster was down: move.
@@ -622,11 +655,11 @@ func (c *Cluster) Kill() error {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		alive := kill(pid, 0) == nil
+		running := alive(pid) // a zombie is dead: its parent may never reap it
 		for _, ch := range children {
-			alive = alive || kill(ch, 0) == nil
+			running = running || alive(ch)
 		}
-		if !alive {
+		if !running {
 			return nil
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -657,6 +690,9 @@ func (c *Cluster) ownsProcess(pid int) error {
 // password and lock files, and the socket and log directories if that leaves
 // them empty. Anything else in the lab (results, reports, a user's files) stays.
 func (c *Cluster) Destroy(ctx context.Context) error {
+	if err := checkLabDirs(c.Lab); err != nil {
+		return err
+	}
 	if exists, empty, _ := isEmptyDir(c.DataDir); exists && !empty {
 		if _, err := os.Lstat(markerPath(c.DataDir)); err != nil {
 			return problem.BadInput("remove it yourself if it is no longer needed",

