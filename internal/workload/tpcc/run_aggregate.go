@@ -238,7 +238,6 @@ func (a *aggregator) finish() {
 			P90Limit: kinds[k].p90,
 		}
 		tr.P90OK = sum.Count == 0 || sum.P90 <= tr.P90Limit
-		tr.P90BelowMean = sum.Count > 0 && sum.P90 < sum.Mean
 		res.Txns = append(res.Txns, tr)
 		res.ErrorsTotal += tr.Errors
 		res.Retries += tr.Retries
@@ -263,36 +262,8 @@ func (a *aggregator) finish() {
 	}
 	res.Audits = audit(t, res.LoadedWarehouses)
 	res.MixCompliant = MixMeetsMinimum(opts.Weights)
-	res.NonCompliant = nonCompliance(opts, res.Txns)
-}
-
-// nonCompliance lists where a run departs from the rules the driver
-// controls, each with its clause. Response times count in spec mode only: a
-// no-wait run queues by design and is not a TPC-C result anyway.
-func nonCompliance(opts RunOptions, txns []TxnResult) []string {
-	var out []string
-	if !MixMeetsMinimum(opts.Weights) {
-		out = append(out, fmt.Sprintf("mix %s is below the minimums of clause 5.2.3 (Payment ≥ 43%%, Order-Status, Delivery, Stock-Level ≥ 4%% each)",
-			weightsString(opts.Weights)))
-	}
-	if homes := homeCount(opts); opts.Mode == ModeSpec && opts.Terminals > districtsPerWarehouse*homes {
-		out = append(out, fmt.Sprintf("%d terminals on %d warehouses: more than 10 per warehouse share Stock-Level districts (clause 2.8.1.1)",
-			opts.Terminals, homes))
-	}
-	if opts.Mode != ModeSpec {
-		return out
-	}
-	for _, t := range txns {
-		if !t.P90OK {
-			out = append(out, fmt.Sprintf("%s 90th percentile %s exceeds its limit %s (clause 5.2.5.3)",
-				t.Name, driver.FormatLatency(t.Latency.P90), driver.FormatLatency(t.P90Limit)))
-		}
-		if t.P90BelowMean {
-			out = append(out, fmt.Sprintf("%s 90th percentile %s is below its mean %s (clause 5.2.5.3)",
-				t.Name, driver.FormatLatency(t.Latency.P90), driver.FormatLatency(t.Latency.Mean)))
-		}
-	}
-	return out
+	res.NonCompliant = departures(opts, res.Measured, res.Txns, res.Audits)
+	res.Compliance = compliance(res.NonCompliant)
 }
 
 // homeCount is how many home warehouses the run drives.
