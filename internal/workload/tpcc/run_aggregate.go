@@ -244,11 +244,12 @@ func (a *aggregator) finish() {
 	}
 	res.Rollbacks = t.Counter(kindNewOrder, cntRollbacks)
 	res.OrderStatusMismatches = a.all.Counter(kindOrderStatus, cntOSMismatch)
+	// The measured window, as the table beside it and the 2.7.4.2 audit.
 	res.Deliveries = DeliveryStats{
-		Queued:            a.all.Count(kindDelivery),
-		Completed:         a.all.Count(kindDeliveryDeferred),
-		SkippedDistricts:  a.all.Counter(kindDeliveryDeferred, cntSkipped),
-		SkippedDeliveries: a.all.Counter(kindDeliveryDeferred, cntSkippedDeliveries),
+		Queued:            t.Count(kindDelivery),
+		Completed:         t.Count(kindDeliveryDeferred),
+		SkippedDistricts:  t.Counter(kindDeliveryDeferred, cntSkipped),
+		SkippedDeliveries: t.Counter(kindDeliveryDeferred, cntSkippedDeliveries),
 		NotCompleted:      res.DeliveriesNotCompleted,
 		P90Completion:     t.Percentile(kindDeliveryDeferred, 90),
 	}

@@ -108,7 +108,7 @@ func (r *RunResult) writeErrors(b *strings.Builder) {
 		fmt.Fprintf(b, "  connection %d lost at %s, %s (%d attempts)\n", o.Conn, o.Lost.Format("15:04:05.000"), restored, o.Attempts)
 	}
 	d := r.Deliveries
-	fmt.Fprintf(b, "deliveries queued %d completed %d not completed %d, %d skipped a district (%d districts), p90 completion %s\n",
+	fmt.Fprintf(b, "deliveries in the measured interval: queued %d completed %d, not completed at the end %d, %d skipped a district (%d districts), p90 completion %s\n",
 		d.Queued, d.Completed, d.NotCompleted, d.SkippedDeliveries, d.SkippedDistricts, driver.FormatLatency(d.P90Completion))
 }
 

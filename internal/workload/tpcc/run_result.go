@@ -95,7 +95,9 @@ type TxnResult struct {
 	P90OK          bool                   `json:"p90_ok"`       // the one response time rule: p90 ≤ P90Limit
 }
 
-// DeliveryStats describe the deferred Deliveries (clause 2.7.2).
+// DeliveryStats describe the deferred Deliveries (clause 2.7.2) of the
+// measured interval, as the per-transaction table counts them; NotCompleted
+// is those still queued at the end of the run.
 type DeliveryStats struct {
 	Queued           int64 `json:"queued"`
 	Completed        int64 `json:"completed"`

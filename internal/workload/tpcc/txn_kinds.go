@@ -1,6 +1,9 @@
 package tpcc
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Transaction kinds, in the order of --weights NO,P,OS,D,SL. kindDeliveryDeferred
 // is not dealt from the deck: it is the deferred execution of a queued Delivery
@@ -68,7 +71,16 @@ const (
 	cntLost                     // errors that lost the connection (a subset of cntErrors)
 	cntSkippedDeliveries        // Delivery: executions that skipped at least one district (clause 2.7.4.2)
 	cntOSMismatch               // Order-Status: carrier and delivery dates disagree (audit_outputs.go)
-	numCounters
+	// cntOLCnt counts the New-Orders of minOLCnt lines; cntOLCnt+k those of
+	// minOLCnt+k lines (clause 2.4.1.3), for the uniformity audit.
+	cntOLCnt
+)
+
+// The order lines per New-Order are random [5..15] (clause 2.4.1.3).
+const (
+	minOLCnt  = 5
+	maxOLCnt  = 15
+	olCntBins = maxOLCnt - minOLCnt + 1
 )
 
 // errorCounter is the counter of failed transactions (cntErrors), as the
@@ -76,7 +88,11 @@ const (
 const errorCounter = "errors"
 
 func counterNames() []string {
-	return []string{errorCounter, "retries", "rollbacks", "skipped", "lines", "remote_lines", "remote", "by_name", "lost", "skipped_deliveries", "os_mismatch"}
+	names := []string{errorCounter, "retries", "rollbacks", "skipped", "lines", "remote_lines", "remote", "by_name", "lost", "skipped_deliveries", "os_mismatch"}
+	for n := minOLCnt; n <= maxOLCnt; n++ {
+		names = append(names, fmt.Sprintf("orders_of_%d_lines", n))
+	}
+	return names
 }
 
 // Table sizes of clause 1.2 the inputs are drawn over.
