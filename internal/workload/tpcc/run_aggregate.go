@@ -40,11 +40,12 @@ type tally struct {
 	schemas []*schemaRun
 	own     []*aggregator // one per schema
 	merged  *aggregator   // nil with one schema
+	hammer  *hammerDBSampler
 }
 
 // newTally starts the first interval of every schema now.
 func newTally(schemas []*schemaRun, merged *RunResult, start, rampEnd time.Time) *tally {
-	t := &tally{schemas: schemas}
+	t := &tally{schemas: schemas, hammer: &hammerDBSampler{schemas: schemas, rampEnd: rampEnd}}
 	for _, p := range schemas {
 		opts := p.r.opts
 		if merged != nil {
@@ -55,7 +56,8 @@ func newTally(schemas []*schemaRun, merged *RunResult, start, rampEnd time.Time)
 	if merged != nil {
 		t.merged = newAggregator(merged.Options, schemas[0].r.rec, t.timeLeft, merged, start, rampEnd)
 	}
-	t.take()
+	first := t.take()
+	t.hammer.maybeStart(first[0].End)
 	return t
 }
 
@@ -89,6 +91,11 @@ func (t *tally) merge(snaps []*metrics.Snapshot) *metrics.Snapshot {
 // terminals have stopped.
 func (t *tally) interval(final bool) {
 	snaps := t.take()
+	if final {
+		t.hammer.end()
+	} else {
+		t.hammer.maybeStart(snaps[0].End)
+	}
 	for i, a := range t.own {
 		a.interval(snaps[i], final)
 	}
@@ -111,12 +118,14 @@ func (t *tally) drainDeliveries() {
 // finish computes every result; the merged one's audits are the schemas'
 // own, each over its own database.
 func (t *tally) finish() {
+	t.hammer.noteErrors()
 	for _, a := range t.own {
 		a.finish()
 	}
 	if t.merged == nil {
 		return
 	}
+	t.hammer.merge(&t.merged.res.Others)
 	t.merged.finish()
 	mergeVerdicts(t.merged.res)
 }
@@ -224,6 +233,9 @@ func (a *aggregator) finish() {
 		res.TpmC = float64(t.Count(kindNewOrder)) / minutes
 		res.TpmTotal = float64(dealtCount(t)) / minutes
 		res.NOPM = float64(t.Count(kindNewOrder)-t.Counter(kindNewOrder, cntRollbacks)) / minutes
+	}
+	if !a.last.IsZero() {
+		res.Others.compute(res.Measured, a.last.Sub(a.start), a.all.Count(kindNewOrder), dealtCount(a.all))
 	}
 	res.MaxTpmCPerWarehouse = MaxTpmCPerWarehouse(opts.Weights, opts.KeyingScale)
 	if opts.Mode == ModeSpec && res.MaxTpmCPerWarehouse > 0 {

@@ -60,6 +60,7 @@ func (r *RunResult) writeHeadline(b *strings.Builder) {
 	// Clause 5.4.4: the reported tpmC is truncated, not rounded.
 	fmt.Fprintf(b, "tpmC %d  tpmTOTAL %d  NOPM %d  [%s]\n", truncate(r.TpmC), truncate(r.TpmTotal), truncate(r.NOPM), mode)
 	fmt.Fprintf(b, "(tpmC counts every completed New-Order, rolled-back ones included (clause 5.4.2); NOPM only committed ones)\n")
+	b.WriteString(r.Others.line() + "\n")
 	fmt.Fprintf(b, "warehouses driven %d of %d loaded, %d terminals on %d connections\n",
 		r.Options.Warehouses, r.LoadedWarehouses, r.Options.Terminals, r.Options.Conns)
 	if len(r.NonCompliant) == 0 {

@@ -30,6 +30,8 @@ type RunResult struct {
 	TpmTotal   float64 `json:"tpm_total"`  // all five transactions per minute
 	NOPM       float64 `json:"nopm"`       // New-Orders that committed, per minute (rolled-back ones excluded)
 	Efficiency float64 `json:"efficiency"` // spec mode: % of MaxTpmCPerWarehouse × warehouses; 0 in nowait mode
+	// Others are what HammerDB and BenchmarkSQL would report for this run.
+	Others OtherTools `json:"other_tools"`
 
 	// Compliance with the rules the driver controls (issue 11).
 	// LoadedWarehouses is how many the database holds (Options.Warehouses

@@ -216,6 +216,8 @@ func (r *RunResult) headline() []workload.Figure {
 	if r.Options.Mode == ModeSpec {
 		h = append(h, workload.Figure{Name: "efficiency", Value: r.Efficiency, Unit: "%"})
 	}
+	h = append(h, r.Others.figures()...)
+	h = append(h, workload.Figure{Name: "departures from TPC-C", Value: float64(len(r.NonCompliant)), Unit: "(0 = compliant)"})
 	if no := r.Txn("new_order"); no.Count > 0 {
 		h = append(h,
 			workload.Figure{Name: "New-Order p90", Value: float64(no.Latency.P90) / float64(time.Millisecond), Unit: "ms"},
