@@ -18,7 +18,7 @@ const minExpectedPerBin = 5
 
 // olCntUniformName names the audit; Tallies leaves it out, since a statistic
 // over counts does not add up over a group's parts.
-const olCntUniformName = "order lines per New-Order uniform over 5..15 (chi-square, 10 df)"
+const olCntUniformName = "lines per New-Order uniform (chi-sq)"
 
 // olCntUniform audits the number of order lines per New-Order, random
 // [5..15] (clause 2.4.1.3), as a whole distribution, which clause 9.2.2.5
