@@ -42,7 +42,7 @@ type ServerCounters struct {
 // readServerCounters reads them on conn (the schema's search_path). The
 // server's statistics lag by up to about a second, as they do for HammerDB.
 func readServerCounters(ctx context.Context, conn *pgx.Conn) (ServerCounters, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	var c ServerCounters
 	err := conn.QueryRow(ctx, `SELECT (SELECT coalesce(sum(d_next_o_id), 0) FROM district)::int8,
