@@ -329,7 +329,7 @@ func rateOver(r *store.Run, skew time.Duration, start time.Time, w Window, rate 
 func partNotes(k, n int, r *store.Run) []string {
 	var out []string
 	for _, note := range r.Notes {
-		if strings.Contains(note, "PASS,") || strings.HasPrefix(note, "consistency check") || strings.HasPrefix(note, "NON-COMPLIANT") {
+		if strings.Contains(note, "PASS,") || strings.HasPrefix(note, "consistency check") || strings.HasPrefix(note, "INDICATIVE") || strings.HasPrefix(note, "COMPLIANT") {
 			out = append(out, fmt.Sprintf("part %d/%d: %s", k, n, note))
 		}
 	}

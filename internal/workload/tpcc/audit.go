@@ -43,6 +43,7 @@ func audit(t *metrics.Snapshot, loaded int) []Audit {
 	return []Audit{
 		share("2.4.1.4", "New-Order rollbacks %", t.Counter(kindNewOrder, cntRollbacks), no, 1, 0.9, 1.1, true),
 		mean("2.4.1.3", "order lines per New-Order", lines, no, 10, 9.5, 10.5, math.Sqrt(10)),
+		olCntUniform(olCnts(t.Counter)),
 		share("2.4.1.5", "remote order lines %", t.Counter(kindNewOrder, cntRemoteLines), lines, 1, 0.95, 1.05, multi),
 		share("2.5.1.2", "remote Payments %", t.Counter(kindPayment, cntRemote), pay, 15, 14, 16, multi),
 		share("2.5.1.2", "Payments by last name %", t.Counter(kindPayment, cntByName), pay, 60, 57, 63, true),
@@ -125,7 +126,7 @@ func (a *Audit) judge() {
 func Tallies(audits []Audit) []workload.Tally {
 	var out []workload.Tally
 	for _, a := range audits {
-		if a.Note == notApplicable {
+		if a.Note == notApplicable || a.Name == olCntUniformName {
 			continue
 		}
 		t := workload.Tally{Name: a.Clause + " " + a.Name, Of: a.Samples, Scale: 1, Expected: a.Expected, Low: a.Low, High: a.High, Allow: -1}

@@ -90,6 +90,7 @@ type step struct {
 	os   orderStatusInput
 	sl   stockLevelInput
 	dreq deliveryRequest
+	bad  bool // an input no valid terminal keys: both paths must fail it alike
 }
 
 // keyIn draws the next input of t and keeps a copy.
@@ -99,6 +100,38 @@ func keyInStep(t *terminal, kind int) step {
 	s.no = t.no
 	s.no.lines = slices.Clone(t.no.lines)
 	return s
+}
+
+// noSuchCustomer is two Payments of customers that do not exist, one by a
+// last name no customer has and one by a c_id beyond 3,000, keyed as the
+// first Payment of steps was: both paths must fail them the same way and
+// change nothing (no w_ytd or d_ytd without its history row).
+func noSuchCustomer(steps []step) []step {
+	for _, s := range steps {
+		if s.kind != kindPayment {
+			continue
+		}
+		byName, byID := s, s
+		byName.bad, byID.bad = true, true
+		byName.pay.byName, byName.pay.c, byName.pay.last = true, 0, "NOSUCHNAME"
+		byID.pay.byName, byID.pay.c, byID.pay.last = false, customersPerDistrict+1, ""
+		return []step{byName, byID}
+	}
+	return nil
+}
+
+// samePaymentFailure requires that both paths failed a Payment with the same
+// error (SQLSTATE and message).
+func samePaymentFailure(t *testing.T, errs [2]error) {
+	t.Helper()
+	if errs[0] == nil || errs[1] == nil {
+		t.Errorf("a Payment of no customer: client error %v, server error %v; both must fail", errs[0], errs[1])
+		return
+	}
+	if driver.SQLState(errs[0]) != driver.SQLState(errs[1]) || errs[0].Error() != errs[1].Error() {
+		t.Errorf("a Payment of no customer fails differently:\nclient %v (SQLSTATE %s)\nserver %v (SQLSTATE %s)",
+			errs[0], driver.SQLState(errs[0]), errs[1], driver.SQLState(errs[1]))
+	}
 }
 
 // runStep executes s on ss by path and returns a deep copy of its output.
@@ -311,15 +344,23 @@ func TestPathsEquivalent(t *testing.T) {
 			rollbacks, byName, byID, remotePay, remoteLines)
 	}
 
+	steps = append(steps, noSuchCustomer(steps)...)
+
 	diffs := 0
 	for i := range steps {
 		var outs [2]any
+		var errs [2]error
 		for p, path := range bothPaths {
 			out, err := runStep(ctx, sessions[p], path, &steps[i])
-			if err != nil {
+			errs[p] = err
+			if err != nil && !steps[i].bad {
 				t.Fatalf("step %d (%s) on the %s path: %v", i, kinds[steps[i].kind].name, path, err)
 			}
 			outs[p] = runTimes(out, cutoff)
+		}
+		if steps[i].bad {
+			samePaymentFailure(t, errs)
+			continue
 		}
 		if !reflect.DeepEqual(outs[0], outs[1]) {
 			if diffs++; diffs <= 3 {

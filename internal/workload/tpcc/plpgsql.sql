@@ -148,7 +148,8 @@ END $$;
 -- that name ordered by c_first. Returns the output of 2.5.3.3: the
 -- warehouse's and district's names and addresses and the customer's fields,
 -- with the first 200 characters of c_data for a BC customer; money in cents,
--- the discount in 1/10,000.
+-- the discount in 1/10,000. No such customer fails the statement (SQLSTATE
+-- 22P02, naming the customer) and rolls everything back, as in the client path.
 CREATE OR REPLACE FUNCTION pgoltp_payment(p_w int, p_d int, p_c_w int, p_c_d int,
 	p_c_id int, p_c_last text, p_amount numeric)
 RETURNS TABLE (r_w_name text, r_w_street_1 text, r_w_street_2 text, r_w_city text, r_w_state text, r_w_zip text,
@@ -179,16 +180,17 @@ BEGIN
 				CASE WHEN c_credit = 'BC' THEN left(c_data, 200) ELSE '' END AS data_200),
 		h AS (
 			INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
-			SELECT c.c_id, p_c_d, p_c_w, p_d, p_w, localtimestamp, p_amount, c.w_name || '    ' || c.d_name FROM c)
+			SELECT c.c_id, p_c_d, p_c_w, p_d, p_w, localtimestamp, p_amount, c.w_name || '    ' || c.d_name FROM c
+			UNION ALL
+			SELECT (SELECT 'payment: no customer ' || p_c_w || '/' || p_c_d || '/' ||
+				CASE WHEN p_c_id <> 0 THEN p_c_id::text ELSE p_c_last END)::int, 0, 0, 0, 0, NULL, 0, NULL
+			WHERE NOT EXISTS (SELECT FROM c))
 		SELECT c.w_name::text, c.w_street_1::text, c.w_street_2::text, c.w_city::text, c.w_state::text, c.w_zip::text,
 			c.d_name::text, c.d_street_1::text, c.d_street_2::text, c.d_city::text, c.d_state::text, c.d_zip::text,
 			c.c_id, c.c_first::text, c.c_middle::text, c.c_last::text, c.c_street_1::text, c.c_street_2::text,
 			c.c_city::text, c.c_state::text, c.c_zip::text, c.c_phone::text, c.c_since, c.c_credit::text,
 			c.credit_lim, c.discount, c.balance, c.data_200::text
 		FROM c;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'customer %/%/% not found', p_c_w, p_c_d, p_c_id;
-	END IF;
 END $$;
 
 -- Order-Status (2.6): the customer, its most recent order and that order's

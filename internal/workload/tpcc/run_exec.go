@@ -126,6 +126,9 @@ func (r *runner) countInputs(c *driver.Conn, t *terminal, kind int, rolledBack b
 	switch kind {
 	case kindNewOrder:
 		l.Add(kind, cntLines, int64(len(t.no.lines)))
+		if n := len(t.no.lines); n >= minOLCnt && n <= maxOLCnt {
+			l.Add(kind, cntOLCnt+n-minOLCnt, 1)
+		}
 		if t.no.remote > 0 {
 			l.Add(kind, cntRemoteLines, int64(t.no.remote))
 		}

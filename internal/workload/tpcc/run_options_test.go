@@ -145,12 +145,11 @@ func TestValidateMinimumMix(t *testing.T) {
 	if MixMeetsMinimum(low) || !MixMeetsMinimum([]int{45, 43, 4, 4, 4}) || MixMeetsMinimum([]int{48, 42, 4, 3, 3}) {
 		t.Error("MixMeetsMinimum misjudges a mix")
 	}
-	got := nonCompliance(RunOptions{Mode: ModeNoWait, Weights: low}, nil)
-	if len(got) != 1 || !strings.Contains(got[0], "5.2.3") {
-		t.Errorf("non-compliance of a low mix: %q", got)
+	if got := optionDepartures(RunOptions{Mode: ModeNoWait, Weights: low}); !containsAny(got, "5.2.3") {
+		t.Errorf("departures of a low mix: %q", got)
 	}
-	if got := nonCompliance(RunOptions{Mode: ModeNoWait, Weights: DefaultWeights()}, nil); len(got) != 0 {
-		t.Errorf("the default deck is marked non-compliant: %q", got)
+	if got := optionDepartures(RunOptions{Mode: ModeNoWait, Weights: DefaultWeights()}); containsAny(got, "5.2.3") {
+		t.Errorf("the default deck is marked below the minimum mix: %q", got)
 	}
 }
 
@@ -228,19 +227,19 @@ func TestSummaryStatesTheMetricAndCompliance(t *testing.T) {
 	txns := []TxnResult{
 		{Name: "new_order", Count: 100, P90Limit: 5 * time.Second, P90OK: false,
 			Latency: metrics.LatencySummary{Count: 100, Mean: 2 * time.Second, P90: 6 * time.Second}},
-		{Name: "payment", Count: 100, P90Limit: 5 * time.Second, P90OK: true, P90BelowMean: true,
+		{Name: "payment", Count: 100, P90Limit: 5 * time.Second, P90OK: true,
 			Latency: metrics.LatencySummary{Count: 100, Mean: 3 * time.Second, P90: time.Second}},
 	}
 	r := &RunResult{Options: opts, TpmC: 12.99, TpmTotal: 27.6, NOPM: 12.7, LoadedWarehouses: 1, Txns: txns,
-		NonCompliant: nonCompliance(opts, txns)}
+		NonCompliant: departures(opts, time.Minute, txns, nil)}
 	var b bytes.Buffer
 	if err := r.WriteSummary(&b); err != nil {
 		t.Fatal(err)
 	}
 	sum := b.String()
 	for _, want := range []string{"tpmC 12 ", "tpmTOTAL 27 ", "NOPM 12 ", "rolled-back ones included (clause 5.4.2)",
-		"NON-COMPLIANT", "clause 5.2.3", "new_order 90th percentile 6.00s exceeds", "payment 90th percentile 1.00s is below its mean",
-		"FAIL: over the limit", "FAIL: p90 below the mean"} {
+		"INDICATIVE, not a TPC-C result", "clause 5.2.3", "new_order 90th percentile 6.00s exceeds",
+		"FAIL: over the limit"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
 		}

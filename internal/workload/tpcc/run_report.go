@@ -60,10 +60,13 @@ func (r *RunResult) writeHeadline(b *strings.Builder) {
 	// Clause 5.4.4: the reported tpmC is truncated, not rounded.
 	fmt.Fprintf(b, "tpmC %d  tpmTOTAL %d  NOPM %d  [%s]\n", truncate(r.TpmC), truncate(r.TpmTotal), truncate(r.NOPM), mode)
 	fmt.Fprintf(b, "(tpmC counts every completed New-Order, rolled-back ones included (clause 5.4.2); NOPM only committed ones)\n")
+	b.WriteString(r.Others.line() + "\n")
 	fmt.Fprintf(b, "warehouses driven %d of %d loaded, %d terminals on %d connections\n",
 		r.Options.Warehouses, r.LoadedWarehouses, r.Options.Terminals, r.Options.Conns)
-	if len(r.NonCompliant) > 0 {
-		fmt.Fprintf(b, "NON-COMPLIANT with TPC-C 5.11:\n")
+	if len(r.NonCompliant) == 0 {
+		fmt.Fprintf(b, "COMPLIANT with TPC-C 5.11 in everything the driver controls\n")
+	} else {
+		fmt.Fprintf(b, "INDICATIVE, not a TPC-C result: it departs from TPC-C 5.11 in %d ways:\n", len(r.NonCompliant))
 		for _, n := range r.NonCompliant {
 			fmt.Fprintf(b, "  - %s\n", n)
 		}
@@ -106,13 +109,13 @@ func (r *RunResult) writeErrors(b *strings.Builder) {
 		fmt.Fprintf(b, "  connection %d lost at %s, %s (%d attempts)\n", o.Conn, o.Lost.Format("15:04:05.000"), restored, o.Attempts)
 	}
 	d := r.Deliveries
-	fmt.Fprintf(b, "deliveries queued %d completed %d not completed %d, %d skipped a district (%d districts), p90 completion %s\n",
+	fmt.Fprintf(b, "deliveries in the measured interval: queued %d completed %d, not completed at the end %d, %d skipped a district (%d districts), p90 completion %s\n",
 		d.Queued, d.Completed, d.NotCompleted, d.SkippedDeliveries, d.SkippedDistricts, driver.FormatLatency(d.P90Completion))
 }
 
 // writeResponseTimes writes the verdict of clause 5.2.5.3 per transaction type.
 func (r *RunResult) writeResponseTimes(b *strings.Builder) {
-	b.WriteString("response times (clause 5.2.5.3: 90th percentile within its limit and not below the mean):\n")
+	b.WriteString("response times (clause 5.2.5.3: 90th percentile within its limit):\n")
 	for _, t := range r.Txns {
 		if t.Count == 0 {
 			continue
@@ -120,9 +123,6 @@ func (r *RunResult) writeResponseTimes(b *strings.Builder) {
 		verdict := "PASS"
 		if !t.P90OK {
 			verdict = "FAIL: over the limit"
-		}
-		if t.P90BelowMean {
-			verdict = "FAIL: p90 below the mean"
 		}
 		fmt.Fprintf(b, "  %-18s p90 %-9s mean %-9s limit %-5s %s\n", t.Name, driver.FormatLatency(t.Latency.P90),
 			driver.FormatLatency(t.Latency.Mean), driver.FormatLatency(t.P90Limit), verdict)

@@ -52,6 +52,7 @@ func mergeVerdicts(m *RunResult) {
 		}
 		m.MixCompliant = m.MixCompliant && s.MixCompliant
 	}
+	m.Compliance = compliance(m.NonCompliant)
 }
 
 // mergeErrors adds up the schemas' errors by transaction and SQLSTATE.

@@ -91,12 +91,14 @@ func TestRunPathsAndModes(t *testing.T) {
 					t.Errorf("%d transactions, want %d", total, want)
 				}
 			}
+			// The measured interval's Deliveries all complete; with a ramp-up
+			// some queued before it complete in it too. The log has them all.
 			d := res.Deliveries
-			if d.Queued == 0 || d.Completed != d.Queued || d.NotCompleted != 0 {
+			if d.Queued == 0 || d.Completed < d.Queued || (tc.opts.Ramp == 0 && d.Completed != d.Queued) || d.NotCompleted != 0 {
 				t.Errorf("deliveries %+v: want all queued ones completed", d)
 			}
-			if lines := strings.Count(dlog.String(), "\n"); int64(lines) != d.Completed {
-				t.Errorf("delivery log has %d lines, want %d", lines, d.Completed)
+			if lines := strings.Count(dlog.String(), "\n"); int64(lines) < d.Completed || (tc.opts.Ramp == 0 && int64(lines) != d.Completed) {
+				t.Errorf("delivery log has %d lines, the measured interval %d completed Deliveries", lines, d.Completed)
 			}
 			if tc.opts.Mode == ModeSpec && res.Efficiency <= 0 {
 				t.Errorf("spec mode efficiency %.1f", res.Efficiency)
@@ -140,7 +142,10 @@ func TestRunAuditsWithinTolerance(t *testing.T) {
 		if a.Sigma > 0 && math.Abs(a.Observed-a.Expected) > 4*a.Sigma {
 			t.Errorf("audit %s %s: %.3f is more than 4σ (%.3f) from %.2f", a.Clause, a.Name, a.Observed, a.Sigma, a.Expected)
 		}
-		if a.Sigma == 0 && a.Clause != "2.7.4.2" {
+		if a.Name == olCntUniformName && (a.Samples < 2000 || a.Status != AuditPass) {
+			t.Errorf("line count uniformity: %+v", a)
+		}
+		if a.Sigma == 0 && a.Clause != "2.7.4.2" && a.Name != olCntUniformName {
 			t.Errorf("audit %s has no samples: %+v", a.Clause, a)
 		}
 	}

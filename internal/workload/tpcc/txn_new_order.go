@@ -31,7 +31,7 @@ func (t *terminal) genNewOrder(in *newOrderInput) {
 	in.w = int32(t.w)
 	in.d = int32(r.IntRange(1, districtsPerWarehouse))
 	in.c = int32(r.NURand(NURandCID, 1, customersPerDistrict, t.c.CID))
-	n := r.IntRange(5, 15)
+	n := r.IntRange(minOLCnt, maxOLCnt)
 	rollback := r.IntRange(1, 100) == 1 // 2.4.1.4: 1% roll back
 	in.lines = in.lines[:0]
 	in.allLocal, in.remote = true, 0

@@ -64,6 +64,13 @@ func twoDigits(n int) string {
 // FROM w and customer FROM d, and a row is locked only when the join has
 // produced it, which takes the previous CTE's row, whose update is done by
 // then. The server path (pgoltp_payment) runs the same statement.
+//
+// No customer (a last name or c_id that does not exist) must fail the whole
+// Payment, not commit w_ytd and d_ytd without a history row: the history
+// insert, which always runs, then casts a text naming the customer to int,
+// an error (SQLSTATE 22P02) that rolls the statement back in both paths
+// alike. Plain SQL has no RAISE; the text comes from a subquery so that the
+// planner cannot fold the cast into an error before any row is read.
 const sqlPayment = `WITH w AS (
 		UPDATE warehouse SET w_ytd = w_ytd + $7::numeric WHERE w_id = $1::int
 		RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip),
@@ -85,7 +92,11 @@ const sqlPayment = `WITH w AS (
 	h AS (
 		INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
 		SELECT c_id, $4::int, $3::int, $2::int, $1::int, localtimestamp, $7::numeric, w_name || '    ' || d_name
-		FROM c)
+		FROM c
+		UNION ALL
+		SELECT (SELECT 'payment: no customer ' || $3::int || '/' || $4::int || '/' ||
+			CASE WHEN $5::int <> 0 THEN $5::int::text ELSE $6::text END)::int, 0, 0, 0, 0, NULL, 0, NULL
+		WHERE NOT EXISTS (SELECT FROM c))
 	SELECT * FROM c`
 
 // paymentClient runs a Payment as one statement (one round trip, its own

