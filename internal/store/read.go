@@ -34,6 +34,9 @@ func (s *Store) List(ctx context.Context) ([]Summary, error) {
 		if err := rows.Scan(&sum.ID, &sum.Workload, &sum.Title, &status, &owner, &started, &ended); err != nil {
 			return nil, err
 		}
+		if err := s.checkID(sum.ID); err != nil {
+			return nil, err
+		}
 		sum.Status = effectiveStatus(Status(status), owner)
 		sum.StartedAt, sum.EndedAt = fromMicros(started), fromMicros(ended)
 		out = append(out, sum)
@@ -72,7 +75,10 @@ func (s *Store) Resolve(ctx context.Context, ref string) (string, error) {
 		if errors.Is(err, sql.ErrNoRows) {
 			return "", ErrNotFound
 		}
-		return id, err
+		if err != nil {
+			return "", err
+		}
+		return id, s.checkID(id)
 	}
 	rows, err := s.db.QueryContext(ctx, s.bind(`SELECT id FROM pgoltp_runs WHERE id = ? OR substr(id, 1, ?) = ? ORDER BY id LIMIT 3`), ref, len(ref), ref)
 	if err != nil {
@@ -83,6 +89,9 @@ func (s *Store) Resolve(ctx context.Context, ref string) (string, error) {
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
+			return "", err
+		}
+		if err := s.checkID(id); err != nil {
 			return "", err
 		}
 		if id == ref {
@@ -101,6 +110,9 @@ func (s *Store) Resolve(ctx context.Context, ref string) (string, error) {
 
 // Load reads a whole run.
 func (s *Store) Load(ctx context.Context, id string) (*Run, error) {
+	if err := s.checkID(id); err != nil {
+		return nil, err
+	}
 	r := &Run{ID: id}
 	var status string
 	var started, ended, ss, se, si, ms, me int64

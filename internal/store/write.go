@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"sort"
@@ -17,14 +15,6 @@ import (
 	"github.com/pgoltp/pgoltp/internal/collect"
 )
 
-// NewID returns a run id that sorts by start time and is short enough to type:
-// 20261123-114502-3f9a.
-func NewID(at time.Time) string {
-	var b [2]byte
-	_, _ = rand.Read(b[:])
-	return at.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
-}
-
 // Begin stores run as running, with its parameters, in one transaction, and
 // returns its id (run.ID, or a new one when empty; run.ID is set either way).
 func (s *Store) Begin(ctx context.Context, run *Run) (string, error) {
@@ -33,6 +23,9 @@ func (s *Store) Begin(ctx context.Context, run *Run) (string, error) {
 	}
 	if run.ID == "" {
 		run.ID = NewID(run.StartedAt)
+	}
+	if !ValidID(run.ID) {
+		return "", fmt.Errorf("storing run %q: %w", run.ID, errBadID)
 	}
 	if run.Owner == "" {
 		host, _ := os.Hostname()

@@ -52,8 +52,16 @@ func SaveReport(lab, kind string, rep any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(lab, "experiments")
-	return runfile.WriteUnique(dir, kind+"-"+time.Now().UTC().Format("20060102T150405Z"), ".json", append(b, '\n'))
+	root, err := runfile.OpenLab(lab)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	name, err := runfile.WriteUnique(root, "experiments", kind+"-"+time.Now().UTC().Format("20060102T150405Z"), ".json", append(b, '\n'))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(lab, name), nil
 }
 
 // Verdict is how an experiment ends for the command, given Run's error and
