@@ -13,6 +13,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pgoltp/pgoltp/internal/collect"
+	"github.com/pgoltp/pgoltp/internal/secret"
 )
 
 // ErrNotFound is returned when no stored run matches a reference.
@@ -163,8 +164,13 @@ func (rd *runReader) headline(ctx context.Context) (err error) {
 func (rd *runReader) params(ctx context.Context) error {
 	return rd.s.each(ctx, `SELECT name, value FROM pgoltp_params WHERE run_id = ? ORDER BY pos`, rd.id, func(rs *sql.Rows) error {
 		var kv KV
+		if err := rs.Scan(&kv.Name, &kv.Value); err != nil {
+			return err
+		}
+		// Runs stored before parameters were redacted at write are redacted here.
+		kv.Value = secret.Redact(kv.Name, kv.Value)
 		rd.run.Params = append(rd.run.Params, kv)
-		return rs.Scan(&rd.run.Params[len(rd.run.Params)-1].Name, &rd.run.Params[len(rd.run.Params)-1].Value)
+		return nil
 	})
 }
 
@@ -172,8 +178,11 @@ func (rd *runReader) params(ctx context.Context) error {
 func (rd *runReader) notes(ctx context.Context) error {
 	return rd.s.each(ctx, `SELECT note FROM pgoltp_notes WHERE run_id = ? ORDER BY pos`, rd.id, func(rs *sql.Rows) error {
 		var n string
-		rd.run.Notes = append(rd.run.Notes, n)
-		return rs.Scan(&rd.run.Notes[len(rd.run.Notes)-1])
+		if err := rs.Scan(&n); err != nil {
+			return err
+		}
+		rd.run.Notes = append(rd.run.Notes, secret.Redact("", n))
+		return nil
 	})
 }
 
@@ -326,6 +335,7 @@ func (rd *runReader) facts(ctx context.Context) error {
 		if err := rs.Scan(&f.Scope, &f.Name, &f.Value); err != nil {
 			return err
 		}
+		f.Value = secret.Redact(f.Name, f.Value)
 		rd.hasSamples = true
 		switch f.Scope {
 		case "cost":

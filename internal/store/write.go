@@ -13,6 +13,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pgoltp/pgoltp/internal/collect"
+	"github.com/pgoltp/pgoltp/internal/secret"
 )
 
 // Begin stores run as running, with its parameters, in one transaction, and
@@ -189,7 +190,7 @@ func (s *Store) Finish(ctx context.Context, run *Run) error {
 func (s *Store) writeParams(ctx context.Context, tx *sql.Tx, run *Run) error {
 	rows := make([][]any, len(run.Params))
 	for i, kv := range run.Params {
-		rows[i] = []any{run.ID, i, kv.Name, kv.Value}
+		rows[i] = []any{run.ID, i, kv.Name, secret.Redact(kv.Name, kv.Value)}
 	}
 	return s.insert(ctx, tx, "pgoltp_params", []string{"run_id", "pos", "name", "value"}, rows)
 }
@@ -244,7 +245,7 @@ func runBatches(run *Run) ([]batch, error) {
 		figures = append(figures, []any{id, i, f.Name, f.Value, f.Unit})
 	}
 	for i, n := range run.Notes {
-		notes = append(notes, []any{id, i, n})
+		notes = append(notes, []any{id, i, secret.Redact("", n)})
 	}
 	types := make([]string, 0, len(run.Latency))
 	for t := range run.Latency {
@@ -296,7 +297,7 @@ func sampleBatches(id string, sm *collect.Samples) []batch {
 	for _, f := range append(sm.Facts, costFacts(sm.Cost)...) {
 		if k := f.Scope + "\x00" + f.Name; !seen[k] {
 			seen[k] = true
-			facts = append(facts, []any{id, f.Scope, f.Name, f.Value})
+			facts = append(facts, []any{id, f.Scope, f.Name, secret.Redact(f.Name, f.Value)})
 		}
 	}
 	for i, w := range sm.Warnings {
