@@ -40,7 +40,7 @@ var password = regexp.MustCompile(`(?i)\bpassword\s*=|://[^/@\s:]*:[^/@\s]*@`)
 // is set, and stays empty. It is the one redaction rule: everything pgoltp
 // writes goes through it.
 func Redact(name, value string) string {
-	if value != "" && (Named(name) || password.MatchString(value)) {
+	if value != "" && (Named(name) || strings.ContainsAny(value, "=@") && password.MatchString(value)) {
 		return Redacted
 	}
 	return value

@@ -1,6 +1,7 @@
 package secret_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -29,8 +30,8 @@ func TestRedact(t *testing.T) {
 	}
 }
 
-// TestJSON: a document keeps its order and numbers, and loses every secret:
-// by member name, by the object's "name", or by the value itself.
+// TestJSON: a document keeps its order, numbers and layout, and loses every
+// secret: by member name, by the object's "name", or by the value itself.
 func TestJSON(t *testing.T) {
 	doc := `{"z":1.50,"observed":{"primary_conninfo":"host=x password=secret1","work_mem":"64MB"},` +
 		`"settings":[{"name":"archive_command","value":"curl -H token:secret2","risk":"safe"},{"name":"fsync","value":"off"}],` +
@@ -42,7 +43,7 @@ func TestJSON(t *testing.T) {
 	if strings.Contains(string(got), "secret") {
 		t.Errorf("a secret was kept:\n%s", got)
 	}
-	for _, kept := range []string{`"z": 1.50`, `"work_mem": "64MB"`, `"value": "off"`, `"risk": "safe"`, `"b": true`} {
+	for _, kept := range []string{`"z":1.50`, `"work_mem":"64MB"`, `"value":"off"`, `"risk":"safe"`, `"b":true`} {
 		if !strings.Contains(string(got), kept) {
 			t.Errorf("%s lost from:\n%s", kept, got)
 		}
@@ -53,5 +54,23 @@ func TestJSON(t *testing.T) {
 	var v map[string]any
 	if err := json.Unmarshal(got, &v); err != nil {
 		t.Errorf("not JSON any more: %v\n%s", err, got)
+	}
+}
+
+// TestWriteJSONKeepsTheEncoderOutput: without a secret, WriteJSON writes what
+// an indenting json.Encoder writes, byte for byte (escapes included).
+func TestWriteJSONKeepsTheEncoderOutput(t *testing.T) {
+	v := map[string]any{"a": []any{1, 2.5, "x\"y<z>", nil, true, map[string]any{}}, "b": map[string]string{"name": "work_mem", "value": "64MB"}, "": "empty key"}
+	var want, got bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	if err := secret.WriteJSON(&got, v); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("WriteJSON wrote\n%s\nwant\n%s", got.String(), want.String())
 	}
 }
