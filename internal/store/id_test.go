@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,6 +62,47 @@ func TestMaliciousIDInStoreIsCorrupt(t *testing.T) {
 	for name, err := range map[string]error{"List": listErr, "Find last": lastErr, "Find prefix": prefixErr, "Load": loadErr} {
 		if problem.ExitCode(err) != problem.ExitBadInput || !strings.Contains(err.Error(), "corrupt") {
 			t.Errorf("%s = %v, want a corrupt-store error", name, err)
+		}
+	}
+}
+
+// TestOpenRefusesCorruptStore: Open, as a recording command calls it, calls
+// a results.db that is not SQLite, or not a file, corrupt (exit 2) and leaves
+// it exactly as it was.
+func TestOpenRefusesCorruptStore(t *testing.T) {
+	garbage := []byte("this is not a database, but someone's file\n")
+	for _, kind := range []string{"bytes", "directory", "symlink"} {
+		lab := t.TempDir()
+		path := filepath.Join(lab, store.FileName)
+		var err error
+		switch kind {
+		case "bytes":
+			err = os.WriteFile(path, garbage, 0o644)
+		case "directory":
+			err = os.Mkdir(path, 0o755)
+		case "symlink":
+			err = os.Symlink(filepath.Join(lab, "elsewhere"), path)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := store.Open(context.Background(), lab, "")
+		if err == nil {
+			s.Close()
+		}
+		if problem.ExitCode(err) != problem.ExitBadInput || !strings.Contains(fmt.Sprint(err), "corrupt") || !strings.Contains(fmt.Sprint(err), path) {
+			t.Errorf("%s: Open = %v, want a corrupt-store problem naming %s", kind, err, path)
+		}
+		if kind == "bytes" {
+			if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+				t.Errorf("the corrupt store's mode was changed to %v", fi.Mode().Perm())
+			}
+			if b, _ := os.ReadFile(path); string(b) != string(garbage) {
+				t.Error("the corrupt store was overwritten")
+			}
+		}
+		if _, err := os.Lstat(filepath.Join(lab, "elsewhere")); err == nil {
+			t.Errorf("%s: a file was created through the symlink", kind)
 		}
 	}
 }
