@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/pgoltp/pgoltp/internal/secret"
 )
 
 // Search is a series of runs made by one process towards one answer (a
@@ -43,12 +45,16 @@ func (s *Store) SaveSearch(ctx context.Context, sr *Search) error {
 	if sr.Updated.IsZero() {
 		sr.Updated = time.Now()
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	doc, err := secret.JSON(sr.Document) // never store a secret, whoever made the record
+	if err != nil {
+		return fmt.Errorf("storing search %s: %w", sr.ID, err)
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, s.bind(`DELETE FROM pgoltp_searches WHERE id = ?`), sr.ID); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, s.bind(`INSERT INTO pgoltp_searches (id, kind, title, started_us, updated_us, document) VALUES (?, ?, ?, ?, ?, ?)`),
-			sr.ID, sr.Kind, sr.Title, micros(sr.Started), micros(sr.Updated), string(sr.Document))
+			sr.ID, sr.Kind, sr.Title, micros(sr.Started), micros(sr.Updated), string(doc))
 		return err
 	})
 	if err != nil {

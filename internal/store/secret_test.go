@@ -53,3 +53,25 @@ func TestNoSecretStored(t *testing.T) {
 		t.Errorf("read back %v, %v, %v", got.Params, got.Notes, got.Samples.Facts)
 	}
 }
+
+// TestSearchDocumentKeepsNoSecret: a search's document is stored with its
+// secrets redacted, whatever its owner put in it.
+func TestSearchDocumentKeepsNoSecret(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, t.TempDir(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	doc := `{"start":{"primary_conninfo":"host=x password=hunter2","work_mem":"4MB"}}`
+	if err := s.SaveSearch(ctx, &store.Search{ID: "tune-20260101T000000Z", Kind: "tune", Started: time.Now(), Document: []byte(doc)}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.LoadSearch(ctx, "tune-20260101T000000Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(got.Document), "hunter2") || !strings.Contains(string(got.Document), `"work_mem":"4MB"`) {
+		t.Errorf("stored document %s", got.Document)
+	}
+}
