@@ -1,21 +1,19 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
+	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // writeJSON is every command's --json output: indented, one value.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return secret.WriteJSON(w, v)
 }
 
 // recordOptions says where recorded runs go (--lab, --results-dsn); with

@@ -69,8 +69,7 @@ func pastRun(ctx context.Context, ref string) (tune.PastRun, error) {
 func listRuns(ctx context.Context, w io.Writer, format string) error {
 	s, err := openResults(ctx)
 	if err != nil {
-		var p *problem.Problem
-		if format == "text" && errors.As(err, &p) && p.Code == problem.ExitBadInput && resultsStore.dsn == "" {
+		if format == "text" && errors.Is(err, store.ErrNoStore) {
 			fmt.Fprintf(w, "No runs stored in %s yet.\n", global.lab)
 			return nil
 		}
@@ -135,8 +134,10 @@ func writeRunReport(cmd *cobra.Command, ref, out, format string) error {
 	}
 	if out == "" && format == "html" && doc.OwnFile {
 		out = filepath.Join(global.lab, "reports", doc.ID+".html")
+		err = writeInLab(filepath.Join("reports", doc.ID+".html"), doc.Render)
+	} else {
+		err = writeOutput(cmd.OutOrStdout(), out, doc.Render)
 	}
-	err = writeOutput(cmd.OutOrStdout(), out, doc.Render)
 	if err == nil && out != "" && out != "-" {
 		fmt.Fprintf(cmd.OutOrStdout(), "Report of %s %s (%s): %s\n", doc.Kind, doc.ID, doc.Status, out)
 	}
@@ -207,6 +208,22 @@ func writeOutput(w io.Writer, out string, render func(io.Writer) error) error {
 	}
 	if err := runfile.WriteAtomically(out, render); err != nil {
 		return problem.Wrap(err, "check that the directory of -o is writable", "cannot write %s", out)
+	}
+	return nil
+}
+
+// writeInLab writes render's output to name under the lab (atomically, as
+// writeOutput), opened through the lab's root: neither a symlink nor ".." in
+// name leads out of it.
+func writeInLab(name string, render func(io.Writer) error) error {
+	root, err := runfile.OpenLab(global.lab)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := runfile.WriteIn(root, name, render); err != nil {
+		return problem.Wrap(err, "remove what is in the way in the lab, or write elsewhere with -o",
+			"cannot write %s", filepath.Join(global.lab, name))
 	}
 	return nil
 }

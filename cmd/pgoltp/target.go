@@ -7,6 +7,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/runfile"
 	"github.com/pgoltp/pgoltp/internal/server"
 	"github.com/pgoltp/pgoltp/internal/tune"
 )
@@ -41,6 +42,11 @@ func targetDSN(ctx context.Context) (string, error) {
 // cluster (database db), whose lock the command then holds to its end.
 func tunedServer(ctx context.Context, db string) (tune.Server, string, error) {
 	if global.dsn != "" {
+		// The command's reports go to the lab: refuse an unsafe one before
+		// changing anything on the server.
+		if err := runfile.EnsureLab(global.lab); err != nil {
+			return nil, "", err
+		}
 		dsn, err := checkDSN(ctx, global.dsn)
 		if err != nil {
 			return nil, "", err

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/runfile"
 )
 
 // What pgoltp owns in a lab, and only that, it may remove:
@@ -37,26 +38,7 @@ func ensureLab(lab string) (created bool, err error) {
 		}
 		created = true
 	}
-	fi, err := os.Stat(lab)
-	if err != nil {
-		return created, problem.Wrap(err, "choose another --lab", "cannot use the lab directory %s", lab)
-	}
-	if !fi.IsDir() {
-		return created, problem.BadInput("choose a directory for --lab", "the lab %s is not a directory", lab)
-	}
-	if os.Geteuid() != 0 {
-		return created, nil
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if ok && st.Uid != 0 {
-		return created, problem.BadInput(fmt.Sprintf("use a lab directory owned by root (chown root %s) or another --lab", lab),
-			"refusing the lab %s: it belongs to uid %d, and pgoltp runs as root", lab, st.Uid)
-	}
-	if fi.Mode().Perm()&0o022 != 0 {
-		return created, problem.BadInput(fmt.Sprintf("chmod go-w %s, or use another --lab", lab),
-			"refusing the lab %s: other users may write to it (mode %04o), and pgoltp runs as root", lab, fi.Mode().Perm())
-	}
-	return created, nil
+	return created, runfile.CheckLab(lab)
 }
 
 // checkLabDirs refuses a data or log directory of the lab that is a symlink

@@ -3,7 +3,7 @@ package collect
 import (
 	"time"
 
-	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/secret"
 )
 
 // Samples is everything one collection session saw: the time series, the
@@ -123,12 +123,12 @@ type Setting struct {
 }
 
 // Redacted returns the setting with every value replaced by
-// settings.Redacted when the setting may hold a secret (primary_conninfo,
+// secret.Redacted when the setting may hold a secret (primary_conninfo,
 // *_command, ...): such values are never stored or shown.
 func (s Setting) Redacted() Setting {
-	s.Setting = settings.Redact(s.Name, s.Setting)
-	s.BootVal = settings.Redact(s.Name, s.BootVal)
-	s.ResetVal = settings.Redact(s.Name, s.ResetVal)
+	s.Setting = secret.Redact(s.Name, s.Setting)
+	s.BootVal = secret.Redact(s.Name, s.BootVal)
+	s.ResetVal = secret.Redact(s.Name, s.ResetVal)
 	return s
 }
 

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/collect"
+	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 
@@ -56,6 +56,11 @@ type DiffRow struct {
 
 // Compare builds the comparison of runs; the first is the baseline.
 func Compare(runs []*store.Run) *Comparison {
+	shown := make([]*store.Run, len(runs))
+	for i, r := range runs {
+		shown[i] = redacted(r)
+	}
+	runs = shown
 	c := &Comparison{runs: runs}
 	for _, r := range runs {
 		c.Runs = append(c.Runs, RunHead{ID: r.ID, Title: r.Title, Workload: r.Workload, Status: r.Status, StartedAt: r.StartedAt, Seconds: r.Duration().Seconds()})
@@ -214,9 +219,7 @@ func (c *Comparison) Write(w io.Writer, format string) error {
 	case "html":
 		return c.HTML(w)
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(c)
+		return secret.WriteJSON(w, c)
 	}
 	return c.Text(w)
 }

@@ -2,12 +2,12 @@ package report
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"io"
 	"strconv"
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/collect"
+	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 
@@ -74,6 +74,7 @@ type ExportCost struct {
 
 // NewExport builds the JSON form of r.
 func NewExport(r *store.Run) *Export {
+	r = redacted(r)
 	e := &Export{ID: r.ID, Workload: r.Workload, Title: r.Title, Status: r.Status, StartedAt: r.StartedAt, EndedAt: r.EndedAt,
 		Seconds: r.Duration().Seconds(), MeasureStart: r.MeasureStart, MeasureEnd: r.MeasureEnd, Params: r.Params, Headline: r.Headline, Latency: latencyRows(r), Series: r.Series, Notes: r.Notes,
 		LongRun: longRunView(r)}
@@ -95,9 +96,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // JSON writes the run as indented JSON.
 func JSON(w io.Writer, r *store.Run) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(NewExport(r))
+	return secret.WriteJSON(w, NewExport(r))
 }
 
 // CSV writes the run's time series in long form, one value per row, so any

@@ -1,12 +1,12 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
 
 	"github.com/pgoltp/pgoltp/internal/group"
+	"github.com/pgoltp/pgoltp/internal/secret"
 )
 
 // GroupText writes a group of parts as one result: the summed rate over the
@@ -61,7 +61,5 @@ func GroupText(w io.Writer, v *group.View) error {
 
 // GroupJSON writes the group view as JSON.
 func GroupJSON(w io.Writer, v *group.View) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return secret.WriteJSON(w, v)
 }

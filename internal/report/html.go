@@ -27,7 +27,7 @@ var (
 // HTML writes the self-contained report of one run: every style, script and
 // chart is inline, nothing is fetched, so the file opens offline anywhere.
 func HTML(w io.Writer, r *store.Run) error {
-	d := newDocument(r, time.Now())
+	d := newDocument(redacted(r), time.Now())
 	t, err := template.New("report").Funcs(funcs(d)).Parse(reportTemplate)
 	if err != nil {
 		return fmt.Errorf("report template: %w", err)

@@ -43,9 +43,13 @@ func Open(ctx context.Context, s *store.Store, ref, format string) (*Subject, er
 // openSearch readies the report of a tune search (report tune[:ID]).
 func openSearch(ctx context.Context, s *store.Store, ref, format string) (*Subject, error) {
 	v, err := LoadSearch(ctx, s, ref)
-	if errors.Is(err, ErrNoSearch) {
+	var p *problem.Problem
+	switch {
+	case errors.Is(err, ErrNoSearch):
 		return nil, problem.BadInput("run 'pgoltp tune' first, or name a stored search: pgoltp report tune:ID", "%v", err)
-	} else if err != nil {
+	case errors.As(err, &p):
+		return nil, err // a corrupt store
+	case err != nil:
 		return nil, problem.Failed("%v", err)
 	}
 	render := SearchHTML

@@ -2,7 +2,6 @@ package report
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 
@@ -23,9 +23,7 @@ func Runs(w io.Writer, runs []store.Summary, format, where string) error {
 		if runs == nil {
 			runs = []store.Summary{}
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(runs)
+		return secret.WriteJSON(w, runs)
 	}
 	if len(runs) == 0 {
 		_, err := fmt.Fprintf(w, "No runs stored in %s yet.\n", where)

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
 	"github.com/pgoltp/pgoltp/internal/store"
@@ -76,9 +77,7 @@ func LoadSearch(ctx context.Context, st *store.Store, ref string) (*SearchView, 
 
 // SearchJSON writes the search's record and its runs as JSON.
 func SearchJSON(w io.Writer, v *SearchView) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return secret.WriteJSON(w, v)
 }
 
 // SearchHTML writes the search's self-contained HTML page.

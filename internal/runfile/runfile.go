@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -25,62 +26,81 @@ const Mode fs.FileMode = 0o600
 // readable by others.
 const DirMode fs.FileMode = 0o755
 
-// CreateUnique creates a new file in dir named prefix+ext, or prefix-2+ext,
-// prefix-3+ext, ... when that name is taken, exclusively (O_EXCL): two reports
-// written in the same second never overwrite each other. The caller closes it.
-func CreateUnique(dir, prefix, ext string) (*os.File, error) {
-	if err := os.MkdirAll(dir, DirMode); err != nil {
-		return nil, err
+// CreateUnique creates a new file in dir (a directory under root, created
+// if missing) named prefix+ext, or prefix-2+ext, prefix-3+ext, ... when that
+// name is taken, exclusively (O_EXCL): two reports written in the same second
+// never overwrite each other. It returns the file and its name under root; the
+// caller closes it.
+func CreateUnique(root *os.Root, dir, prefix, ext string) (*os.File, string, error) {
+	if err := root.MkdirAll(dir, DirMode); err != nil {
+		return nil, "", err
 	}
 	for n := 1; n < 10000; n++ {
 		name := prefix + ext
 		if n > 1 {
 			name = fmt.Sprintf("%s-%d%s", prefix, n, ext)
 		}
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, Mode)
+		name = filepath.Join(dir, name)
+		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, Mode)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
-		return f, err
+		return f, name, err
 	}
-	return nil, fmt.Errorf("%s: too many files named %s*%s", dir, prefix, ext)
+	return nil, "", fmt.Errorf("%s: too many files named %s*%s", dir, prefix, ext)
 }
 
-// WriteUnique writes data to a new file made by CreateUnique and returns its path.
-func WriteUnique(dir, prefix, ext string, data []byte) (string, error) {
-	f, err := CreateUnique(dir, prefix, ext)
+// WriteUnique writes data to a new file made by CreateUnique and returns its
+// name under root.
+func WriteUnique(root *os.Root, dir, prefix, ext string, data []byte) (string, error) {
+	f, name, err := CreateUnique(root, dir, prefix, ext)
 	if err != nil {
 		return "", err
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()
-		os.Remove(f.Name())
+		root.Remove(name)
 		return "", err
 	}
 	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
+		root.Remove(name)
 		return "", err
 	}
-	return f.Name(), nil
+	return name, nil
 }
 
-// WriteAtomically writes path through a temporary file in the same directory
-// (mode 0600) renamed over it at the end, so a reader never sees half a file.
-// It refuses to replace anything that is not a regular file (a symlink, a
-// directory).
+// WriteAtomically writes path (its directory created if missing) as
+// WriteIn does.
 func WriteAtomically(path string, fill func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, DirMode); err != nil {
 		return err
 	}
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s exists and is not a regular file", path)
-	}
-	tmp, err := os.CreateTemp(dir, "."+strings.TrimPrefix(filepath.Base(path), ".")+"-*")
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	defer root.Close()
+	return WriteIn(root, filepath.Base(path), fill)
+}
+
+// WriteIn writes name under root (its directory created if missing) through
+// a temporary file in the same directory (mode 0600) renamed over it at the
+// end, so a reader never sees half a file. It refuses to replace anything that
+// is not a regular file (a symlink, a directory).
+func WriteIn(root *os.Root, name string, fill func(io.Writer) error) error {
+	dir := filepath.Dir(name)
+	if err := root.MkdirAll(dir, DirMode); err != nil {
+		return err
+	}
+	if fi, err := root.Lstat(name); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s exists and is not a regular file", name)
+	}
+	tmp, tmpName, err := CreateUnique(root, dir, "."+strings.TrimPrefix(filepath.Base(name), ".")+"-"+strconv.Itoa(os.Getpid()), ".tmp")
+	if err != nil {
+		return err
+	}
+	defer root.Remove(tmpName)
 	w := bufio.NewWriter(tmp)
 	if err := fill(w); err != nil {
 		tmp.Close()
@@ -90,14 +110,10 @@ func WriteAtomically(path string, fill func(io.Writer) error) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Chmod(Mode); err != nil {
-		tmp.Close()
-		return err
-	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return root.Rename(tmpName, name)
 }
 
 // Create creates (or truncates) a file for run data with mode 0600, without

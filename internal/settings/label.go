@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/pgoltp/pgoltp/internal/secret"
 )
 
 // LabelFor returns the risk class of setting name to value on one major
@@ -89,7 +91,7 @@ type Pair struct {
 }
 
 // Labelled labels every pair of a map, sorted by name; secret values are
-// redacted (Redact).
+// redacted (secret.Redact).
 func Labelled(major int, values map[string]string) []Pair {
 	names := make([]string, 0, len(values))
 	for n := range values {
@@ -99,7 +101,7 @@ func Labelled(major int, values map[string]string) []Pair {
 	out := make([]Pair, 0, len(names))
 	for _, n := range names {
 		r, w := LabelFor(major, n, values[n])
-		out = append(out, Pair{Name: n, Value: Redact(n, values[n]), Risk: r, Why: w})
+		out = append(out, Pair{Name: n, Value: secret.Redact(n, values[n]), Risk: r, Why: w})
 	}
 	return out
 }

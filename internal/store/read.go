@@ -13,6 +13,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pgoltp/pgoltp/internal/collect"
+	"github.com/pgoltp/pgoltp/internal/secret"
 )
 
 // ErrNotFound is returned when no stored run matches a reference.
@@ -32,6 +33,9 @@ func (s *Store) List(ctx context.Context) ([]Summary, error) {
 		var status, owner string
 		var started, ended int64
 		if err := rows.Scan(&sum.ID, &sum.Workload, &sum.Title, &status, &owner, &started, &ended); err != nil {
+			return nil, err
+		}
+		if err := s.checkID(sum.ID); err != nil {
 			return nil, err
 		}
 		sum.Status = effectiveStatus(Status(status), owner)
@@ -72,7 +76,10 @@ func (s *Store) Resolve(ctx context.Context, ref string) (string, error) {
 		if errors.Is(err, sql.ErrNoRows) {
 			return "", ErrNotFound
 		}
-		return id, err
+		if err != nil {
+			return "", err
+		}
+		return id, s.checkID(id)
 	}
 	rows, err := s.db.QueryContext(ctx, s.bind(`SELECT id FROM pgoltp_runs WHERE id = ? OR substr(id, 1, ?) = ? ORDER BY id LIMIT 3`), ref, len(ref), ref)
 	if err != nil {
@@ -83,6 +90,9 @@ func (s *Store) Resolve(ctx context.Context, ref string) (string, error) {
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
+			return "", err
+		}
+		if err := s.checkID(id); err != nil {
 			return "", err
 		}
 		if id == ref {
@@ -101,6 +111,9 @@ func (s *Store) Resolve(ctx context.Context, ref string) (string, error) {
 
 // Load reads a whole run.
 func (s *Store) Load(ctx context.Context, id string) (*Run, error) {
+	if err := s.checkID(id); err != nil {
+		return nil, err
+	}
 	r := &Run{ID: id}
 	var status string
 	var started, ended, ss, se, si, ms, me int64
@@ -151,8 +164,13 @@ func (rd *runReader) headline(ctx context.Context) (err error) {
 func (rd *runReader) params(ctx context.Context) error {
 	return rd.s.each(ctx, `SELECT name, value FROM pgoltp_params WHERE run_id = ? ORDER BY pos`, rd.id, func(rs *sql.Rows) error {
 		var kv KV
+		if err := rs.Scan(&kv.Name, &kv.Value); err != nil {
+			return err
+		}
+		// Runs stored before parameters were redacted at write are redacted here.
+		kv.Value = secret.Redact(kv.Name, kv.Value)
 		rd.run.Params = append(rd.run.Params, kv)
-		return rs.Scan(&rd.run.Params[len(rd.run.Params)-1].Name, &rd.run.Params[len(rd.run.Params)-1].Value)
+		return nil
 	})
 }
 
@@ -160,8 +178,11 @@ func (rd *runReader) params(ctx context.Context) error {
 func (rd *runReader) notes(ctx context.Context) error {
 	return rd.s.each(ctx, `SELECT note FROM pgoltp_notes WHERE run_id = ? ORDER BY pos`, rd.id, func(rs *sql.Rows) error {
 		var n string
-		rd.run.Notes = append(rd.run.Notes, n)
-		return rs.Scan(&rd.run.Notes[len(rd.run.Notes)-1])
+		if err := rs.Scan(&n); err != nil {
+			return err
+		}
+		rd.run.Notes = append(rd.run.Notes, secret.Redact("", n))
+		return nil
 	})
 }
 
@@ -314,6 +335,7 @@ func (rd *runReader) facts(ctx context.Context) error {
 		if err := rs.Scan(&f.Scope, &f.Name, &f.Value); err != nil {
 			return err
 		}
+		f.Value = secret.Redact(f.Name, f.Value)
 		rd.hasSamples = true
 		switch f.Scope {
 		case "cost":

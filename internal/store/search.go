@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/pgoltp/pgoltp/internal/secret"
 )
 
 // Search is a series of runs made by one process towards one answer (a
@@ -37,18 +39,22 @@ type SearchRun struct {
 
 // SaveSearch stores the search's row, replacing the one with its id.
 func (s *Store) SaveSearch(ctx context.Context, sr *Search) error {
-	if sr.ID == "" {
-		return errors.New("storing a search without an id")
+	if !ValidID(sr.ID) {
+		return fmt.Errorf("storing search %q: %w", sr.ID, errBadID)
 	}
 	if sr.Updated.IsZero() {
 		sr.Updated = time.Now()
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	doc, err := secret.JSON(sr.Document) // never store a secret, whoever made the record
+	if err != nil {
+		return fmt.Errorf("storing search %s: %w", sr.ID, err)
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, s.bind(`DELETE FROM pgoltp_searches WHERE id = ?`), sr.ID); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, s.bind(`INSERT INTO pgoltp_searches (id, kind, title, started_us, updated_us, document) VALUES (?, ?, ?, ?, ?, ?)`),
-			sr.ID, sr.Kind, sr.Title, micros(sr.Started), micros(sr.Updated), string(sr.Document))
+			sr.ID, sr.Kind, sr.Title, micros(sr.Started), micros(sr.Updated), string(doc))
 		return err
 	})
 	if err != nil {
@@ -83,7 +89,10 @@ func (s *Store) ResolveSearch(ctx context.Context, kind, ref string) (string, er
 		if errors.Is(err, sql.ErrNoRows) {
 			return "", ErrNotFound
 		}
-		return id, err
+		if err != nil {
+			return "", err
+		}
+		return id, s.checkID(id)
 	}
 	rows, err := s.db.QueryContext(ctx, s.bind(`SELECT id FROM pgoltp_searches WHERE kind = ? AND (id = ? OR substr(id, 1, ?) = ?) ORDER BY id LIMIT 3`), kind, ref, len(ref), ref)
 	if err != nil {
@@ -94,6 +103,9 @@ func (s *Store) ResolveSearch(ctx context.Context, kind, ref string) (string, er
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
+			return "", err
+		}
+		if err := s.checkID(id); err != nil {
 			return "", err
 		}
 		if id == ref {
@@ -115,6 +127,9 @@ func (s *Store) ResolveSearch(ctx context.Context, kind, ref string) (string, er
 
 // LoadSearch reads a search and its linked runs (those still stored).
 func (s *Store) LoadSearch(ctx context.Context, id string) (*Search, error) {
+	if err := s.checkID(id); err != nil {
+		return nil, err
+	}
 	sr := &Search{ID: id}
 	var started, updated int64
 	var doc string
@@ -133,6 +148,9 @@ func (s *Store) LoadSearch(ctx context.Context, id string) (*Search, error) {
 		var status, owner string
 		var at int64
 		if err := rs.Scan(&l.RunID, &l.Role, &l.Trial, &l.Label, &status, &owner, &at, &l.Title); err != nil {
+			return err
+		}
+		if err := s.checkID(l.RunID); err != nil {
 			return err
 		}
 		l.Status, l.StartedAt = effectiveStatus(Status(status), owner), fromMicros(at)

@@ -5,11 +5,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/runfile"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for --results-dsn
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite" for results.db
@@ -17,6 +21,9 @@ import (
 
 // FileName is the results file in a lab directory.
 const FileName = "results.db"
+
+// sqliteHeader starts every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
 
 // Store is an open results store.
 type Store struct {
@@ -37,12 +44,12 @@ func Open(ctx context.Context, labDir, resultsDSN string) (*Store, error) {
 		}
 		s = &Store{db: db, postgres: true, where: "the results database"}
 	} else {
-		if err := os.MkdirAll(labDir, 0o755); err != nil {
-			return nil, fmt.Errorf("results store: %w", err)
+		if err := runfile.EnsureLab(labDir); err != nil {
+			return nil, err
 		}
 		path := filepath.Join(labDir, FileName)
 		if err := createPrivate(path); err != nil {
-			return nil, fmt.Errorf("results store: %w", err)
+			return nil, err
 		}
 		// WAL lets `pgoltp runs` read while a run writes; busy_timeout makes a
 		// second writer wait instead of failing.
@@ -54,6 +61,9 @@ func Open(ctx context.Context, labDir, resultsDSN string) (*Store, error) {
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
+		if !s.postgres && corruptFile(err) {
+			return nil, corrupt(s.where, err)
+		}
 		return nil, err
 	}
 	return s, nil
@@ -122,12 +132,22 @@ func (s *Store) bind(q string) string {
 // createPrivate makes sure the results file exists with mode 0600 before
 // SQLite opens it: SQLite creates its -wal and -shm files with the mode of the
 // main file, so the whole store stays readable by its owner only (it holds
-// server settings and run data). An existing file is tightened too.
+// server settings and run data). An existing file is tightened too; anything
+// there that is not a regular file (a directory, a symlink) is a corrupt store.
 func createPrivate(path string) error {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return corrupt(path, fmt.Errorf("it is a %s, not a file", kindOf(fi.Mode())))
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
-		return err
+		return problem.Wrap(err, "check --lab", "cannot open the results store %s", path)
 	}
 	defer f.Close()
+	// Refuse a file that is not SQLite's before changing anything about it
+	// (an empty one is a store SQLite has yet to fill).
+	head := make([]byte, len(sqliteHeader))
+	if n, _ := io.ReadFull(f, head); n > 0 && string(head[:n]) != sqliteHeader {
+		return corrupt(path, errors.New("it is not an SQLite database"))
+	}
 	return f.Chmod(0o600)
 }

@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"sort"
@@ -15,15 +13,8 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/pgoltp/pgoltp/internal/collect"
+	"github.com/pgoltp/pgoltp/internal/secret"
 )
-
-// NewID returns a run id that sorts by start time and is short enough to type:
-// 20261123-114502-3f9a.
-func NewID(at time.Time) string {
-	var b [2]byte
-	_, _ = rand.Read(b[:])
-	return at.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
-}
 
 // Begin stores run as running, with its parameters, in one transaction, and
 // returns its id (run.ID, or a new one when empty; run.ID is set either way).
@@ -33,6 +24,9 @@ func (s *Store) Begin(ctx context.Context, run *Run) (string, error) {
 	}
 	if run.ID == "" {
 		run.ID = NewID(run.StartedAt)
+	}
+	if !ValidID(run.ID) {
+		return "", fmt.Errorf("storing run %q: %w", run.ID, errBadID)
 	}
 	if run.Owner == "" {
 		host, _ := os.Hostname()
@@ -196,7 +190,7 @@ func (s *Store) Finish(ctx context.Context, run *Run) error {
 func (s *Store) writeParams(ctx context.Context, tx *sql.Tx, run *Run) error {
 	rows := make([][]any, len(run.Params))
 	for i, kv := range run.Params {
-		rows[i] = []any{run.ID, i, kv.Name, kv.Value}
+		rows[i] = []any{run.ID, i, kv.Name, secret.Redact(kv.Name, kv.Value)}
 	}
 	return s.insert(ctx, tx, "pgoltp_params", []string{"run_id", "pos", "name", "value"}, rows)
 }
@@ -251,7 +245,7 @@ func runBatches(run *Run) ([]batch, error) {
 		figures = append(figures, []any{id, i, f.Name, f.Value, f.Unit})
 	}
 	for i, n := range run.Notes {
-		notes = append(notes, []any{id, i, n})
+		notes = append(notes, []any{id, i, secret.Redact("", n)})
 	}
 	types := make([]string, 0, len(run.Latency))
 	for t := range run.Latency {
@@ -303,7 +297,7 @@ func sampleBatches(id string, sm *collect.Samples) []batch {
 	for _, f := range append(sm.Facts, costFacts(sm.Cost)...) {
 		if k := f.Scope + "\x00" + f.Name; !seen[k] {
 			seen[k] = true
-			facts = append(facts, []any{id, f.Scope, f.Name, f.Value})
+			facts = append(facts, []any{id, f.Scope, f.Name, secret.Redact(f.Name, f.Value)})
 		}
 	}
 	for i, w := range sm.Warnings {

@@ -1,12 +1,12 @@
 package tune
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
@@ -81,9 +81,7 @@ func sqlLiteral(v string) string { return "'" + strings.ReplaceAll(v, "'", "''")
 func (a Advice) Write(w io.Writer, format string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(a)
+		return secret.WriteJSON(w, a)
 	case "sql":
 		return a.WriteSQL(w)
 	}

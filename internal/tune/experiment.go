@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
 	"github.com/pgoltp/pgoltp/internal/workload"
@@ -373,7 +374,7 @@ func (e *Experiment) observeHalfway(runCtx context.Context, names []string) <-ch
 }
 
 // compare records the settings observed during the run, and every one that
-// was not what the arm set.
+// was not what the arm set (secret values redacted: the record is written).
 func (rec *RunRecord) compare(values map[string]string, observed map[string]settings.Live) {
 	rec.Observed = map[string]string{}
 	for _, name := range sortedKeys(values) {
@@ -382,9 +383,9 @@ func (rec *RunRecord) compare(values map[string]string, observed map[string]sett
 			rec.Mismatch = append(rec.Mismatch, name+" (not reported)")
 			continue
 		}
-		rec.Observed[name] = l.Value()
+		rec.Observed[name] = secret.Redact(name, l.Value())
 		if !l.Same(values[name]) {
-			rec.Mismatch = append(rec.Mismatch, fmt.Sprintf("%s=%s (wanted %s)", name, l.Value(), values[name]))
+			rec.Mismatch = append(rec.Mismatch, fmt.Sprintf("%s=%s (wanted %s)", name, secret.Redact(name, l.Value()), secret.Redact(name, values[name])))
 		}
 	}
 }

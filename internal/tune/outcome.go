@@ -1,7 +1,7 @@
 package tune
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/runfile"
+	"github.com/pgoltp/pgoltp/internal/secret"
 )
 
 // Failure is the experiment's failure (exit code 1) when a step's setting
@@ -46,14 +47,23 @@ func KeepReport(lab, kind string, rep any, log io.Writer) {
 
 // SaveReport keeps a report of kind (experiment, crash) as JSON in
 // LAB/experiments (0600, a new file per report: two saved in the same second
-// get distinct names) and returns its path.
+// get distinct names), secrets redacted (secret.WriteJSON), and returns its
+// path.
 func SaveReport(lab, kind string, rep any) (string, error) {
-	b, err := json.MarshalIndent(rep, "", "  ")
+	var b bytes.Buffer
+	if err := secret.WriteJSON(&b, rep); err != nil {
+		return "", err
+	}
+	root, err := runfile.OpenLab(lab)
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(lab, "experiments")
-	return runfile.WriteUnique(dir, kind+"-"+time.Now().UTC().Format("20060102T150405Z"), ".json", append(b, '\n'))
+	defer root.Close()
+	name, err := runfile.WriteUnique(root, "experiments", kind+"-"+time.Now().UTC().Format("20060102T150405Z"), ".json", b.Bytes())
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(lab, name), nil
 }
 
 // Verdict is how an experiment ends for the command, given Run's error and

@@ -1,6 +1,7 @@
 package tuner
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/search"
+	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/tuner/record"
 )
 
@@ -43,13 +45,15 @@ func Path(lab, id string) string { return filepath.Join(lab, "tune", id+".json")
 
 // Save writes the state atomically (a 0600 temporary file renamed over
 // the old one): a crash leaves the previous state or the new one, never half.
+// Secrets are redacted (secret.WriteJSON): the search never tunes a setting
+// that holds one.
 func (s *State) Save(lab string) error {
 	path := Path(lab, s.ID)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	if err := secret.WriteJSON(&b, s); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+s.ID+"-*.tmp")
@@ -61,7 +65,7 @@ func (s *State) Save(lab string) error {
 		tmp.Close()
 		return err
 	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
+	if _, err := tmp.Write(b.Bytes()); err != nil {
 		tmp.Close()
 		return err
 	}
