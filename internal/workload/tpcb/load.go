@@ -129,7 +129,8 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (*LoadResult, error
 	if err := step("drop tables", []task{execTask(dropTablesSQL)}); err != nil {
 		return nil, err
 	}
-	if err := step("create tables", []task{execTask(s.createTables()...)}); err != nil {
+	// The mark comes with the tables: rows are never there without it.
+	if err := step("create tables", []task{execTask(append(s.createTables(), markLoadingSQL)...)}); err != nil {
 		return nil, err
 	}
 	if err := step("generate data", generateTasks(s, opts.Jobs)); err != nil {
@@ -155,6 +156,11 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (*LoadResult, error
 		if err := step("foreign keys", []task{execTask(foreignKeySQL...)}); err != nil {
 			return nil, err
 		}
+	}
+	// Only now is the load complete: a kill before this line leaves the mark
+	// (loadmark.go), and Run refuses the tables.
+	if err := pool.run(ctx, []task{execTask(markCompleteSQL)}); err != nil {
+		return nil, fmt.Errorf("marking the load complete: %w", err)
 	}
 	res.Elapsed = time.Since(start)
 	logf("done in %.2f s (%s).", res.Elapsed.Seconds(), stepSummary(res.Steps))
