@@ -8,7 +8,9 @@
 // share, or the lab's SQLite file for parts on this machine.
 //
 //   - member.go: a part registers (measuring its clock skew against the
-//     store's server), waits until all n parts are there, and starts its
+//     store's server, and with the parameters every part must share:
+//     params.go refuses a part whose differ from the first registered
+//     part's), waits until all n parts are there, and starts its
 //     ramp-up at the agreed wall-clock time; it beats a heartbeat while it
 //     runs, and the last part to finish runs the one consistency check.
 //   - view.go: the group as one result: throughput summed over the parts'

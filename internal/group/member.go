@@ -52,6 +52,10 @@ type Options struct {
 	// DefaultLead).
 	Lead time.Duration
 	Log  io.Writer // "waiting for parts..." lines; nil = none
+	// Params are the parameters every part must share (the workload's
+	// workload.GroupParams); a part whose differ from the first registered
+	// part's is refused. nil: not compared.
+	Params []workload.Param
 }
 
 // Validate checks the name and the part (1 ≤ k ≤ n); n ≤ warehouses is
@@ -111,6 +115,10 @@ func Join(ctx context.Context, opts Options, kind, runID string) (*Member, error
 		st.Close()
 		return nil, fmt.Errorf("reading the clock of %s: %w", st.Where(), err)
 	}
+	if err := m.registerParams(ctx, runID); err != nil {
+		st.Close()
+		return nil, err
+	}
 	host, _ := os.Hostname()
 	now := m.serverNow()
 	me := store.GroupPart{Part: opts.Part.K, RunID: runID, Owner: host + ":" + strconv.Itoa(os.Getpid()), Status: StatusWaiting,
@@ -120,6 +128,9 @@ func Join(ctx context.Context, opts Options, kind, runID string) (*Member, error
 		err = problem.Wrap(err, "give every part of a group the same workload and --part n, or use a new --group name", "cannot join group %s", opts.Name)
 	} else if err == nil {
 		err = m.decide(ctx, g, earlier, me)
+	}
+	if err == nil {
+		err = m.checkParams(ctx, runID)
 	}
 	if err != nil {
 		st.Close()
@@ -231,7 +242,7 @@ func (m *Member) WaitAll(ctx context.Context) error {
 			}
 			missing := missingParts(present, g.Parts)
 			if time.Now().After(deadline) {
-				m.giveUp(ctx)
+				m.giveUp(ctx, "")
 				return &problem.Problem{Code: problem.ExitBadInput, Err: ErrBarrier,
 					What: fmt.Sprintf("group %s is still missing part %s of %d after %s", m.opts.Name, joinInts(missing), g.Parts, m.opts.Timeout),
 					Fix:  "start them with the same --group and results store (--results-dsn), or raise --group-timeout"}
@@ -242,7 +253,7 @@ func (m *Member) WaitAll(ctx context.Context) error {
 			}
 			select {
 			case <-ctx.Done():
-				m.giveUp(ctx)
+				m.giveUp(ctx, "")
 				return ctx.Err()
 			case <-time.After(pollEvery):
 			}
@@ -258,12 +269,13 @@ func (m *Member) WaitAll(ctx context.Context) error {
 	}
 }
 
-// giveUp records that the part stopped waiting (timeout, Ctrl-C): the
-// others no longer count it, and it may register again.
-func (m *Member) giveUp(ctx context.Context) {
+// giveUp records that the part stopped waiting (timeout, Ctrl-C, refused;
+// note says why, "" for nothing): the others no longer count it, and it may
+// register again.
+func (m *Member) giveUp(ctx context.Context, note string) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_ = m.st.UpdateGroupPart(wctx, m.opts.Name, m.opts.Part.K, StatusGaveUp, m.serverNow(), m.serverNow(), "")
+	_ = m.st.UpdateGroupPart(wctx, m.opts.Name, m.opts.Part.K, StatusGaveUp, m.serverNow(), m.serverNow(), note)
 }
 
 // presentParts are the parts that registered and still wait: not late,
