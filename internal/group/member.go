@@ -77,6 +77,10 @@ var ErrLate = errors.New("late for its group")
 // ErrBarrier says the parts did not all register in time.
 var ErrBarrier = errors.New("not all parts of the group registered")
 
+// ErrPartDied says a part died (its process gone, or its heartbeat stale)
+// while the group waited for its parts.
+var ErrPartDied = errors.New("a part of the group died at the barrier")
+
 // Member is one part's membership: registered in the group, beating its
 // heartbeat until Finished.
 type Member struct {
@@ -233,6 +237,12 @@ func (m *Member) WaitAll(ctx context.Context) error {
 			return err
 		}
 		if g.Start.IsZero() {
+			if dead := diedWaiting(parts, m.serverNow()); dead != "" {
+				m.giveUp(ctx, "")
+				return &problem.Problem{Code: problem.ExitFailed, Err: ErrPartDied,
+					What: fmt.Sprintf("group %s: %s while waiting for the others", m.opts.Name, dead),
+					Fix:  "start every part again (the same --group will do: the group has not started)"}
+			}
 			present := presentParts(parts, m.serverNow())
 			if len(present) == g.Parts {
 				if _, err := m.st.SetGroupStart(ctx, m.opts.Name, m.opts.Part.K, m.serverNow().Add(m.opts.Lead)); err != nil {
@@ -276,6 +286,24 @@ func (m *Member) giveUp(ctx context.Context, note string) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	_ = m.st.UpdateGroupPart(wctx, m.opts.Name, m.opts.Part.K, StatusGaveUp, m.serverNow(), m.serverNow(), note)
+}
+
+// diedWaiting names the parts that registered and died before the start,
+// and how their death was seen ("" if none): as during the run, by their
+// process being gone (this machine) or their heartbeat going stale.
+func diedWaiting(parts []store.GroupPart, now time.Time) string {
+	var dead []string
+	for _, p := range parts {
+		if p.Status != StatusWaiting || Effective(p, now) != StatusDead {
+			continue
+		}
+		how := fmt.Sprintf("no heartbeat for %s", now.Sub(p.Heartbeat).Round(time.Second))
+		if !store.OwnerAlive(p.Owner) {
+			how = "process " + p.Owner + " is gone"
+		}
+		dead = append(dead, fmt.Sprintf("part %d died (%s)", p.Part, how))
+	}
+	return strings.Join(dead, ", ")
 }
 
 // presentParts are the parts that registered and still wait: not late,
