@@ -23,7 +23,8 @@ var (
 
 // ErrIncompleteLoad says the pgbench tables hold a pgoltp load that was
 // interrupted (killed, cancelled, failed) before its end.
-var ErrIncompleteLoad = errors.New("the pgbench tables hold an interrupted load")
+// Its text names the fix: callers other than the tpcb commands show it as is.
+var ErrIncompleteLoad = errors.New("the pgbench tables hold an interrupted load: load again with 'pgoltp tpcb load --scale N' (or pgbench -i)")
 
 // readScale reads the scale from pgbench_branches, as pgbench does, in the
 // same statement as the load's mark: ErrIncompleteLoad while it is there,
