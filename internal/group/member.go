@@ -244,7 +244,13 @@ func (m *Member) WaitAll(ctx context.Context) error {
 					Fix:  "start every part again (the same --group will do: the group has not started)"}
 			}
 			present := presentParts(parts, m.serverNow())
-			if len(present) == g.Parts {
+			ready := len(present) == g.Parts
+			if ready {
+				if ready, err = m.paramsAgree(ctx, parts); err != nil {
+					return err
+				}
+			}
+			if ready {
 				if _, err := m.st.SetGroupStart(ctx, m.opts.Name, m.opts.Part.K, m.serverNow().Add(m.opts.Lead)); err != nil {
 					return err
 				}
@@ -257,7 +263,7 @@ func (m *Member) WaitAll(ctx context.Context) error {
 					What: fmt.Sprintf("group %s is still missing part %s of %d after %s", m.opts.Name, joinInts(missing), g.Parts, m.opts.Timeout),
 					Fix:  "start them with the same --group and results store (--results-dsn), or raise --group-timeout"}
 			}
-			if m.opts.Log != nil && time.Since(logged) >= 10*time.Second {
+			if m.opts.Log != nil && len(missing) > 0 && time.Since(logged) >= 10*time.Second {
 				fmt.Fprintf(m.opts.Log, "group %s: part %s waiting for part %s of %d\n", m.opts.Name, m.opts.Part, joinInts(missing), g.Parts)
 				logged = time.Now()
 			}

@@ -59,6 +59,33 @@ func (m *Member) checkParams(ctx context.Context, runID string) error {
 	return problem.BadInput("give every part of a group the same "+name+", or use a new --group name", "%s", what)
 }
 
+// paramsAgree says whether the waiting parts registered the same
+// parameters. The group does not start while they differ: the part that
+// differs is being refused by its own Join (checkParams) and drops out, so
+// that the others never start with it even if they saw it before it did.
+func (m *Member) paramsAgree(ctx context.Context, parts []store.GroupPart) (bool, error) {
+	if m.opts.Params == nil {
+		return true, nil
+	}
+	registered, err := m.st.GroupParams(ctx, m.opts.Name)
+	if err != nil {
+		return false, err
+	}
+	now, seen := m.serverNow(), ""
+	for _, p := range parts {
+		params, ok := registered[p.RunID]
+		if !ok || Effective(p, now) != StatusWaiting {
+			continue
+		}
+		if seen == "" {
+			seen = params
+		} else if params != seen {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
 // firstRegistered is the earliest joined part still waiting (ties: the
 // lower part number); nil if none.
 func firstRegistered(parts []store.GroupPart, now time.Time) *store.GroupPart {

@@ -3,11 +3,14 @@ package group
 import (
 	"context"
 	"errors"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
@@ -63,5 +66,43 @@ func TestPartsWithDifferentParamsAreRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestGroupDoesNotStartWithDifferingParams: a part seen registered before
+// its own Join refused it (a moment's window) does not start the group: the
+// waiting part checks that the registered parameters agree before it sets
+// the start.
+func TestGroupDoesNotStartWithDifferingParams(t *testing.T) {
+	ctx := context.Background()
+	lab := t.TempDir()
+	o := Options{Lab: lab, Name: "window", Part: workload.Part{K: 1, N: 2}, Timeout: time.Minute, Params: durationParams("10s")}
+	m, err := Join(ctx, o, "tpcc", "run-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	st, err := store.Open(ctx, lab, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Part 2 as its Join leaves it between registering and its own check.
+	if err := st.SetGroupParams(ctx, "window", "run-2", `[{"Name":"isolation","Value":"read-committed"},{"Name":"duration","Value":"20s"}]`); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	now := time.Now()
+	if _, _, err := st.JoinGroup(ctx, store.Group{Name: "window", Workload: "tpcc", Parts: 2, Created: now},
+		store.GroupPart{Part: 2, RunID: "run-2", Owner: host + ":" + strconv.Itoa(os.Getpid()), Status: StatusWaiting, Joined: now, Heartbeat: now}); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if err := m.WaitAll(wctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("waiting with a differing part 2 present: %v, want no start", err)
+	}
+	if g, _, err := st.Group(ctx, "window"); err != nil || !g.Start.IsZero() {
+		t.Errorf("the group started (%v, %v) with parts whose parameters differ", g.Start, err)
 	}
 }
