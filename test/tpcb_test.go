@@ -241,6 +241,7 @@ func TestTpcbBadInput(t *testing.T) {
 		mentions []string
 	}{
 		{"scale 0", []string{"tpcb", "load", "--scale", "0"}, []string{"scale"}},
+		{"scale beyond the tellers' int4", []string{"tpcb", "load", "--scale", "2147483647"}, []string{"scale", "2147483647"}},
 		{"fillfactor 5", []string{"tpcb", "load", "-F", "5"}, []string{"fillfactor"}},
 		{"partition method", []string{"tpcb", "load", "--partitions", "2", "--partition-method", "list"}, []string{"list"}},
 		{"bad protocol", []string{"tpcb", "run", "--protocol", "carrier-pigeon"}, []string{"protocol", "carrier-pigeon"}},

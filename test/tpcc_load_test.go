@@ -26,6 +26,7 @@ func TestTpccLoadCheckBadInput(t *testing.T) {
 		{"negative partitions", []string{"tpcc", "load", "--partitions", "-1"}, []string{"partitions"}},
 		{"fillfactor of unknown table", []string{"tpcc", "load", "--fillfactor", "stok=90"}, []string{"stok"}},
 		{"fillfactor out of range", []string{"tpcc", "load", "--fillfactor", "stock=5"}, []string{"stock", "5"}},
+		{"warehouses beyond int4", []string{"tpcc", "load", "--warehouses", "99999999999"}, []string{"warehouses", "99999999999"}},
 		{"warehouses not a number", []string{"tpcc", "load", "--warehouses", "ten"}, []string{"ten"}},
 		{"bad --fresh", []string{"tpcc", "check", "--fresh", "maybe"}, []string{"--fresh"}},
 		{"unknown check", []string{"tpcc", "check", "--only", "condition_99"}, []string{"condition_99"}},

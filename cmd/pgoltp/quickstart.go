@@ -45,6 +45,9 @@ report into <lab>/reports.`,
 			if err != nil {
 				return err
 			}
+			if o.FreeDisk, err = loadFreeDisk(); err != nil {
+				return err
+			}
 			out, err := quickstart.Run(ctx, dsn, &o, recordOptions(true), cmd.OutOrStdout())
 			if err != nil {
 				return err

@@ -42,6 +42,9 @@ func newTPCBLoadCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if o.FreeDisk, err = loadFreeDisk(); err != nil {
+				return err
+			}
 			if !global.json {
 				o.Log = os.Stderr
 			}

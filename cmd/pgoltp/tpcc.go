@@ -61,6 +61,9 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 			if err != nil {
 				return err
 			}
+			if opts.FreeDisk, err = loadFreeDisk(); err != nil {
+				return err
+			}
 			errOut := cmd.ErrOrStderr()
 			opts.Progress = errOut
 			if f, ok := errOut.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

@@ -52,6 +52,10 @@ type Options struct {
 	// DefaultLead).
 	Lead time.Duration
 	Log  io.Writer // "waiting for parts..." lines; nil = none
+	// Params are the parameters every part must share (the workload's
+	// workload.GroupParams); a part whose differ from the first registered
+	// part's is refused. nil: not compared.
+	Params []workload.Param
 }
 
 // Validate checks the name and the part (1 ≤ k ≤ n); n ≤ warehouses is
@@ -72,6 +76,10 @@ var ErrLate = errors.New("late for its group")
 
 // ErrBarrier says the parts did not all register in time.
 var ErrBarrier = errors.New("not all parts of the group registered")
+
+// ErrPartDied says a part died (its process gone, or its heartbeat stale)
+// while the group waited for its parts.
+var ErrPartDied = errors.New("a part of the group died at the barrier")
 
 // Member is one part's membership: registered in the group, beating its
 // heartbeat until Finished.
@@ -111,6 +119,10 @@ func Join(ctx context.Context, opts Options, kind, runID string) (*Member, error
 		st.Close()
 		return nil, fmt.Errorf("reading the clock of %s: %w", st.Where(), err)
 	}
+	if err := m.registerParams(ctx, runID); err != nil {
+		st.Close()
+		return nil, err
+	}
 	host, _ := os.Hostname()
 	now := m.serverNow()
 	me := store.GroupPart{Part: opts.Part.K, RunID: runID, Owner: host + ":" + strconv.Itoa(os.Getpid()), Status: StatusWaiting,
@@ -120,6 +132,9 @@ func Join(ctx context.Context, opts Options, kind, runID string) (*Member, error
 		err = problem.Wrap(err, "give every part of a group the same workload and --part n, or use a new --group name", "cannot join group %s", opts.Name)
 	} else if err == nil {
 		err = m.decide(ctx, g, earlier, me)
+	}
+	if err == nil {
+		err = m.checkParams(ctx, runID)
 	}
 	if err != nil {
 		st.Close()
@@ -222,8 +237,20 @@ func (m *Member) WaitAll(ctx context.Context) error {
 			return err
 		}
 		if g.Start.IsZero() {
+			if dead := diedWaiting(parts, m.serverNow()); dead != "" {
+				m.giveUp(ctx, "")
+				return &problem.Problem{Code: problem.ExitFailed, Err: ErrPartDied,
+					What: fmt.Sprintf("group %s: %s while waiting for the others", m.opts.Name, dead),
+					Fix:  "start every part again (the same --group will do: the group has not started)"}
+			}
 			present := presentParts(parts, m.serverNow())
-			if len(present) == g.Parts {
+			ready := len(present) == g.Parts
+			if ready {
+				if ready, err = m.paramsAgree(ctx, parts); err != nil {
+					return err
+				}
+			}
+			if ready {
 				if _, err := m.st.SetGroupStart(ctx, m.opts.Name, m.opts.Part.K, m.serverNow().Add(m.opts.Lead)); err != nil {
 					return err
 				}
@@ -231,18 +258,18 @@ func (m *Member) WaitAll(ctx context.Context) error {
 			}
 			missing := missingParts(present, g.Parts)
 			if time.Now().After(deadline) {
-				m.giveUp(ctx)
+				m.giveUp(ctx, "")
 				return &problem.Problem{Code: problem.ExitBadInput, Err: ErrBarrier,
 					What: fmt.Sprintf("group %s is still missing part %s of %d after %s", m.opts.Name, joinInts(missing), g.Parts, m.opts.Timeout),
 					Fix:  "start them with the same --group and results store (--results-dsn), or raise --group-timeout"}
 			}
-			if m.opts.Log != nil && time.Since(logged) >= 10*time.Second {
+			if m.opts.Log != nil && len(missing) > 0 && time.Since(logged) >= 10*time.Second {
 				fmt.Fprintf(m.opts.Log, "group %s: part %s waiting for part %s of %d\n", m.opts.Name, m.opts.Part, joinInts(missing), g.Parts)
 				logged = time.Now()
 			}
 			select {
 			case <-ctx.Done():
-				m.giveUp(ctx)
+				m.giveUp(ctx, "")
 				return ctx.Err()
 			case <-time.After(pollEvery):
 			}
@@ -258,12 +285,31 @@ func (m *Member) WaitAll(ctx context.Context) error {
 	}
 }
 
-// giveUp records that the part stopped waiting (timeout, Ctrl-C): the
-// others no longer count it, and it may register again.
-func (m *Member) giveUp(ctx context.Context) {
+// giveUp records that the part stopped waiting (timeout, Ctrl-C, refused;
+// note says why, "" for nothing): the others no longer count it, and it may
+// register again.
+func (m *Member) giveUp(ctx context.Context, note string) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	_ = m.st.UpdateGroupPart(wctx, m.opts.Name, m.opts.Part.K, StatusGaveUp, m.serverNow(), m.serverNow(), "")
+	_ = m.st.UpdateGroupPart(wctx, m.opts.Name, m.opts.Part.K, StatusGaveUp, m.serverNow(), m.serverNow(), note)
+}
+
+// diedWaiting names the parts that registered and died before the start,
+// and how their death was seen ("" if none): as during the run, by their
+// process being gone (this machine) or their heartbeat going stale.
+func diedWaiting(parts []store.GroupPart, now time.Time) string {
+	var dead []string
+	for _, p := range parts {
+		if p.Status != StatusWaiting || Effective(p, now) != StatusDead {
+			continue
+		}
+		how := fmt.Sprintf("no heartbeat for %s", now.Sub(p.Heartbeat).Round(time.Second))
+		if !store.OwnerAlive(p.Owner) {
+			how = "process " + p.Owner + " is gone"
+		}
+		dead = append(dead, fmt.Sprintf("part %d died (%s)", p.Part, how))
+	}
+	return strings.Join(dead, ", ")
 }
 
 // presentParts are the parts that registered and still wait: not late,

@@ -15,7 +15,13 @@ import (
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+func TestMain(m *testing.M) {
+	if os.Getenv("PGOLTP_GROUP_CHILD") != "" {
+		joinAndHang() // the part TestPartDeadAtBarrierFailsFast kills
+		return
+	}
+	os.Exit(pgtest.Run(m))
+}
 
 // stores gives the two places a group can meet: the lab's SQLite file
 // (parts on this machine) and a PostgreSQL results database.

@@ -23,6 +23,9 @@ type Options struct {
 	Path        string        // tpcc.PathClient or PathServer
 	Log         io.Writer     // the steps, the load's and the run's progress, the check's report
 	ProgressBar bool          // Log is a terminal: show the load as a bar
+	// FreeDisk is the free space of the server's data directory, for the
+	// load's disk check (tpcc.LoadOptions.FreeDisk); nil: not known.
+	FreeDisk func() (int64, error)
 
 	run *tpcc.Workload // the loop's run, built by Validate
 }
@@ -30,8 +33,8 @@ type Options struct {
 // Validate checks the options before any server is touched, and builds the
 // loop's run: no-wait mode, fully checked.
 func (o *Options) Validate() error {
-	if o.Warehouses < 1 {
-		return problem.BadInput("pass --warehouses 1 or more", "--warehouses %d is too small", o.Warehouses)
+	if o.Warehouses < 1 || o.Warehouses > tpcc.MaxWarehouses {
+		return problem.BadInput(fmt.Sprintf("pass --warehouses 1 to %d", tpcc.MaxWarehouses), "--warehouses %d is out of range", o.Warehouses)
 	}
 	if o.Duration < 5*time.Second {
 		return problem.BadInput("pass --duration 5s or more", "--duration %s is too short to measure", o.Duration)
@@ -48,7 +51,8 @@ func (o *Options) Validate() error {
 // then it prints the run's summary to out. o must have been validated.
 func Run(ctx context.Context, dsn string, o *Options, rec recorder.Options, out io.Writer) (*recorder.Outcome, error) {
 	fmt.Fprintf(o.Log, "== 2/5 loading TPC-C, %d warehouses\n", o.Warehouses)
-	st, err := tpcc.Load(ctx, dsn, tpcc.LoadOptions{Warehouses: o.Warehouses, Progress: o.Log, ProgressBar: o.ProgressBar})
+	st, err := tpcc.Load(ctx, dsn, tpcc.LoadOptions{Warehouses: o.Warehouses, Progress: o.Log, ProgressBar: o.ProgressBar,
+		FreeDisk: o.FreeDisk})
 	if errors.Is(err, tpcc.ErrLoadExists) {
 		return nil, problem.BadInput("run 'pgoltp tpcc load --force --warehouses N' to replace it, or pass the same --warehouses", "%s", err.Error())
 	}

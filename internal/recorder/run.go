@@ -156,6 +156,9 @@ func joinGroup(ctx context.Context, w workload.Workload, run *store.Run, opts Op
 	if g.Log == nil {
 		g.Log = opts.Log
 	}
+	if gp, ok := w.(workload.GroupParams); ok {
+		g.Params = gp.SharedParams()
+	}
 	run.ID = store.NewID(run.StartedAt)
 	m, err := group.Join(ctx, g, w.Kind(), run.ID)
 	if err != nil {

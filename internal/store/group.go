@@ -23,6 +23,7 @@ var groupSchema = []string{
 		owner TEXT NOT NULL, status TEXT NOT NULL, skew_us BIGINT NOT NULL, joined_us BIGINT NOT NULL,
 		heartbeat_us BIGINT NOT NULL, ended_us BIGINT NOT NULL DEFAULT 0, note TEXT NOT NULL DEFAULT '',
 		PRIMARY KEY (group_name, part))`,
+	groupParamsDDL,
 }
 
 // Group is a group's row: its shape and, once all parts were present, the

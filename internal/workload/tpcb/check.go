@@ -99,6 +99,9 @@ func Check(ctx context.Context, dsn string, opts CheckOptions) (*CheckResult, er
 		return nil, fmt.Errorf("connecting: %w", err)
 	}
 	defer conn.Close(context.Background())
+	if _, err := readScale(ctx, conn); err != nil {
+		return nil, err
+	}
 	s, err := readSums(ctx, conn)
 	if err != nil {
 		return nil, err

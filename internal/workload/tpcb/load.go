@@ -23,6 +23,10 @@ type LoadOptions struct {
 	Unlogged        bool            `json:"unlogged"`         // --unlogged-tables
 	Jobs            int             `json:"jobs"`             // parallel connections; 0 = number of CPUs (at least 2)
 	Log             io.Writer       `json:"-"`                // step-by-step progress lines, like pgbench -i; nil = quiet
+	// FreeDisk returns the free bytes of the server's data directory: a load
+	// that would not fit is refused before it drops anything. nil: the disk
+	// cannot be seen (a --dsn server): Log gets a note with the estimate.
+	FreeDisk func() (int64, error) `json:"-"`
 }
 
 // LoadStep is the time one step of the load took, named like pgbench's
@@ -45,8 +49,8 @@ func (o *LoadOptions) Validate() error {
 	if o.Scale < 1 {
 		return fmt.Errorf("invalid --scale %d: must be at least 1", o.Scale)
 	}
-	if int64(o.Scale)*AccountsPerScale > 1<<53 {
-		return fmt.Errorf("invalid --scale %d: too large", o.Scale)
+	if o.Scale > MaxScale {
+		return fmt.Errorf("invalid --scale %d: at most %d (pgbench_tellers.tid is an int4, %d tellers per unit)", o.Scale, MaxScale, TellersPerScale)
 	}
 	if o.Fillfactor == 0 {
 		o.Fillfactor = 100
@@ -114,6 +118,9 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (*LoadResult, error
 		return nil, err
 	}
 	defer pool.close()
+	if err := checkRoom(ctx, pool.conns[0], opts); err != nil {
+		return nil, err
+	}
 
 	start := time.Now()
 	step := func(name string, tasks []task) error {
@@ -129,7 +136,8 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (*LoadResult, error
 	if err := step("drop tables", []task{execTask(dropTablesSQL)}); err != nil {
 		return nil, err
 	}
-	if err := step("create tables", []task{execTask(s.createTables()...)}); err != nil {
+	// The mark comes with the tables: rows are never there without it.
+	if err := step("create tables", []task{execTask(append(s.createTables(), markLoadingSQL)...)}); err != nil {
 		return nil, err
 	}
 	if err := step("generate data", generateTasks(s, opts.Jobs)); err != nil {
@@ -155,6 +163,11 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (*LoadResult, error
 		if err := step("foreign keys", []task{execTask(foreignKeySQL...)}); err != nil {
 			return nil, err
 		}
+	}
+	// Only now is the load complete: a kill before this line leaves the mark
+	// (loadmark.go), and Run refuses the tables.
+	if err := pool.run(ctx, []task{execTask(markCompleteSQL)}); err != nil {
+		return nil, fmt.Errorf("marking the load complete: %w", err)
 	}
 	res.Elapsed = time.Since(start)
 	logf("done in %.2f s (%s).", res.Elapsed.Seconds(), stepSummary(res.Steps))

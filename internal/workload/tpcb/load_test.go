@@ -93,6 +93,8 @@ func TestLoadRejectsBadOptions(t *testing.T) {
 		{Scale: 1, Partitions: -1},
 		{Scale: 1, PartitionMethod: "list", Partitions: 2},
 		{Scale: 1, PartitionMethod: PartitionHash},
+		{Scale: MaxScale + 1},
+		{Scale: 2147483647}, // tellers' int4 tid would overflow
 	}
 	for _, o := range cases {
 		if err := o.Validate(); err == nil {
@@ -133,5 +135,12 @@ func TestExtraIndexDefeatsHOT(t *testing.T) {
 		if extra && hot != 0 || !extra && hot == 0 {
 			t.Errorf("extra index %v: %d of %d updates HOT", extra, hot, upd)
 		}
+	}
+}
+
+func TestLoadAcceptsTheLargestScale(t *testing.T) {
+	o := LoadOptions{Scale: MaxScale}
+	if err := o.Validate(); err != nil {
+		t.Errorf("scale %d: %v", MaxScale, err)
 	}
 }

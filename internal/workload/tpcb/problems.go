@@ -10,6 +10,9 @@ import (
 // Problem is how a tpcb command (what: "tpcb run") ends on err: tables that
 // are not loaded are bad input (exit 2), anything else is wrapped.
 func Problem(what string, err error) error {
+	if errors.Is(err, ErrIncompleteLoad) {
+		return problem.BadInput("", "%s: %s", what, ErrIncompleteLoad) // the error names the fix
+	}
 	if errors.Is(err, ErrNotLoaded) {
 		return problem.BadInput("run 'pgoltp tpcb load --scale N' (or pgbench -i) first", "%s: the pgbench tables are not loaded", what)
 	}

@@ -43,7 +43,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		return nil, fmt.Errorf("connecting: %w", err)
 	}
 	defer admin.Close(context.Background())
-	scale, err := detectScale(ctx, admin)
+	scale, err := readScale(ctx, admin)
 	if err != nil {
 		return nil, err
 	}
@@ -271,21 +271,6 @@ func notLoaded(err error) error {
 	return err
 }
 
-// detectScale reads the scale from pgbench_branches, as pgbench does.
-func detectScale(ctx context.Context, conn *pgx.Conn) (int, error) {
-	var n int
-	if err := conn.QueryRow(ctx, "select count(*) from pgbench_branches").Scan(&n); err != nil {
-		if err := notLoaded(err); err == ErrNotLoaded {
-			return 0, err
-		}
-		return 0, fmt.Errorf("reading the scale: %w", err)
-	}
-	if n == 0 {
-		return 0, ErrNotLoaded
-	}
-	return n, nil
-}
-
 // connectClients opens and prepares every client's connection in parallel
 // and returns how long that took.
 func connectClients(ctx context.Context, cfg *pgconn.Config, opts RunOptions, def *scriptDef, scale space, rec *metrics.Recorder) ([]*client, time.Duration, error) {
@@ -317,7 +302,8 @@ func connectClients(ctx context.Context, cfg *pgconn.Config, opts RunOptions, de
 	return clients, time.Since(t0), nil
 }
 
-// Scale returns the scale of the pgbench tables at dsn, or ErrNotLoaded. The
+// Scale returns the scale of the pgbench tables at dsn, or ErrNotLoaded
+// (ErrIncompleteLoad for an interrupted load). The
 // CLI asks before it records a run, so that a run of nothing is never stored.
 func Scale(ctx context.Context, dsn string) (int, error) {
 	conn, err := pgx.Connect(ctx, dsn)
@@ -325,5 +311,5 @@ func Scale(ctx context.Context, dsn string) (int, error) {
 		return 0, err
 	}
 	defer conn.Close(ctx)
-	return detectScale(ctx, conn)
+	return readScale(ctx, conn)
 }

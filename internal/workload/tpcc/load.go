@@ -40,6 +40,12 @@ type LoadOptions struct {
 	// live bar (meant for a terminal), otherwise a line every few seconds.
 	Progress    io.Writer
 	ProgressBar bool
+	// FreeDisk returns the free bytes of the server's data directory: a load
+	// that would not fit is refused before it drops anything. nil: the disk
+	// cannot be seen (a --dsn server): Progress gets a note with the estimate.
+	FreeDisk func() (int64, error) `json:"-"`
+
+	roomChecked bool // the disk check was made for a bigger load of which this is one schema
 }
 
 // LoadStats describe a finished load.
@@ -100,8 +106,8 @@ func (o *LoadOptions) normalize() error {
 			return err
 		}
 	}
-	if o.Warehouses < 1 {
-		return fmt.Errorf("warehouses must be at least 1, got %d", o.Warehouses)
+	if o.Warehouses < 1 || o.Warehouses > MaxWarehouses {
+		return fmt.Errorf("warehouses must be from 1 to %d (W_ID is an int4 with room for 2*W ids, clause 1.3.1), got %d", MaxWarehouses, o.Warehouses)
 	}
 	if o.Workers < 0 {
 		return fmt.Errorf("workers must be at least 1, got %d", o.Workers)
@@ -171,6 +177,9 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 	} else if done {
 		stats.Total = time.Since(start)
 		return stats, nil
+	}
+	if err := checkRoom(ctx, dsn, opts); err != nil { // once it is sure to load
+		return stats, err
 	}
 
 	seed := chooseSeed(opts.Seed)

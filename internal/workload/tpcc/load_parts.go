@@ -40,6 +40,9 @@ var ErrPartLoaded = errors.New("part already loaded")
 
 // loadPart is Load for one part of a partitioned load.
 func loadPart(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOptions, stats *LoadStats, start time.Time) error {
+	if err := checkRoom(ctx, pathDSN, opts); err != nil {
+		return err
+	}
 	first, count, err := opts.Part.Range(opts.Warehouses)
 	if err != nil {
 		return err

@@ -17,6 +17,9 @@ import (
 // others (each then stays marked incomplete, and the next load rebuilds it).
 func loadSchemas(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) {
 	start := time.Now()
+	if err := checkRoom(ctx, dsn, opts); err != nil { // for all of them at once
+		return LoadStats{}, err
+	}
 	n := len(opts.Schemas)
 	all := LoadStats{Warehouses: opts.Warehouses, Workers: opts.Workers, Seed: opts.Seed,
 		Schema: strings.Join(opts.Schemas, ","), Schemas: make([]LoadStats, n), Rows: map[string]int64{}}
@@ -26,6 +29,7 @@ func loadSchemas(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, 
 	for i, s := range opts.Schemas {
 		o := opts
 		o.Schema, o.Schemas = s, nil
+		o.roomChecked = true
 		o.Workers = max(1, opts.Workers/n)
 		if i < opts.Workers%n && opts.Workers >= n {
 			o.Workers++
