@@ -15,6 +15,7 @@ import (
 )
 
 func TestBadInputIsOneLineExit2(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		args     []string
@@ -85,6 +86,7 @@ func serverUID(t *testing.T, dataDir string) int {
 // TestClusterCommands runs up, status, down, up, destroy as a user would, as
 // root in CI: the server must run as the unprivileged user.
 func TestClusterCommands(t *testing.T) {
+	t.Parallel()
 	lab := labDir(t)
 	r := runPgoltp(t, 5*time.Minute, "cluster", "up", "--lab", lab, "--json")
 	if r.code != 0 {
@@ -162,6 +164,7 @@ func TestClusterCommands(t *testing.T) {
 // TestClusterUpRefusesForeignData: a non-empty data directory pgoltp did not
 // create is refused in one line, exit 2, and left as it was.
 func TestClusterUpRefusesForeignData(t *testing.T) {
+	t.Parallel()
 	lab := labDir(t)
 	precious := filepath.Join(lab, "data", "precious.txt")
 	if err := os.MkdirAll(filepath.Dir(precious), 0o755); err != nil {
@@ -179,6 +182,7 @@ func TestClusterUpRefusesForeignData(t *testing.T) {
 // TestConcurrentClusterUp: two 'cluster up' at once on one lab. The loser
 // waits for the lab or gives up in one line; it never deletes the winner's data.
 func TestConcurrentClusterUp(t *testing.T) {
+	t.Parallel()
 	lab := labDir(t)
 	bin := pgoltpBinary(t)
 	results := make(chan result, 2)
@@ -212,6 +216,7 @@ func TestConcurrentClusterUp(t *testing.T) {
 // TestLabLockHeld: a command that changes the cluster waits briefly for a lab
 // another command holds, then names that command and its pid in one line.
 func TestLabLockHeld(t *testing.T) {
+	t.Parallel()
 	lab := labDir(t)
 	unlock, err := cluster.LockLab(lab, "experiment", time.Second)
 	if err != nil {
@@ -232,6 +237,7 @@ func TestLabLockHeld(t *testing.T) {
 // TestBadDSN: a malformed DSN and an unreachable server each end in one line,
 // exit 2, and the DSN's password is not echoed.
 func TestBadDSN(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		dsn      string
@@ -254,6 +260,7 @@ func TestBadDSN(t *testing.T) {
 // TestVerbose: -v names the server used and, on failure, the causes behind
 // the one line, still without the password.
 func TestVerbose(t *testing.T) {
+	t.Parallel()
 	r := runPgoltp(t, time.Minute, "-v", "--dsn", "postgres://u:s3cret@127.0.0.1:1/db", "tpcc", "check")
 	if r.code != 2 || !strings.Contains(r.stderr, "caused by") || !strings.Contains(r.stderr, "connection refused") {
 		t.Errorf("-v should show the cause: exit %d %q", r.code, r.stderr)

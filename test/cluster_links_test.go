@@ -12,6 +12,7 @@ import (
 // and initdb failed with exit 1), and a log symlink makes 'cluster destroy'
 // refuse without deleting the link's target.
 func TestClusterRefusesLabLinksAndFiles(t *testing.T) {
+	t.Parallel()
 	lab := labDir(t)
 	data := filepath.Join(lab, "data")
 	if err := os.MkdirAll(lab, 0o755); err != nil {

@@ -64,6 +64,7 @@ type groupView struct {
 // merge); and the consistency check ran once, by the last part to finish,
 // and passed. 'pgoltp runs' shows the group as one line.
 func TestTpccGroupOfThreeParts(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	lab := labDir(t)
 	bin := pgoltpBinary(t)

@@ -31,6 +31,7 @@ func labWithRun(t *testing.T) (lab, id string) {
 // the lab must not make 'report' write where it points; the store is
 // reported corrupt (exit 2) by every command that reads the id.
 func TestRunIDFromStoreIsNeverAPath(t *testing.T) {
+	t.Parallel()
 	lab, id := labWithRun(t)
 	victimDir := filepath.Join(filepath.Dir(lab), "rootonly")
 	if err := os.Mkdir(victimDir, 0o700); err != nil {
@@ -56,6 +57,7 @@ func TestRunIDFromStoreIsNeverAPath(t *testing.T) {
 // TestReportsSymlinkOutOfTheLabRefused: LAB/reports pointing outside the lab
 // is refused; nothing is written where it points.
 func TestReportsSymlinkOutOfTheLabRefused(t *testing.T) {
+	t.Parallel()
 	lab, _ := labWithRun(t)
 	outside := t.TempDir()
 	if err := os.Symlink(outside, filepath.Join(lab, "reports")); err != nil {
@@ -72,6 +74,7 @@ func TestReportsSymlinkOutOfTheLabRefused(t *testing.T) {
 // open a lab's results refuse a lab another user owns or may write to, as
 // 'cluster up' does.
 func TestLabOfAnotherUserRefusedByReadCommands(t *testing.T) {
+	t.Parallel()
 	if !isRoot() {
 		t.Skip("the ownership check applies when pgoltp runs as root")
 	}
@@ -100,6 +103,7 @@ func TestLabOfAnotherUserRefusedByReadCommands(t *testing.T) {
 // results.db is said to be corrupt (exit 2, naming the file) and left
 // exactly as it was, by the read commands and by a command that records.
 func TestCorruptResultsStore(t *testing.T) {
+	t.Parallel()
 	garbage := make([]byte, 8192)
 	if _, err := rand.Read(garbage); err != nil {
 		t.Fatal(err)
@@ -137,6 +141,7 @@ func TestCorruptResultsStore(t *testing.T) {
 
 // TestLabThatIsAFileIsBadInput: --lab naming a file is bad input, exit 2.
 func TestLabThatIsAFileIsBadInput(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "hostname")
 	if err := os.WriteFile(file, []byte("host\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 // before they start, on one line naming the sizes and the fix, exit 2.
 // Out-of-range values are refused before any server is touched.
 func TestLoadsRefusedOnASmallManagedDisk(t *testing.T) {
+	t.Parallel()
 	lab := labDir(t)
 	if r := runPgoltp(t, 5*time.Minute, "cluster", "up", "--lab", lab); r.code != 0 {
 		t.Fatalf("cluster up: exit %d: %s", r.code, r.stderr)

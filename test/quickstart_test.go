@@ -11,6 +11,7 @@ import (
 // TestQuickstart is the README's main job, small: a managed cluster, a TPC-C
 // load, a measured run, the consistency check and the HTML report.
 func TestQuickstart(t *testing.T) {
+	t.Parallel()
 	lab := labDir(t)
 	t.Cleanup(func() { runPgoltp(t, time.Minute, "cluster", "destroy", "--lab", lab) })
 	r := runPgoltp(t, 10*time.Minute, "quickstart", "--lab", lab, "--warehouses", "1", "--duration", "5s")

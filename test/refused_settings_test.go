@@ -87,6 +87,7 @@ func settingSurfaces(dsn, lab, fresh string) []settingSurface {
 // setting, and leaves the server as it was: pg_settings and
 // postgresql.auto.conf, read on the server afterwards.
 func TestRefusedSettingsEverywhere(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	admin := pgtest.AdminDSN(t)
 	lab := ""
@@ -145,6 +146,7 @@ func serverSettingsState(t *testing.T, dsn string) string {
 // takes settings as name=value must be one TestRefusedSettingsEverywhere
 // runs, so that a new one cannot be added without it.
 func TestEverySettingFlagIsCovered(t *testing.T) {
+	t.Parallel()
 	covered := map[string]bool{}
 	for _, s := range settingSurfaces("dsn", "lab", "fresh") {
 		if s.flag != "" {

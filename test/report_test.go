@@ -29,6 +29,7 @@ import (
 // half-done as a crash would, and then uses `pgoltp runs`, `pgoltp report`
 // (HTML opened in headless Chromium, JSON, CSV) and `pgoltp compare`.
 func TestRunsReportCompare(t *testing.T) {
+	t.Parallel()
 	chromium, err := browser.Find()
 	if err != nil {
 		t.Fatal(err)

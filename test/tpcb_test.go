@@ -74,6 +74,7 @@ func tpcbRun(t *testing.T, dsn string, args ...string) tpcbRunJSON {
 // A database initialised by pgbench runs under pgoltp with every script and
 // protocol, and the check holds afterwards.
 func TestTpcbRunsOnPgbenchInitialisedDatabase(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	runPgbench(t, dsn, "-i", "-q", "-s", "2")
 	var history int64
@@ -123,6 +124,7 @@ func TestTpcbRunsOnPgbenchInitialisedDatabase(t *testing.T) {
 // A database loaded by pgoltp is what pgbench -i makes (same columns, types,
 // fillfactor, keys, partitions) and runs under pgbench; the check holds after.
 func TestTpcbLoadRunsUnderPgbench(t *testing.T) {
+	t.Parallel()
 	ours, theirs := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
 	for _, args := range [][]string{
 		{"-s", "2", "-F", "90"},
@@ -210,6 +212,7 @@ func toString(v any) string {
 }
 
 func TestTpcbCheckFailsOnCorruptBalance(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	if r := runPgoltp(t, 5*time.Minute, "--dsn", dsn, "tpcb", "load", "-s", "1"); r.code != 0 {
 		t.Fatalf("load: %s", r.stderr)
@@ -234,6 +237,7 @@ func TestTpcbCheckFailsOnCorruptBalance(t *testing.T) {
 }
 
 func TestTpcbBadInput(t *testing.T) {
+	t.Parallel()
 	dsn := "postgres://nobody@127.0.0.1:1/none" // never reached: input is checked first
 	cases := []struct {
 		name     string
@@ -268,6 +272,7 @@ func TestTpcbBadInput(t *testing.T) {
 }
 
 func TestTpcbRunNotLoaded(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	assertOneLineProblem(t, runPgoltp(t, time.Minute, "--dsn", dsn, "tpcb", "run"), "tpcb load")
 	assertOneLineProblem(t, runPgoltp(t, time.Minute, "--dsn", dsn, "tpcb", "check"), "tpcb load")
@@ -275,6 +280,7 @@ func TestTpcbRunNotLoaded(t *testing.T) {
 
 // The text summary is pgbench's, line for line where pgbench has the line.
 func TestTpcbSummaryLooksLikePgbench(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	if r := runPgoltp(t, 5*time.Minute, "--dsn", dsn, "tpcb", "load"); r.code != 0 {
 		t.Fatalf("load: %s", r.stderr)
@@ -301,6 +307,7 @@ func TestTpcbSummaryLooksLikePgbench(t *testing.T) {
 
 // --record stores the run (with the collectors around it) for 'pgoltp report'.
 func TestTpcbRunRecorded(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	lab := labDir(t)
 	if r := runPgoltp(t, 5*time.Minute, "--dsn", dsn, "tpcb", "load"); r.code != 0 {

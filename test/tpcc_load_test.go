@@ -16,6 +16,7 @@ import (
 )
 
 func TestTpccLoadCheckBadInput(t *testing.T) {
+	t.Parallel()
 	dsn := "postgres://nobody@127.0.0.1:1/none" // never reached: input is checked first
 	cases := []struct {
 		name     string
@@ -40,6 +41,7 @@ func TestTpccLoadCheckBadInput(t *testing.T) {
 }
 
 func TestTpccCheckNotLoaded(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	assertOneLineProblem(t, runPgoltp(t, time.Minute, "--dsn", dsn, "tpcc", "check"), "tpcc load")
 }
@@ -47,6 +49,7 @@ func TestTpccCheckNotLoaded(t *testing.T) {
 // TestTpccLoadAndCheck loads one warehouse with the binary, checks it, loads
 // again (nothing to do), breaks a condition and expects check to exit 1 naming it.
 func TestTpccLoadAndCheck(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	r := runPgoltp(t, 5*time.Minute, "--dsn", dsn, "--json", "tpcc", "load", "--warehouses", "1", "--seed", "9", "--schema", "bench")
 	if r.code != 0 {
@@ -125,6 +128,7 @@ func TestTpccLoadAndCheck(t *testing.T) {
 // one line saying the load is incomplete; check refuses the half-load; the next
 // load notices it and rebuilds, after which check passes.
 func TestTpccLoadInterrupt(t *testing.T) {
+	t.Parallel()
 	conn, dsn := pgtest.Conn(t)
 	ctx := context.Background()
 

@@ -13,6 +13,7 @@ import (
 // TestTpccRunRecordsAndChecks: a run ends with the consistency check and is
 // stored, with the check's outcome, for 'pgoltp report'.
 func TestTpccRunRecordsAndChecks(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	lab := labDir(t)
 	if r := runPgoltp(t, 5*time.Minute, "--dsn", dsn, "tpcc", "load", "--warehouses", "1"); r.code != 0 {

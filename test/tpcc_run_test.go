@@ -13,6 +13,7 @@ import (
 )
 
 func TestTpccRunBadInput(t *testing.T) {
+	t.Parallel()
 	dsn := "postgres://nobody@127.0.0.1:1/none" // never reached: input is checked first
 	cases := []struct {
 		name     string
@@ -37,6 +38,7 @@ func TestTpccRunBadInput(t *testing.T) {
 }
 
 func TestTpccRunNotLoaded(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	r := runPgoltp(t, time.Minute, "--dsn", dsn, "tpcc", "run", "--duration", "1s")
 	assertOneLineProblem(t, r, "tpcc load")
@@ -45,6 +47,7 @@ func TestTpccRunNotLoaded(t *testing.T) {
 // TestTpccRunEndToEnd loads one warehouse, runs both paths with --json, checks
 // the figures, then runs 'tpcc check'.
 func TestTpccRunEndToEnd(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	if r := runPgoltp(t, 5*time.Minute, "--dsn", dsn, "tpcc", "load", "--warehouses", "1"); r.code != 0 {
 		t.Fatalf("load: exit %d: %s", r.code, r.stderr)
@@ -99,6 +102,7 @@ func TestTpccRunEndToEnd(t *testing.T) {
 // TestTpccRunInterrupt sends SIGINT mid-run: the run stops cleanly, exits 0 and
 // still prints the summary, marked interrupted.
 func TestTpccRunInterrupt(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	if r := runPgoltp(t, 5*time.Minute, "--dsn", dsn, "tpcc", "load", "--warehouses", "1"); r.code != 0 {
 		t.Fatalf("load: exit %d: %s", r.code, r.stderr)

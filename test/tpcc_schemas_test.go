@@ -15,6 +15,7 @@ import (
 // and reports each and their merge, the stored run has the merged histograms
 // and a figure per schema, and 'tpcc check --schemas 2' checks both.
 func TestTpccSchemas(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	lab := labDir(t)
 	r := runPgoltp(t, 5*time.Minute, "--dsn", dsn, "tpcc", "load", "--schemas", "2", "--warehouses", "1")

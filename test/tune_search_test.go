@@ -53,6 +53,7 @@ type tuneResult struct {
 // alone; --resume continues the same search, here with the layout phase,
 // which stores its runs and leaves the tables' fillfactor as it was.
 func TestTuneSearch(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs a search of several minutes")
 	}

@@ -16,6 +16,7 @@ import (
 // TestExperimentBadPlansExit2: every broken plan or flag combination stops
 // before any work with exit 2 and one line naming the problem.
 func TestExperimentBadPlansExit2(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -79,6 +80,7 @@ func TestExperimentBadPlansExit2(t *testing.T) {
 
 // TestAdviseCLI checks the three output forms and bad input.
 func TestAdviseCLI(t *testing.T) {
+	t.Parallel()
 	r := runPgoltp(t, time.Minute, "advise", "--offline", "--ram", "8GB", "--cpus", "4", "--storage", "ssd",
 		"--connections", "50", "--workload", "tpcc", "--pg", "16", "--json")
 	if r.code != 0 {
@@ -141,6 +143,7 @@ func TestAdviseCLI(t *testing.T) {
 // TestExperimentAndCrashOnLab runs a one-step plan, the durability audit and
 // the doctor through the binary on a fresh managed cluster.
 func TestExperimentAndCrashOnLab(t *testing.T) {
+	t.Parallel()
 	lab := labDir(t)
 	r := runPgoltp(t, 5*time.Minute, "cluster", "up", "--lab", lab)
 	if r.code != 0 {

@@ -20,6 +20,7 @@ import (
 // lifecycle, the three extensions, every collector query of the version
 // matrix, a short TPC-B and TPC-C run, and a report.
 func TestOldestAndNewestMajors(t *testing.T) {
+	t.Parallel()
 	for _, major := range []int{10, 18} {
 		t.Run("pg"+strconv.Itoa(major), func(t *testing.T) {
 			lab := labDir(t)
@@ -133,6 +134,7 @@ func checkExtensionsAndMatrix(t *testing.T, c *cluster.Cluster, major int) {
 // run, each run is stored, the setting is translated for 10, and the
 // comparison carries every figure.
 func TestCompareVersions(t *testing.T) {
+	t.Parallel()
 	lab := labDir(t)
 	installed, ok := cluster.Find(0, cluster.CacheDir())
 	if !ok {
@@ -227,6 +229,7 @@ func TestCompareVersions(t *testing.T) {
 
 // Bad input to compare-versions is one line and exit 2, before any cluster is made.
 func TestCompareVersionsBadInput(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args    []string
 		mention string
@@ -252,6 +255,7 @@ func TestCompareVersionsBadInput(t *testing.T) {
 
 // An experiment plan with versions: runs the study of compare-versions.
 func TestExperimentVersionsPlan(t *testing.T) {
+	t.Parallel()
 	lab := labDir(t)
 	if err := os.MkdirAll(lab, 0o755); err != nil {
 		t.Fatal(err)
