@@ -45,9 +45,10 @@ func Refused(name string) (bool, string) {
 		// oauth_validator_libraries (18), output_plugin_libraries; jit_provider
 		// names the JIT library every backend loads.
 		return true, "it loads code into the server"
-	case n == "dynamic_library_path" || n == "extension_control_path" || strings.HasPrefix(n, "plperl.on_"):
+	case n == "dynamic_library_path" || n == "extension_control_path" || n == "extension_destdir" || strings.HasPrefix(n, "plperl.on_"):
 		// Where LOAD and CREATE EXTENSION find code (extension_control_path:
-		// 18); plperl.on_*init is Perl code run in every new interpreter.
+		// 18; extension_destdir: a Debian patch, in its packaged servers);
+		// plperl.on_*init is Perl code run in every new interpreter.
 		return true, "it decides which code the server loads or runs"
 	case strings.HasSuffix(n, "file") || strings.HasSuffix(n, "_directory") || n == "log_filename":
 		// *file: config_file, hba_file, ident_file, external_pid_file,
