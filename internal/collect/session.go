@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/adminconn"
 	"github.com/prometheus/procfs"
 )
 
@@ -80,7 +82,7 @@ func Start(ctx context.Context, dsn string, opts Options) (*Session, error) {
 // connect opens the collector's own connection and learns the server's
 // major and whether it runs on this host.
 func connect(ctx context.Context, dsn string, opts Options) (*Session, error) {
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := adminconn.Config(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("collector: %w", err)
 	}
@@ -89,7 +91,7 @@ func connect(ctx context.Context, dsn string, opts Options) (*Session, error) {
 	// (CREATE EXTENSION) must never be waited for behind the workload.
 	cfg.RuntimeParams["statement_timeout"] = "30s"
 	cfg.RuntimeParams["lock_timeout"] = "2s"
-	conn, err := pgx.ConnectConfig(ctx, cfg)
+	conn, err := adminconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("collector: connecting: %w", err)
 	}
@@ -244,7 +246,7 @@ func (s *Session) dropConn(ctx context.Context) {
 func (s *Session) reconnect(ctx context.Context, now time.Time) {
 	cctx, cancel := context.WithTimeout(ctx, min(2*time.Second, s.opts.Interval))
 	defer cancel()
-	conn, err := pgx.ConnectConfig(cctx, s.cfg)
+	conn, err := adminconn.ConnectConfig(cctx, s.cfg)
 	if err != nil {
 		return
 	}

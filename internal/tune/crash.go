@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgoltp/pgoltp/internal/adminconn"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/workload/ledger"
@@ -135,7 +136,7 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 func (c *CrashAudit) checkServer(ctx context.Context) (map[string]settings.Live, int, string, error) {
 	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	conn, err := pgx.Connect(setupCtx, c.DSN)
+	conn, err := adminconn.Connect(setupCtx, c.DSN)
 	if err != nil {
 		return nil, 0, "", problem.Wrap(err, "check the server", "cannot connect for the durability audit")
 	}
@@ -202,7 +203,7 @@ func (rep *CrashReport) count(acked ledger.Acked, present map[int64]struct{}) {
 
 // ledgerIDs reads every id present in ledger_entry.
 func ledgerIDs(ctx context.Context, dsn string) (map[int64]struct{}, error) {
-	conn, err := pgx.Connect(ctx, dsn)
+	conn, err := adminconn.Connect(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("connecting after recovery: %w", err)
 	}

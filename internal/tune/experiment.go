@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgoltp/pgoltp/internal/adminconn"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
@@ -313,7 +314,7 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 			return rec, fmt.Errorf("prewarm run: %w", err)
 		}
 	}
-	conn, err := pgx.Connect(ctx, e.DSN)
+	conn, err := adminconn.Connect(ctx, e.DSN)
 	if err != nil {
 		return rec, err
 	}
@@ -350,7 +351,9 @@ type observation struct {
 }
 
 // observeHalfway reads the named settings halfway through the run, from a
-// fresh session, as a new backend of the workload would see them.
+// fresh session, as a new backend of the workload would see them (the
+// session pins every other session setting: a step's statement_timeout of
+// 1ms must not cancel the reading of the others).
 func (e *Experiment) observeHalfway(runCtx context.Context, names []string) <-chan observation {
 	observed := make(chan observation, 1)
 	go func() {
@@ -360,7 +363,7 @@ func (e *Experiment) observeHalfway(runCtx context.Context, names []string) <-ch
 			return
 		case <-time.After(e.Plan.Duration / 2):
 		}
-		c, err := pgx.Connect(runCtx, e.DSN)
+		c, err := connectExcept(runCtx, e.DSN, names)
 		if err != nil {
 			observed <- observation{err: err}
 			return
@@ -370,6 +373,19 @@ func (e *Experiment) observeHalfway(runCtx context.Context, names []string) <-ch
 		observed <- observation{values: v, err: err}
 	}()
 	return observed
+}
+
+// connectExcept opens an administrative session that pins every session
+// setting but the named ones, whose server-wide values it must see.
+func connectExcept(ctx context.Context, dsn string, names []string) (*pgx.Conn, error) {
+	cfg, err := adminconn.Config(dsn)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		delete(cfg.RuntimeParams, n)
+	}
+	return adminconn.ConnectConfig(ctx, cfg)
 }
 
 // compare records the settings observed during the run, and every one that
@@ -467,7 +483,7 @@ func levelText(level float64) string {
 func (e *Experiment) readServer(ctx context.Context) (map[string]settings.Live, int, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, e.DSN)
+	conn, err := adminconn.Connect(ctx, e.DSN)
 	if err != nil {
 		return nil, 0, "", problem.Wrap(err, "check the server", "cannot connect for the experiment")
 	}

@@ -101,7 +101,7 @@ func New(ctx context.Context, s Setup) (*Tuner, error) {
 // or was interrupted.
 func (t *Tuner) Verdict(res *Result, runErr error) error {
 	if res != nil && !res.Restored && !res.Applied {
-		return problem.Failed("the original settings could NOT be restored (see the note above)")
+		return problem.Failed("the original settings could NOT be restored (see the note above): run 'pgoltp restore'")
 	}
 	if runErr != nil {
 		if p, ok := runErr.(*problem.Problem); ok {
