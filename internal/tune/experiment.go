@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/adminconn"
+	"github.com/pgoltp/pgoltp/internal/pending"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
@@ -33,7 +34,10 @@ type Experiment struct {
 	DSN         string    // the database the workload runs in (superuser: reads pg_settings, WAL position)
 	AllowUnsafe bool      // permit settings that cost durability; they are labelled everywhere
 	Log         io.Writer // one line per run; nil = quiet
-	warmFailed  bool      // WarmCache failed once; not tried again
+	// Pending keeps the original settings in the lab from before the first
+	// change until they are restored and verified (nil: not kept).
+	Pending    *pending.Guard
+	warmFailed bool // WarmCache failed once; not tried again
 	// checkpointFailed: Checkpoint failed once (no privilege); not tried again.
 	checkpointFailed bool
 }
@@ -163,6 +167,10 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 		rep.MaxRepetitions, rep.MinEffect, rep.StopRule = p.MaxRepetitions, float64(p.MinEffect), p.Sequential().Describe()
 	}
 
+	// Kept in the lab before anything changes: a kill -9 leaves a record.
+	if live, err = e.Pending.Begin(live, p.touched()); err != nil {
+		return nil, err
+	}
 	// The values before the experiment stand in for the baseline of settings
 	// the baseline does not name.
 	original := map[string]string{}
@@ -171,13 +179,7 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 	}
 	defer func() {
 		// Restore even when the run failed or was interrupted.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
-		defer cancel()
-		if err := restore(rctx, e.Server, e.DSN, live, p.touched()); err == nil {
-			rep.Restored = true
-		} else {
-			rep.Notes = append(rep.Notes, "could not restore the original settings: "+oneLine(err.Error()))
-		}
+		rep.Restored, rep.Notes = restoreKept(ctx, e.Server, e.DSN, e.Pending, live, p.touched(), rep.Notes)
 	}()
 
 	e.logf("preparing %s", e.Workload.Name())

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/adminconn"
+	"github.com/pgoltp/pgoltp/internal/pending"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
@@ -41,6 +42,21 @@ func restore(ctx context.Context, server Server, dsn string, before map[string]s
 		return fmt.Errorf("%w (while restoring: %v)", checkErr, putErr)
 	}
 	return checkErr
+}
+
+// restoreKept restores names as before had them (bounded, even after ctx
+// ended) and removes the guard's record once the restore is verified. It
+// says whether the settings are back, and adds to notes why not.
+func restoreKept(ctx context.Context, server Server, dsn string, guard *pending.Guard, before map[string]settings.Live, names []string, notes []string) (bool, []string) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
+	if err := restore(rctx, server, dsn, before, names); err != nil {
+		return false, append(notes, "could not restore the original settings: "+oneLine(err.Error())+"; the lab keeps them: run 'pgoltp restore'")
+	}
+	if err := guard.Done(); err != nil {
+		notes = append(notes, "settings restored, but their record stays in the lab: "+oneLine(err.Error()))
+	}
+	return true, notes
 }
 
 // checkRestored reads the named settings back, on a new session (a restart

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pgoltp/pgoltp/internal/pending"
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/server"
+	"github.com/pgoltp/pgoltp/internal/tune"
+)
+
+func init() {
+	cmd := &cobra.Command{
+		Use:   "restore",
+		Short: "Put back the settings a killed experiment, tune or crash audit left changed",
+		Long: `Before experiment, tune or experiment --crash first change a server's settings,
+they write the original values into the lab (LAB/restore); the record is removed
+once the values are restored and read back. A command killed on the way (kill -9,
+a power cut) or a restore that failed leaves the record, and every later command
+on that server says so.
+
+restore applies the record of the lab's managed cluster (or, with --dsn, of that
+server): each value set with ALTER SYSTEM before is set again, any other is
+reset, the configuration is reloaded (and the server restarted when a value
+needs it), and every value is read back. Only then is the record removed; on
+failure it stays and restore exits 1.`,
+		Example: `  pgoltp restore
+  pgoltp restore --dsn postgres://bench@db1/pgoltp`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRestore(cmd.Context(), cmd.OutOrStdout())
+		},
+	}
+	rootCmd.AddCommand(cmd)
+}
+
+// restoreResult is what 'pgoltp restore' did, for --json.
+type restoreResult struct {
+	Server   string   `json:"server"`
+	Command  string   `json:"command,omitempty"` // the command whose changes were put back
+	Settings []string `json:"settings,omitempty"`
+	Restored bool     `json:"restored"`
+}
+
+func runRestore(ctx context.Context, out io.Writer) error {
+	guard, err := pendingGuard(false)
+	if err != nil {
+		return err
+	}
+	rec, err := pending.Find(guard.Lab, guard.Key)
+	if err != nil {
+		return err
+	}
+	if rec != nil && global.dsn == "" && !exists(guard.Key) {
+		// The cluster was destroyed: nothing is left to restore.
+		if err := pending.Remove(guard.Lab, guard.Key); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "pgoltp: %s no longer exists; its restore record is removed\n", guard.Server)
+		rec = nil
+	}
+	if rec == nil {
+		res := restoreResult{Server: guard.Server, Restored: true}
+		return emit(out, res, func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "nothing to restore on %s\n", guard.Server)
+			return err
+		})
+	}
+	srv, dsn, err := restoreTarget(ctx)
+	if err != nil {
+		return err
+	}
+	if err := tune.Restore(ctx, srv, dsn, rec.Settings, rec.Names()); err != nil {
+		return problem.Failed("could not restore the settings %s left on %s: %v (the record stays: fix the cause and run 'pgoltp restore' again)",
+			rec.Command, rec.Server, err)
+	}
+	if err := pending.Remove(guard.Lab, guard.Key); err != nil {
+		return problem.Failed("settings restored and read back, but the record stays: %v", err)
+	}
+	res := restoreResult{Server: rec.Server, Command: rec.Command, Settings: rec.Names(), Restored: true}
+	return emit(out, res, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "restored %d settings that %s (pid %d) left on %s, read back: %s\n",
+			len(rec.Settings), rec.Command, rec.PID, rec.Server, strings.Join(rec.Names(), ", "))
+		return err
+	})
+}
+
+// restoreTarget is the server 'pgoltp restore' works on and the DSN of an
+// administrative database: --dsn, or the lab's managed cluster, started and
+// held (its lock) to the end.
+func restoreTarget(ctx context.Context) (tune.Server, string, error) {
+	if global.dsn != "" {
+		dsn, err := checkDSN(ctx, global.dsn)
+		return server.External{DSN: dsn}, dsn, err
+	}
+	if err := holdLab(); err != nil {
+		return nil, "", err
+	}
+	c, err := managedDatabase(ctx, "postgres")
+	if err != nil {
+		return nil, "", err
+	}
+	return c, c.DSN("postgres"), nil
+}
+
+// pendingGuard is the restore record of the server the command works on
+// (--dsn or the lab's managed cluster), for the running command.
+func pendingGuard(resume bool) (*pending.Guard, error) {
+	var g *pending.Guard
+	var err error
+	if global.dsn != "" {
+		g, err = pending.ForDSN(global.lab, global.dsn, commandName())
+	} else {
+		g, err = pending.ForCluster(global.lab, commandName())
+	}
+	if g != nil {
+		g.Resume = resume
+	}
+	return g, err
+}
+
+var warnedPending sync.Once
+
+// warnPending says, once per command and in one line, that the server it
+// works on has settings pgoltp changed and did not put back. 'restore'
+// itself is quiet (that is what it is for), and so are the commands that
+// change settings: they refuse with the same line (or, resumed, take the
+// record over).
+func warnPending() {
+	warnedPending.Do(func() {
+		switch commandName() {
+		case "restore", "experiment", "tune":
+			return
+		}
+		g, err := pendingGuard(false)
+		if err != nil {
+			return
+		}
+		if rec, err := pending.Find(g.Lab, g.Key); err != nil {
+			fmt.Fprintf(os.Stderr, "pgoltp: %v\n", err)
+		} else if rec != nil {
+			fmt.Fprintf(os.Stderr, "pgoltp: WARNING: %s: run 'pgoltp restore%s' to put them back\n", rec.Describe(), dsnHint())
+		}
+	})
+}
+
+// dsnHint is " --dsn ..." when the command was given --dsn, for the fix.
+func dsnHint() string {
+	if global.dsn == "" {
+		return ""
+	}
+	return " --dsn ..."
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
