@@ -13,6 +13,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/pending"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/server"
+	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
@@ -77,9 +78,13 @@ func runRestore(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := tune.Restore(ctx, srv, dsn, rec.Settings, rec.Names()); err != nil {
+	names, secret := rec.Restorable()
+	if err := tune.Restore(ctx, srv, dsn, rec.Settings, names); err != nil {
 		return problem.Failed("could not restore the settings %s left on %s: %v (the record stays: fix the cause and run 'pgoltp restore' again)",
 			rec.Command, rec.Server, err)
+	}
+	if len(secret) > 0 {
+		return problemSecret(guard, rec, secret)
 	}
 	if err := pending.Remove(guard.Lab, guard.Key); err != nil {
 		return problem.Failed("settings restored and read back, but the record stays: %v", err)
@@ -162,4 +167,20 @@ func dsnHint() string {
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
+}
+
+// problemSecret keeps in the record only the settings whose original value
+// was a secret (never stored, so never restored by pgoltp) and says how to
+// finish by hand.
+func problemSecret(guard *pending.Guard, rec *pending.Record, secret []string) error {
+	kept := map[string]settings.Live{}
+	for _, n := range secret {
+		kept[n] = rec.Settings[n]
+	}
+	rec.Settings = kept
+	if err := pending.Write(guard.Lab, rec); err != nil {
+		return err
+	}
+	return problem.Failed("restored every setting but %s, whose value was a secret pgoltp never stores: set it again yourself (ALTER SYSTEM), then delete %s",
+		strings.Join(secret, ", "), pending.Path(guard.Lab, guard.Key))
 }

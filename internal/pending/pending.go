@@ -53,6 +53,21 @@ func (r *Record) Names() []string {
 	return names
 }
 
+// Restorable splits the record's settings into those 'pgoltp restore' can
+// put back and those it cannot: a secret value set with ALTER SYSTEM, which
+// was never written (a secret that came from elsewhere is reset, which
+// needs no value).
+func (r *Record) Restorable() (names, secret []string) {
+	for _, n := range r.Names() {
+		if l := r.Settings[n]; l.Setting == settings.Redacted && l.FromAutoConf() {
+			secret = append(secret, n)
+		} else {
+			names = append(names, n)
+		}
+	}
+	return names, secret
+}
+
 // Describe is the record in one line: what changed which server, when.
 func (r *Record) Describe() string {
 	return fmt.Sprintf("%s (pid %d, %s) changed %s on %s and did not restore them",
@@ -62,8 +77,8 @@ func (r *Record) Describe() string {
 // dir is where a lab keeps its restore records.
 func dir(lab string) string { return filepath.Join(lab, "restore") }
 
-// path is the record of the server key in lab.
-func path(lab, key string) string {
+// Path is the record of the server key in lab.
+func Path(lab, key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return filepath.Join(dir(lab), hex.EncodeToString(sum[:8])+".json")
 }
@@ -99,7 +114,7 @@ func Write(lab string, r *Record) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path(lab, r.Key))
+		err = os.Rename(tmp.Name(), Path(lab, r.Key))
 	}
 	if err == nil {
 		err = syncDir(dir(lab))
@@ -113,7 +128,7 @@ func Write(lab string, r *Record) error {
 // Find returns the pending record of the server key in lab, nil when there
 // is none.
 func Find(lab, key string) (*Record, error) {
-	b, err := readNoFollow(path(lab, key))
+	b, err := readNoFollow(Path(lab, key))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -122,7 +137,7 @@ func Find(lab, key string) (*Record, error) {
 	}
 	var r Record
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("restore record %s is damaged: %w", path(lab, key), err)
+		return nil, fmt.Errorf("restore record %s is damaged: %w", Path(lab, key), err)
 	}
 	return &r, nil
 }
@@ -151,7 +166,7 @@ func All(lab string) ([]*Record, error) {
 // Remove deletes the record of the server key, durably: call it only once
 // the restore is verified.
 func Remove(lab, key string) error {
-	if err := os.Remove(path(lab, key)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.Remove(Path(lab, key)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("restore record: %w", err)
 	}
 	return syncDir(dir(lab))

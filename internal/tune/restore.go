@@ -51,7 +51,11 @@ func restoreKept(ctx context.Context, server Server, dsn string, guard *pending.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
 	if err := restore(rctx, server, dsn, before, names); err != nil {
-		return false, append(notes, "could not restore the original settings: "+oneLine(err.Error())+"; the lab keeps them: run 'pgoltp restore'")
+		note := "could not restore the original settings: " + oneLine(err.Error())
+		if guard != nil {
+			note += "; the lab keeps them: run 'pgoltp restore'"
+		}
+		return false, append(notes, note)
 	}
 	if err := guard.Done(); err != nil {
 		notes = append(notes, "settings restored, but their record stays in the lab: "+oneLine(err.Error()))
@@ -76,6 +80,12 @@ func checkRestored(ctx context.Context, dsn string, before map[string]settings.L
 	for _, n := range names {
 		was, is := before[n], now[n]
 		switch {
+		case was.Setting == settings.Redacted:
+			// A secret from a restore record: its value was never stored,
+			// only where it came from can be compared.
+			if was.SourceFile != "" && is.FromAutoConf() != was.FromAutoConf() {
+				differ = append(differ, fmt.Sprintf("%s (from %s, was from %s)", n, is.SourceFile, was.SourceFile))
+			}
 		case is.Setting != was.Setting || is.PendingRestart && !was.PendingRestart:
 			differ = append(differ, fmt.Sprintf("%s=%s (was %s)", n, is.Value(), was.Value()))
 		case was.SourceFile != "" && is.FromAutoConf() != was.FromAutoConf():
