@@ -1,0 +1,67 @@
+package adminconn_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/adminconn"
+	"github.com/pgoltp/pgoltp/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+
+// TestPinnedAgainstServerWideSettings: with a server-wide
+// statement_timeout of 1ms and read-only transactions by default, a plain
+// session cannot sleep 50ms nor write, an administrative one can.
+func TestPinnedAgainstServerWideSettings(t *testing.T) {
+	pgtest.Cluster(t) // ALTER SYSTEM on a server pgoltp owns only
+	dsn := pgtest.NewDatabase(t)
+	ctx := context.Background()
+	admin, err := adminconn.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	exec := func(conn *pgx.Conn, sql string) error {
+		_, err := conn.Exec(ctx, sql)
+		return err
+	}
+	t.Cleanup(func() {
+		admin, err := adminconn.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer admin.Close(ctx)
+		for _, q := range []string{"ALTER SYSTEM RESET statement_timeout", "ALTER SYSTEM RESET default_transaction_read_only", "SELECT pg_reload_conf()"} {
+			if err := exec(admin, q); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	for _, q := range []string{"ALTER SYSTEM SET statement_timeout = 1", "ALTER SYSTEM SET default_transaction_read_only = on", "SELECT pg_reload_conf()"} {
+		if err := exec(admin, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plain, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close(ctx)
+	if err := exec(plain, "SELECT pg_sleep(0.05)"); err == nil {
+		t.Fatal("a plain session was not cancelled: the server-wide statement_timeout is not in effect, the test shows nothing")
+	}
+	fresh, err := adminconn.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close(ctx)
+	for _, q := range []string{"SELECT pg_sleep(0.05)", "CREATE TABLE written (x int)", "ALTER SYSTEM SET commit_siblings = 6", "ALTER SYSTEM RESET commit_siblings"} {
+		if err := exec(fresh, q); err != nil {
+			t.Errorf("administrative session: %s: %v", q, err)
+		}
+	}
+}
