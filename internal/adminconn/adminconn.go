@@ -14,8 +14,8 @@ package adminconn
 
 import (
 	"context"
-	"errors"
-	"regexp"
+	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -35,28 +35,61 @@ var pinned = map[string]string{
 	"exit_on_error":                       "off",
 }
 
-// newer are pinned too, but older servers do not know them and refuse a
-// startup packet that names them: a connection is retried without the one
-// the server named.
-var newer = map[string]string{
-	"idle_session_timeout": "0", // PostgreSQL 14
-	"transaction_timeout":  "0", // PostgreSQL 17
+// newer are pinned too, on the servers that know them: an older server
+// refuses a startup packet that names them (and logs a FATAL line, which
+// the managed cluster reads to explain a failed start), so they are set
+// right after connecting instead.
+var newer = []struct {
+	name, value string
+	since       int // major
+}{
+	{"idle_session_timeout", "0", 14},
+	{"transaction_timeout", "0", 17},
 }
 
-// Config parses dsn into a connection config with the session settings
-// pinned. Callers may override a pinned value (the collector bounds its
-// statements) before connecting with ConnectConfig.
-func Config(dsn string) (*pgx.ConnConfig, error) {
+// Config parses dsn into a connection config (for pgx.ConnectConfig) with
+// the session settings pinned, but those named in except: a session that
+// must see their server-wide values. Callers may override a pinned value
+// (the collector bounds its statements).
+func Config(dsn string, except ...string) (*pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range []map[string]string{pinned, newer} {
-		for name, value := range m {
+	for name, value := range pinned {
+		if !slices.Contains(except, name) {
 			cfg.RuntimeParams[name] = value
 		}
 	}
+	cfg.AfterConnect = func(ctx context.Context, conn *pgconn.PgConn) error { return pinNewer(ctx, conn, except) }
 	return cfg, nil
+}
+
+// pinNewer sets the newer settings the server knows, but those in except.
+func pinNewer(ctx context.Context, conn *pgconn.PgConn, except []string) error {
+	major := serverMajor(conn.ParameterStatus("server_version"))
+	for _, n := range newer {
+		if major < n.since || slices.Contains(except, n.name) {
+			continue
+		}
+		if err := conn.Exec(ctx, "SET "+n.name+" = "+n.value).Close(); err != nil {
+			return fmt.Errorf("pinning %s: %w", n.name, err)
+		}
+	}
+	return nil
+}
+
+// serverMajor is the major of a server_version such as "17.2 (Debian ...)"
+// or "18beta1"; 0 when it has none.
+func serverMajor(version string) int {
+	major := 0
+	for _, r := range version {
+		if r < '0' || r > '9' {
+			break
+		}
+		major = major*10 + int(r-'0')
+	}
+	return major
 }
 
 // Connect opens an administrative session to dsn.
@@ -65,42 +98,5 @@ func Connect(ctx context.Context, dsn string) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ConnectConfig(ctx, cfg)
-}
-
-var unknownParam = regexp.MustCompile(`unrecognized configuration parameter "([a-z_]+)"`)
-
-// ConnectConfig connects with cfg, leaving out a pinned setting the server
-// is too old to know. cfg is not changed.
-func ConnectConfig(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
-	cfg = cfg.Copy()
-	for {
-		conn, err := pgx.ConnectConfig(ctx, cfg)
-		var pgErr *pgconn.PgError
-		if err == nil || !errors.As(err, &pgErr) || pgErr.Code != "42704" || !dropUnknown(cfg, pgErr.Message) {
-			return conn, err
-		}
-	}
-}
-
-// dropUnknown removes from cfg the newer setting an "unrecognized
-// configuration parameter" message names, or all of them when the message
-// (perhaps translated) names none; false when there is nothing to remove.
-func dropUnknown(cfg *pgx.ConnConfig, message string) bool {
-	if m := unknownParam.FindStringSubmatch(message); m != nil {
-		if _, ok := newer[m[1]]; ok {
-			if _, sent := cfg.RuntimeParams[m[1]]; sent {
-				delete(cfg.RuntimeParams, m[1])
-				return true
-			}
-		}
-	}
-	dropped := false
-	for name := range newer {
-		if _, sent := cfg.RuntimeParams[name]; sent {
-			delete(cfg.RuntimeParams, name)
-			dropped = true
-		}
-	}
-	return dropped
+	return pgx.ConnectConfig(ctx, cfg)
 }

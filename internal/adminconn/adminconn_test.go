@@ -64,4 +64,39 @@ func TestPinnedAgainstServerWideSettings(t *testing.T) {
 			t.Errorf("administrative session: %s: %v", q, err)
 		}
 	}
+	// The newer settings are pinned where the server has them.
+	var num int
+	if err := fresh.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&num); err != nil {
+		t.Fatal(err)
+	}
+	if num >= 140000 {
+		var v string
+		if err := fresh.QueryRow(ctx, "SELECT setting || ':' || source FROM pg_settings WHERE name = 'idle_session_timeout'").Scan(&v); err != nil || v != "0:session" {
+			t.Errorf("idle_session_timeout in an administrative session: %q %v, want 0 set by the session", v, err)
+		}
+	}
+	// A session that must see a setting's server-wide value leaves it out.
+	cfg, err := adminconn.Config(dsn, "statement_timeout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	observer, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer observer.Close(ctx)
+	var v, ro string
+	// Under the server's 1ms a busy machine may cancel even this: retry.
+	for try := 0; ; try++ {
+		err := observer.QueryRow(ctx, "SELECT current_setting('statement_timeout'), current_setting('default_transaction_read_only')").Scan(&v, &ro)
+		if err == nil {
+			break
+		}
+		if try == 20 {
+			t.Fatal(err)
+		}
+	}
+	if v != "1ms" || ro != "off" {
+		t.Errorf("observer sees statement_timeout %s (want the server's 1ms), default_transaction_read_only %s (want it pinned off)", v, ro)
+	}
 }

@@ -91,7 +91,7 @@ func connect(ctx context.Context, dsn string, opts Options) (*Session, error) {
 	// (CREATE EXTENSION) must never be waited for behind the workload.
 	cfg.RuntimeParams["statement_timeout"] = "30s"
 	cfg.RuntimeParams["lock_timeout"] = "2s"
-	conn, err := adminconn.ConnectConfig(ctx, cfg)
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("collector: connecting: %w", err)
 	}
@@ -246,7 +246,7 @@ func (s *Session) dropConn(ctx context.Context) {
 func (s *Session) reconnect(ctx context.Context, now time.Time) {
 	cctx, cancel := context.WithTimeout(ctx, min(2*time.Second, s.opts.Interval))
 	defer cancel()
-	conn, err := adminconn.ConnectConfig(cctx, s.cfg)
+	conn, err := pgx.ConnectConfig(cctx, s.cfg)
 	if err != nil {
 		return
 	}

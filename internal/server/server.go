@@ -37,7 +37,7 @@ func Check(ctx context.Context, dsn string) (checked, where string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	where = fmt.Sprintf("%s:%d database %s as %s", cfg.Host, cfg.Port, cfg.Database, cfg.User)
-	conn, err := adminconn.ConnectConfig(ctx, cfg)
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) {

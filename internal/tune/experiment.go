@@ -380,14 +380,11 @@ func (e *Experiment) observeHalfway(runCtx context.Context, names []string) <-ch
 // connectExcept opens an administrative session that pins every session
 // setting but the named ones, whose server-wide values it must see.
 func connectExcept(ctx context.Context, dsn string, names []string) (*pgx.Conn, error) {
-	cfg, err := adminconn.Config(dsn)
+	cfg, err := adminconn.Config(dsn, names...)
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range names {
-		delete(cfg.RuntimeParams, n)
-	}
-	return adminconn.ConnectConfig(ctx, cfg)
+	return pgx.ConnectConfig(ctx, cfg)
 }
 
 // compare records the settings observed during the run, and every one that
