@@ -79,6 +79,9 @@ steps:
 		t.Fatalf("advise on the server did not mention the pending record: exit %d, stderr %q", r.code, r.stderr)
 	}
 
+	// Without --dsn, restore would look at the lab's cluster: it names the server the record is for.
+	assertOneLineProblem(t, runPgoltp(t, time.Minute, "restore", "--lab", lab), "--dsn", "commit_delay")
+
 	r := runPgoltp(t, 2*time.Minute, "restore", "--dsn", dsn, "--lab", lab)
 	if r.code != 0 || !strings.Contains(r.stdout, "restored 2 settings") {
 		t.Fatalf("restore: exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -68,6 +68,9 @@ func runRestore(ctx context.Context, out io.Writer) error {
 		rec = nil
 	}
 	if rec == nil {
+		if err := elsewhere(guard); err != nil {
+			return err
+		}
 		res := restoreResult{Server: guard.Server, Restored: true}
 		return emit(out, res, func(w io.Writer) error {
 			_, err := fmt.Fprintf(w, "nothing to restore on %s\n", guard.Server)
@@ -183,4 +186,18 @@ func problemSecret(guard *pending.Guard, rec *pending.Record, secret []string) e
 	}
 	return problem.Failed("restored every setting but %s, whose value was a secret pgoltp never stores: set it again yourself (ALTER SYSTEM), then delete %s",
 		strings.Join(secret, ", "), pending.Path(guard.Lab, guard.Key))
+}
+
+// elsewhere refuses a restore of a server without a record when the lab
+// holds the record of another one: the user meant that one.
+func elsewhere(guard *pending.Guard) error {
+	all, err := pending.All(guard.Lab)
+	if err != nil || len(all) == 0 {
+		return err
+	}
+	fix := "run 'pgoltp restore' without --dsn"
+	if !all[0].Cluster {
+		fix = fmt.Sprintf("run 'pgoltp restore --dsn' with a connection string to %s (and its password)", all[0].Server)
+	}
+	return problem.BadInput(fix, "nothing to restore on %s, but %s", guard.Server, all[0].Describe())
 }

@@ -17,6 +17,7 @@ import (
 // Guard keeps none (tests of the mechanics of a command).
 type Guard struct {
 	Lab, Key, Server, Command string
+	Cluster                   bool // the lab's managed cluster
 	// Resume: a pending record of the server is this command's own, left
 	// by a run it continues (tune --resume): its originals are kept and
 	// extended instead of refused.
@@ -32,7 +33,7 @@ func ForCluster(lab, command string) (*Guard, error) {
 		return nil, err
 	}
 	key := ClusterKey(abs)
-	return &Guard{Lab: abs, Key: key, Server: "the lab's cluster in " + key, Command: command}, nil
+	return &Guard{Lab: abs, Key: key, Server: "the lab's cluster in " + key, Command: command, Cluster: true}, nil
 }
 
 // ClusterKey is the key of the managed cluster of lab (an absolute path).
@@ -82,7 +83,7 @@ func (g *Guard) Begin(before map[string]settings.Live, names []string) (map[stri
 		rec = &Record{Key: g.Key, Started: time.Now().UTC(), Settings: map[string]settings.Live{}}
 		g.created = true
 	}
-	rec.Server, rec.Command, rec.PID = g.Server, g.Command, os.Getpid()
+	rec.Server, rec.Cluster, rec.Command, rec.PID = g.Server, g.Cluster, g.Command, os.Getpid()
 	for _, n := range names {
 		if _, kept := rec.Settings[n]; !kept {
 			if l, ok := before[n]; ok {

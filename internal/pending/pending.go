@@ -35,6 +35,7 @@ type Record struct {
 	// Server is the server for people, without a password: "the lab's
 	// cluster in /lab/data", "postgres://bench@db1:5432/pgoltp".
 	Server  string    `json:"server"`
+	Cluster bool      `json:"cluster"` // the lab's managed cluster, not a --dsn server
 	Command string    `json:"command"` // experiment, tune, experiment --crash
 	PID     int       `json:"pid"`
 	Started time.Time `json:"started"`
