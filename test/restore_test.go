@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 )
 
@@ -95,6 +96,82 @@ steps:
 	if r := runPgoltp(t, time.Minute, "restore", "--dsn", dsn, "--lab", lab); r.code != 0 || !strings.Contains(r.stdout, "nothing to restore") {
 		t.Fatalf("a second restore: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
+}
+
+// TestKilledExperimentOnLabRestoresWithRestart: the same on the lab's
+// managed cluster with a setting that needs a restart: every command on the
+// lab warns, and 'pgoltp restore' restarts the server, reads back (no
+// "broken pipe" from a session the restart ended) and removes the record.
+func TestKilledExperimentOnLabRestoresWithRestart(t *testing.T) {
+	lab := labDir(t)
+	if r := runPgoltp(t, 5*time.Minute, "cluster", "up", "--lab", lab); r.code != 0 {
+		t.Fatalf("cluster up: exit %d: %s", r.code, r.stderr)
+	}
+	t.Cleanup(func() { runPgoltp(t, time.Minute, "cluster", "destroy", "--lab", lab) })
+	c, err := cluster.Open(lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn := c.DSN("postgres")
+	names := []string{"shared_buffers"}
+	before := showSettings(t, dsn, names)
+	plan := filepath.Join(t.TempDir(), "plan.yaml")
+	if err := os.WriteFile(plan, []byte(`
+name: killed
+workload: {kind: ledger, clients: 2}
+duration: 30s
+repetitions: 2
+steps:
+  - name: other buffers
+    settings: {shared_buffers: 48MB}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command(pgoltpBinary(t), "experiment", plan, "--lab", lab)
+	child.Dir = t.TempDir()
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer child.Process.Kill()
+	deadline := time.Now().Add(3 * time.Minute)
+	for readWhileRestarting(dsn, "shared_buffers") != "6144" { // 48MB in 8kB pages
+		if time.Now().After(deadline) {
+			t.Fatal("the experiment never applied its step")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+
+	if r := runPgoltp(t, time.Minute, "cluster", "status", "--lab", lab); !strings.Contains(r.stderr, "pgoltp restore") {
+		t.Errorf("cluster status did not mention the pending record: %q", r.stderr)
+	}
+	r := runPgoltp(t, 3*time.Minute, "restore", "--lab", lab)
+	if r.code != 0 || strings.Contains(r.stdout+r.stderr, "broken pipe") || !strings.Contains(r.stdout, "shared_buffers") {
+		t.Fatalf("restore: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if after := showSettings(t, dsn, names); after["shared_buffers"] != before["shared_buffers"] {
+		t.Fatalf("shared_buffers after restore %s, before the experiment %s", after["shared_buffers"], before["shared_buffers"])
+	}
+	if left, _ := filepath.Glob(filepath.Join(lab, "restore", "*.json")); len(left) != 0 {
+		t.Fatalf("the record stays after a verified restore: %v", left)
+	}
+}
+
+// readWhileRestarting reads one setting, "" while the server does not answer.
+func readWhileRestarting(dsn, name string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return ""
+	}
+	defer conn.Close(ctx)
+	var v string
+	_ = conn.QueryRow(ctx, "SELECT setting FROM pg_settings WHERE name = $1", name).Scan(&v)
+	return v
 }
 
 // showSettings reads settings as a new session sees them.
