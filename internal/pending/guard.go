@@ -65,7 +65,8 @@ func DSNKey(dsn string) (key, server string, err error) {
 
 // Begin writes the record of the named settings' values in before: call it
 // before the first change. It refuses when a record of the server is
-// pending (the values on the server are not its originals), unless Resume.
+// pending (the values on the server are not its originals), unless Resume,
+// even when names is empty.
 // It returns the values to restore: before, with a pending record's
 // originals in place of the leftovers the server shows now.
 func (g *Guard) Begin(before map[string]settings.Live, names []string) (map[string]settings.Live, error) {
@@ -77,7 +78,14 @@ func (g *Guard) Begin(before map[string]settings.Live, names []string) (map[stri
 		return nil, err
 	}
 	if rec != nil && !g.Resume {
-		return nil, problem.BadInput("run 'pgoltp restore' first (with the same --lab and --dsn)", "%s", rec.Describe())
+		fix := fmt.Sprintf("run 'pgoltp restore --lab %s' first", g.Lab)
+		if !g.Cluster {
+			fix = fmt.Sprintf("run 'pgoltp restore --lab %s --dsn ...' first, with this --dsn", g.Lab)
+		}
+		return nil, problem.BadInput(fix, "%s", rec.Describe())
+	}
+	if len(names) == 0 {
+		return before, nil // nothing will change: nothing to keep
 	}
 	if rec == nil {
 		rec = &Record{Key: g.Key, Started: time.Now().UTC(), Settings: map[string]settings.Live{}}
