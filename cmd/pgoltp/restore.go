@@ -21,9 +21,10 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "restore",
 		Short: "Put back the settings a killed experiment, tune or crash audit left changed",
-		Long: `Before experiment, tune or experiment --crash first change a server's settings,
-they write the original values into the lab (LAB/restore); the record is removed
-once the values are restored and read back. A command killed on the way (kill -9,
+		Long: `Before experiment, tune, experiment --crash or compare-versions first change a
+server's settings, they write the original values into the lab (LAB/restore, or
+LAB/pgNN/restore for a study's cluster: restore it with --lab LAB/pgNN); the record
+is removed once the values are restored and read back. A command killed on the way (kill -9,
 a power cut) or a restore that failed leaves the record, and every later command
 on that server says so.
 
