@@ -78,6 +78,9 @@ func runRestore(ctx context.Context, out io.Writer) error {
 			return err
 		})
 	}
+	if rec.Running() {
+		return problem.BadInput("wait for it to end (it restores them itself), or stop it and run 'pgoltp restore' again", "%s", rec.Describe())
+	}
 	srv, dsn, err := restoreTarget(ctx)
 	if err != nil {
 		return err
@@ -154,6 +157,8 @@ func warnPending() {
 		}
 		if rec, err := pending.Find(g.Lab, g.Key); err != nil {
 			fmt.Fprintf(os.Stderr, "pgoltp: %v\n", err)
+		} else if rec != nil && rec.Running() {
+			fmt.Fprintf(os.Stderr, "pgoltp: WARNING: %s: what this command measures sees them\n", rec.Describe())
 		} else if rec != nil {
 			fmt.Fprintf(os.Stderr, "pgoltp: WARNING: %s: run 'pgoltp restore%s' to put them back\n", rec.Describe(), dsnHint())
 		}

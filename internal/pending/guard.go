@@ -77,6 +77,9 @@ func (g *Guard) Begin(before map[string]settings.Live, names []string) (map[stri
 	if err != nil {
 		return nil, err
 	}
+	if rec != nil && rec.Running() {
+		return nil, problem.BadInput("wait for it to end", "%s", rec.Describe())
+	}
 	if rec != nil && !g.Resume {
 		fix := fmt.Sprintf("run 'pgoltp restore --lab %s' first", g.Lab)
 		if !g.Cluster {

@@ -69,10 +69,31 @@ func (r *Record) Restorable() (names, secret []string) {
 	return names, secret
 }
 
-// Describe is the record in one line: what changed which server, when.
+// Describe is the record in one line: what changed which server, when, and
+// whether that command still runs.
 func (r *Record) Describe() string {
+	if r.Running() {
+		return fmt.Sprintf("%s (pid %d, since %s) is changing %s on %s right now",
+			r.Command, r.PID, r.Started.Local().Format("2006-01-02 15:04:05"), strings.Join(r.Names(), ", "), r.Server)
+	}
 	return fmt.Sprintf("%s (pid %d, %s) changed %s on %s and did not restore them",
 		r.Command, r.PID, r.Started.Local().Format("2006-01-02 15:04:05"), strings.Join(r.Names(), ", "), r.Server)
+}
+
+// Running reports whether the process that wrote the record still runs (a
+// --dsn experiment holds no lab lock): then the record is not a leftover,
+// and restoring would change the settings under it. Another process that
+// reused the pid makes a false yes, which the message lets a person see.
+func (r *Record) Running() bool {
+	if r.PID <= 0 || r.PID == os.Getpid() {
+		return false
+	}
+	p, err := os.FindProcess(r.PID)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // dir is where a lab keeps its restore records.

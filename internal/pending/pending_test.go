@@ -2,6 +2,7 @@ package pending
 
 import (
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -58,5 +59,32 @@ func TestGuardLifecycle(t *testing.T) {
 	}
 	if all, err := All(lab); err != nil || len(all) != 0 {
 		t.Fatalf("records after Done: %v %v", all, err)
+	}
+}
+
+// TestRunningCommandIsNotALeftover: the record of a command that still runs
+// (a --dsn experiment holds no lab lock) is said to be in progress, and
+// another command waits for it instead of restoring under it.
+func TestRunningCommandIsNotALeftover(t *testing.T) {
+	lab := t.TempDir()
+	sleeper := exec.Command("sleep", "30")
+	if err := sleeper.Start(); err != nil {
+		t.Skip("no sleep command:", err)
+	}
+	defer func() { _ = sleeper.Process.Kill(); _ = sleeper.Wait() }()
+	rec := &Record{Key: "db1:5432", Server: "postgres://u@db1:5432/x", Command: "experiment", PID: sleeper.Process.Pid,
+		Settings: map[string]settings.Live{"commit_delay": {Name: "commit_delay", Setting: "0"}}}
+	if err := Write(lab, rec); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := ForDSN(lab, "postgres://u@db1:5432/y", "tune")
+	g.Resume = true
+	if _, err := g.Begin(nil, []string{"commit_delay"}); err == nil || !strings.Contains(err.Error(), "right now") {
+		t.Fatalf("a command while another changes the server: %v", err)
+	}
+	_ = sleeper.Process.Kill()
+	_ = sleeper.Wait()
+	if rec.Running() || !strings.Contains(rec.Describe(), "did not restore") {
+		t.Fatalf("after its end the record is a leftover: %s", rec.Describe())
 	}
 }
