@@ -48,8 +48,10 @@ var newer = []struct {
 }
 
 // Config parses dsn into a connection config (for pgx.ConnectConfig) with
-// the session settings pinned, but those named in except: a session that
-// must see their server-wide values. Callers may override a pinned value
+// the session settings pinned, but those named in except (a session that
+// must see their server-wide values) and those dsn sets itself: a
+// search_path naming a TPC-C schema is what the session is for, not a
+// server-wide value to defend against. Callers may override a pinned value
 // (the collector bounds its statements).
 func Config(dsn string, except ...string) (*pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig(dsn)
@@ -57,15 +59,22 @@ func Config(dsn string, except ...string) (*pgx.ConnConfig, error) {
 		return nil, err
 	}
 	for name, value := range pinned {
-		if !slices.Contains(except, name) {
+		if _, asked := cfg.RuntimeParams[name]; !asked && !slices.Contains(except, name) {
 			cfg.RuntimeParams[name] = value
 		}
 	}
-	cfg.AfterConnect = func(ctx context.Context, conn *pgconn.PgConn) error { return pinNewer(ctx, conn, except) }
+	skip := slices.Clone(except)
+	for _, n := range newer {
+		if _, asked := cfg.RuntimeParams[n.name]; asked {
+			skip = append(skip, n.name)
+		}
+	}
+	cfg.AfterConnect = func(ctx context.Context, conn *pgconn.PgConn) error { return pinNewer(ctx, conn, skip) }
 	return cfg, nil
 }
 
 // pinNewer sets the newer settings the server knows, but those in except.
+// (An older server refused a DSN naming one already.)
 func pinNewer(ctx context.Context, conn *pgconn.PgConn, except []string) error {
 	major := serverMajor(conn.ParameterStatus("server_version"))
 	for _, n := range newer {

@@ -100,3 +100,16 @@ func TestPinnedAgainstServerWideSettings(t *testing.T) {
 		t.Errorf("observer sees statement_timeout %s (want the server's 1ms), default_transaction_read_only %s (want it pinned off)", v, ro)
 	}
 }
+
+// TestDSNSettingsWin: what the connection string asks for (a TPC-C run's
+// schema in search_path) is kept; only what it leaves to the server is
+// pinned.
+func TestDSNSettingsWin(t *testing.T) {
+	cfg, err := adminconn.Config("postgres://u@h/db?search_path=tpcc_a&statement_timeout=5s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.RuntimeParams["search_path"] != "tpcc_a" || cfg.RuntimeParams["statement_timeout"] != "5s" || cfg.RuntimeParams["lock_timeout"] != "0" {
+		t.Fatalf("runtime params %v", cfg.RuntimeParams)
+	}
+}
