@@ -115,6 +115,9 @@ func TestTuneSearch(t *testing.T) {
 	if after := readSettings(); after != before {
 		t.Errorf("settings after tune differ from before:\n%s", diffLines(before, after))
 	}
+	if left, _ := filepath.Glob(filepath.Join(lab, "restore", "*.json")); len(left) != 0 {
+		t.Errorf("the restore record stays after a verified restore: %v", left)
+	}
 
 	checkSearchReport(t, lab, res)
 

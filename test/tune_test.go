@@ -316,6 +316,9 @@ steps:
 	if crash.Acknowledged == 0 || crash.Missing != 0 || !crash.Restored {
 		t.Errorf("crash audit with synchronous_commit=on: %+v", crash)
 	}
+	if left, _ := filepath.Glob(filepath.Join(lab, "restore", "*.json")); len(left) != 0 {
+		t.Errorf("restore records stay after the experiments and the audit restored: %v", left)
+	}
 
 	// Every report is kept in the lab as well: three written (two experiments,
 	// possibly in the same second, and the audit), three files, none

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/collect"
+	"github.com/pgoltp/pgoltp/internal/pending"
+	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
 // The oldest and newest majors pgoltp manages, downloaded once into the shared
@@ -212,6 +215,25 @@ func TestCompareVersions(t *testing.T) {
 	if translated[10] != "wal_keep_segments=4" {
 		t.Errorf("wal_keep_size=64MB on PostgreSQL 10 became %q, want wal_keep_segments=4", translated[10])
 	}
+	// The study's settings last as long as the study: each cluster is put
+	// back (read back) and keeps no restore record.
+	for _, m := range []int{installed.Major, other} {
+		cl, err := cluster.Open(lab + "/pg" + strconv.Itoa(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "wal_keep_size"
+		if m < 13 {
+			name = "wal_keep_segments"
+		}
+		if got := showSettings(t, cl.DSN("postgres"), []string{name})[name]; got != "0" {
+			t.Errorf("PostgreSQL %d keeps the study's %s=%s after it", m, name, got)
+		}
+		if left, _ := filepath.Glob(lab + "/pg" + strconv.Itoa(m) + "/restore/*.json"); len(left) != 0 {
+			t.Errorf("PostgreSQL %d: restore records stay: %v", m, left)
+		}
+	}
+	refuseAfterKilledStudy(t, lab, installed.Major, majors)
 	r = runPgoltp(t, time.Minute, "--lab", lab, "runs", "--json")
 	html, err := os.ReadFile(lab + "/versions.html")
 	if err != nil {
@@ -277,5 +299,48 @@ func TestExperimentVersionsPlan(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}
+	}
+}
+
+// refuseAfterKilledStudy: with the record a killed study leaves on one
+// major's cluster, the next study refuses in one line naming the restore
+// of that cluster's lab, and that restore clears it.
+func refuseAfterKilledStudy(t *testing.T, lab string, major int, majors string) {
+	t.Helper()
+	sub := lab + "/pg" + strconv.Itoa(major)
+	cl, err := cluster.Open(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(context.Background(), cl.DSN("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, _, err := settings.ReadServer(context.Background(), conn, "commit_delay")
+	conn.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard, err := pending.ForCluster(sub, "compare-versions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := guard.Begin(live, []string{"commit_delay"}); err != nil {
+		t.Fatal(err)
+	}
+	r := runPgoltp(t, time.Minute, "--lab", lab, "compare-versions", "--pg", majors, "--workload", "tpcb",
+		"--scale", "1", "--clients", "2", "--duration", "3s", "--repetitions", "1")
+	// The study's progress ("== PostgreSQL 18 in ...") comes first; the
+	// problem is its last line.
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	last := lines[len(lines)-1]
+	if r.code != 2 || !strings.HasPrefix(last, "pgoltp: ") || !strings.Contains(last, "pgoltp restore --lab "+sub) || !strings.Contains(last, "commit_delay") {
+		t.Fatalf("compare-versions over a pending record: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := runPgoltp(t, 2*time.Minute, "restore", "--lab", sub); r.code != 0 || !strings.Contains(r.stdout, "commit_delay") {
+		t.Fatalf("restore --lab %s: exit %d %s%s", sub, r.code, r.stdout, r.stderr)
+	}
+	if rec, err := pending.Find(sub, pending.ClusterKey(sub)); rec != nil || err != nil {
+		t.Fatalf("record after restore: %v %v", rec, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/pending"
 	"github.com/pgoltp/pgoltp/internal/problem"
 )
 
@@ -41,6 +42,7 @@ func init() {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			up.Lab, up.Progress = global.lab, os.Stderr
+			warnPending()
 			c, err := cluster.Ready(cmd.Context(), up, commandName(), workDatabase)
 			if err != nil {
 				return err
@@ -73,6 +75,10 @@ func init() {
 				if err := c.Destroy(cmd.Context()); err != nil {
 					return err
 				}
+				// Its original settings went with it.
+				if err := pending.Remove(c.Lab, pending.ClusterKey(c.Lab)); err != nil {
+					return err
+				}
 				return emit(cmd.OutOrStdout(), map[string]any{"lab": c.Lab, "destroyed": true}, func(w io.Writer) error {
 					_, err := fmt.Fprintf(w, "destroyed the cluster in %s\n", c.Lab)
 					return err
@@ -88,6 +94,9 @@ func onCluster(use, short string, lock bool, run func(*cobra.Command, *cluster.C
 		c, err := cluster.Open(global.lab)
 		if err != nil {
 			return err
+		}
+		if use != "destroy" {
+			warnPending()
 		}
 		if lock {
 			unlock, err := lockLab()

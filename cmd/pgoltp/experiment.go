@@ -96,7 +96,11 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if err != nil {
 		return err
 	}
-	e := &tune.Experiment{Plan: plan, Workload: w, Server: server, DSN: dsn, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr}
+	guard, err := pendingGuard(false)
+	if err != nil {
+		return err
+	}
+	e := &tune.Experiment{Plan: plan, Workload: w, Server: server, DSN: dsn, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr, Pending: guard}
 	rep, err := e.Run(ctx)
 	ran := rep != nil && len(rep.Steps) > 0
 	if ran {
@@ -122,7 +126,13 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	if err != nil {
 		return err
 	}
-	rep, err := f.Audit(c, c.DSN(experimentDatabase), os.Stderr).Run(ctx)
+	guard, err := pendingGuard(false)
+	if err != nil {
+		return err
+	}
+	audit := f.Audit(c, c.DSN(experimentDatabase), os.Stderr)
+	audit.Pending = guard
+	rep, err := audit.Run(ctx)
 	if rep != nil {
 		tune.KeepReport(global.lab, "crash", rep, os.Stderr)
 	}

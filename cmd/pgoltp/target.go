@@ -71,12 +71,14 @@ func managedDatabase(ctx context.Context, db string) (*cluster.Cluster, error) {
 		return nil, problem.BadInput("drop --dsn to use the lab's managed cluster",
 			"this command manages the lab's own cluster and cannot act on an external server")
 	}
+	warnPending()
 	return cluster.Ready(ctx, cluster.Options{Lab: global.lab, Progress: os.Stderr}, commandName(), db)
 }
 
 // checkDSN checks --dsn by connecting once (internal/server) and returns it
 // with a connect timeout.
 func checkDSN(ctx context.Context, dsn string) (string, error) {
+	warnPending()
 	checked, where, err := server.Check(ctx, dsn)
 	if err == nil && global.verbose > 0 {
 		fmt.Fprintf(os.Stderr, "pgoltp: PostgreSQL at %s\n", where)

@@ -78,8 +78,13 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuner.Opt
 	if err != nil {
 		return err
 	}
+	// Resumed, a pending record is the search's own (its kill left it).
+	guard, err := pendingGuard(resume != nil)
+	if err != nil {
+		return err
+	}
 	t, err := tuner.New(ctx, tuner.Setup{Options: f, Resume: resume, Workload: w, Server: server, DSN: dsn,
-		Lab: global.lab, ResultsDSN: resultsStore.dsn, Log: os.Stderr})
+		Lab: global.lab, ResultsDSN: resultsStore.dsn, Log: os.Stderr, Pending: guard})
 	if err != nil {
 		return err
 	}

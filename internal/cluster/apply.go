@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgoltp/pgoltp/internal/adminconn"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
@@ -177,7 +178,7 @@ func (c *Cluster) writeAutoConf(saved []byte) error {
 func (c *Cluster) connect(ctx context.Context) (*pgx.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
 	defer cancel()
-	return pgx.Connect(ctx, c.DSN("postgres"))
+	return adminconn.Connect(ctx, c.DSN("postgres"))
 }
 
 func fileSize(path string) int64 {

@@ -34,8 +34,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/pgoltp/pgoltp/internal/adminconn"
 	"github.com/pgoltp/pgoltp/internal/problem"
 )
 
@@ -593,7 +592,7 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 	deadline := time.Now().Add(5 * time.Minute)
 	var last error
 	for time.Now().Before(deadline) {
-		conn, err := pgx.Connect(ctx, c.DSN("postgres"))
+		conn, err := adminconn.Connect(ctx, c.DSN("postgres"))
 		if err == nil {
 			conn.Close(ctx)
 			return nil

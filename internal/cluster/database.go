@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/adminconn"
 )
 
 // setupTimeout bounds the setup statements run before a command's real work:
@@ -16,7 +18,7 @@ const setupTimeout = 2 * time.Minute
 func (c *Cluster) EnsureDatabase(ctx context.Context, db string) error {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
+	conn, err := adminconn.Connect(ctx, c.DSN("postgres"))
 	if err != nil {
 		return fmt.Errorf("connecting to the managed cluster: %w", err)
 	}
@@ -37,7 +39,7 @@ func (c *Cluster) EnsureDatabase(ctx context.Context, db string) error {
 func (c *Cluster) DataSize(ctx context.Context) string {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, c.DSN("postgres"))
+	conn, err := adminconn.Connect(ctx, c.DSN("postgres"))
 	if err != nil {
 		return ""
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/adminconn"
 	"github.com/prometheus/procfs"
 )
 
@@ -79,7 +81,7 @@ func Start(ctx context.Context, dsn string, opts Options) (*Session, error) {
 // connect opens the collector's own connection and learns the server's
 // major and whether it runs on this host.
 func connect(ctx context.Context, dsn string, opts Options) (*Session, error) {
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := adminconn.Config(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("collector: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgoltp/pgoltp/internal/adminconn"
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
@@ -27,7 +28,7 @@ import (
 // fails here, in one line, before any work starts. It returns dsn with a
 // connect timeout added when it has none, and where it connected (no password).
 func Check(ctx context.Context, dsn string) (checked, where string, err error) {
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, err := adminconn.Config(dsn)
 	if err != nil {
 		// The parse error may quote the DSN; name the problem without it.
 		return "", "", problem.BadInput("use a URL such as postgres://user@host:5432/db or key=value pairs such as 'host=/tmp dbname=db'",
@@ -87,7 +88,7 @@ func (s External) Apply(ctx context.Context, values map[string]string) (bool, er
 	if err := settings.CheckApplicable(values); err != nil {
 		return false, problem.BadInput("leave it out of the plan", "%v", err)
 	}
-	conn, err := pgx.Connect(ctx, s.DSN)
+	conn, err := adminconn.Connect(ctx, s.DSN)
 	if err != nil {
 		return false, err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/pgoltp/pgoltp/internal/adminconn"
 )
 
 // Snapshot is what the server says about the benchmark database at one moment.
@@ -52,7 +52,7 @@ func Read(ctx context.Context, dsn string, major int, settle bool) (Snapshot, er
 		case <-time.After(statsDelay):
 		}
 	}
-	conn, err := pgx.Connect(ctx, dsn)
+	conn, err := adminconn.Connect(ctx, dsn)
 	if err != nil {
 		return Snapshot{}, err
 	}

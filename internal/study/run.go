@@ -2,6 +2,7 @@ package study
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -54,10 +55,17 @@ type target struct {
 
 // Run prepares every major's cluster, runs the repetitions interleaved and
 // compares them.
-func (s *Study) Run(ctx context.Context) (*Comparison, []Run, error) {
+func (s *Study) Run(ctx context.Context) (_ *Comparison, _ []Run, err error) {
 	targets := make([]target, 0, len(s.Majors))
+	var changes []*changed
+	// The clusters' own settings come back whatever happens: the next
+	// study (with other --set values or none) starts from them.
+	defer func() { err = errors.Join(err, s.restoreSettings(ctx, changes)) }()
 	for _, m := range s.Majors {
-		t, err := s.prepare(ctx, m)
+		t, ch, err := s.prepare(ctx, m)
+		if ch != nil {
+			changes = append(changes, ch)
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -86,26 +94,27 @@ func (s *Study) say(format string, args ...any) {
 
 // prepare brings up the major's cluster in Lab/pgNN, applies the settings and
 // loads the workload (once: a repeated study reuses the load).
-func (s *Study) prepare(ctx context.Context, major int) (target, error) {
+func (s *Study) prepare(ctx context.Context, major int) (target, *changed, error) {
 	lab := filepath.Join(s.Lab, fmt.Sprintf("pg%d", major))
 	unlock, err := cluster.LockLab(lab, "compare-versions", cluster.DefaultLockWait)
 	if err != nil {
-		return target{}, err
+		return target{}, nil, err
 	}
 	defer unlock()
 	s.say("== PostgreSQL %d in %s", major, lab)
 	c, err := cluster.Ready(ctx, cluster.Options{Lab: lab, Major: major, Progress: s.Progress}, "compare-versions", Database)
 	if err != nil {
-		return target{}, err
+		return target{}, nil, err
 	}
-	if _, err := c.Apply(ctx, s.settings(major)); err != nil {
-		return target{}, err
+	ch, err := s.applySettings(ctx, c, lab, s.settings(major))
+	if err != nil {
+		return target{}, ch, err
 	}
 	dsn := c.DSN(Database)
 	if err := s.Bench.Load(ctx, dsn); err != nil {
-		return target{}, fmt.Errorf("%s load on PostgreSQL %d: %w", s.Workload, major, err)
+		return target{}, ch, fmt.Errorf("%s load on PostgreSQL %d: %w", s.Workload, major, err)
 	}
-	return target{major: major, version: c.Version, dsn: dsn}, nil
+	return target{major: major, version: c.Version, dsn: dsn}, ch, nil
 }
 
 // settings are the --set values as major takes them.

@@ -4,8 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/pgoltp/pgoltp/internal/adminconn"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
@@ -17,7 +16,7 @@ import (
 func ReadServer(ctx context.Context, dsn string, measure time.Duration) (live map[string]settings.Live, major int, walRate float64, local bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+measure)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
+	conn, err := adminconn.Connect(ctx, dsn)
 	if err != nil {
 		return nil, 0, 0, false, problem.Wrap(err, "check --dsn", "cannot connect")
 	}
@@ -38,7 +37,7 @@ func ReadServer(ctx context.Context, dsn string, measure time.Duration) (live ma
 func DoctorAt(ctx context.Context, dsn string, opts DoctorOptions) (*Diagnosis, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+opts.Sample)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
+	conn, err := adminconn.Connect(ctx, dsn)
 	if err != nil {
 		return nil, problem.Wrap(err, "check the server", "cannot connect")
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgoltp/pgoltp/internal/adminconn"
+	"github.com/pgoltp/pgoltp/internal/pending"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/workload/ledger"
@@ -33,6 +35,9 @@ type CrashAudit struct {
 	Workload    ledger.Ledger
 	KillAfter   time.Duration // run this long, then kill (default 5s)
 	Log         io.Writer
+	// Pending keeps the original settings in the lab from before the first
+	// change until they are restored and verified (nil: not kept).
+	Pending *pending.Guard
 }
 
 // CrashReport is the outcome of a durability audit.
@@ -58,7 +63,7 @@ type CrashReport struct {
 const killCaveat = "the server was killed with SIGKILL, a process crash: the OS page cache survived, so losses that need an OS crash or power loss (fsync=off, full_page_writes=off) cannot show here; commits only in PostgreSQL's WAL buffers (synchronous_commit=off) can"
 
 // Run performs the audit.
-func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
+func (c *CrashAudit) Run(ctx context.Context) (_ *CrashReport, err error) {
 	if c.KillAfter <= 0 {
 		c.KillAfter = 5 * time.Second
 	}
@@ -74,18 +79,23 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 			rep.Unsafe = append(rep.Unsafe, fmt.Sprintf("%s=%s %s", p.Name, p.Value, settings.Tag(p.Risk)))
 		}
 	}
-	if _, err := apply(ctx, c.Server, c.Settings); err != nil {
-		return nil, fmt.Errorf("applying settings: %w", err)
+	// Kept in the lab before anything changes: a kill -9 leaves a record.
+	if live, err = c.Pending.Begin(live, names); err != nil {
+		return nil, err
 	}
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 		defer cancel()
-		if err := c.Server.Start(rctx); err == nil {
-			if err := restore(rctx, c.Server, c.DSN, live, names); err == nil {
-				rep.Restored = true
-			}
+		if serr := c.Server.Start(rctx); serr == nil {
+			rep.Restored, _ = restoreKept(rctx, c.Server, c.DSN, c.Pending, live, names, nil)
+		}
+		if !rep.Restored && err != nil {
+			err = fmt.Errorf("%w; the original settings could NOT be restored: run 'pgoltp restore'", err)
 		}
 	}()
+	if _, err := apply(ctx, c.Server, c.Settings); err != nil {
+		return nil, fmt.Errorf("applying settings: %w", err)
+	}
 	if err := c.Workload.Prepare(ctx, c.DSN, nil); err != nil {
 		return nil, fmt.Errorf("preparing the ledger: %w", err)
 	}
@@ -135,7 +145,7 @@ func (c *CrashAudit) Run(ctx context.Context) (*CrashReport, error) {
 func (c *CrashAudit) checkServer(ctx context.Context) (map[string]settings.Live, int, string, error) {
 	setupCtx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	conn, err := pgx.Connect(setupCtx, c.DSN)
+	conn, err := adminconn.Connect(setupCtx, c.DSN)
 	if err != nil {
 		return nil, 0, "", problem.Wrap(err, "check the server", "cannot connect for the durability audit")
 	}
@@ -202,7 +212,7 @@ func (rep *CrashReport) count(acked ledger.Acked, present map[int64]struct{}) {
 
 // ledgerIDs reads every id present in ledger_entry.
 func ledgerIDs(ctx context.Context, dsn string) (map[int64]struct{}, error) {
-	conn, err := pgx.Connect(ctx, dsn)
+	conn, err := adminconn.Connect(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("connecting after recovery: %w", err)
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgoltp/pgoltp/internal/adminconn"
+	"github.com/pgoltp/pgoltp/internal/pending"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/settings"
@@ -33,7 +35,10 @@ type Experiment struct {
 	DSN         string    // the database the workload runs in (superuser: reads pg_settings, WAL position)
 	AllowUnsafe bool      // permit settings that cost durability; they are labelled everywhere
 	Log         io.Writer // one line per run; nil = quiet
-	warmFailed  bool      // WarmCache failed once; not tried again
+	// Pending keeps the original settings in the lab from before the first
+	// change until they are restored and verified (nil: not kept).
+	Pending    *pending.Guard
+	warmFailed bool // WarmCache failed once; not tried again
 	// checkpointFailed: Checkpoint failed once (no privilege); not tried again.
 	checkpointFailed bool
 }
@@ -163,6 +168,10 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 		rep.MaxRepetitions, rep.MinEffect, rep.StopRule = p.MaxRepetitions, float64(p.MinEffect), p.Sequential().Describe()
 	}
 
+	// Kept in the lab before anything changes: a kill -9 leaves a record.
+	if live, err = e.Pending.Begin(live, p.touched()); err != nil {
+		return nil, err
+	}
 	// The values before the experiment stand in for the baseline of settings
 	// the baseline does not name.
 	original := map[string]string{}
@@ -171,13 +180,7 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 	}
 	defer func() {
 		// Restore even when the run failed or was interrupted.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
-		defer cancel()
-		if err := restore(rctx, e.Server, e.DSN, live, p.touched()); err == nil {
-			rep.Restored = true
-		} else {
-			rep.Notes = append(rep.Notes, "could not restore the original settings: "+oneLine(err.Error()))
-		}
+		rep.Restored, rep.Notes = restoreKept(ctx, e.Server, e.DSN, e.Pending, live, p.touched(), rep.Notes)
 	}()
 
 	e.logf("preparing %s", e.Workload.Name())
@@ -314,7 +317,7 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 			return rec, fmt.Errorf("prewarm run: %w", err)
 		}
 	}
-	conn, err := pgx.Connect(ctx, e.DSN)
+	conn, err := adminconn.Connect(ctx, e.DSN)
 	if err != nil {
 		return rec, err
 	}
@@ -351,7 +354,9 @@ type observation struct {
 }
 
 // observeHalfway reads the named settings halfway through the run, from a
-// fresh session, as a new backend of the workload would see them.
+// fresh session, as a new backend of the workload would see them (the
+// session pins every other session setting: a step's statement_timeout of
+// 1ms must not cancel the reading of the others).
 func (e *Experiment) observeHalfway(runCtx context.Context, names []string) <-chan observation {
 	observed := make(chan observation, 1)
 	go func() {
@@ -361,7 +366,7 @@ func (e *Experiment) observeHalfway(runCtx context.Context, names []string) <-ch
 			return
 		case <-time.After(e.Plan.Duration / 2):
 		}
-		c, err := pgx.Connect(runCtx, e.DSN)
+		c, err := connectExcept(runCtx, e.DSN, names)
 		if err != nil {
 			observed <- observation{err: err}
 			return
@@ -371,6 +376,16 @@ func (e *Experiment) observeHalfway(runCtx context.Context, names []string) <-ch
 		observed <- observation{values: v, err: err}
 	}()
 	return observed
+}
+
+// connectExcept opens an administrative session that pins every session
+// setting but the named ones, whose server-wide values it must see.
+func connectExcept(ctx context.Context, dsn string, names []string) (*pgx.Conn, error) {
+	cfg, err := adminconn.Config(dsn, names...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.ConnectConfig(ctx, cfg)
 }
 
 // compare records the settings observed during the run, and every one that
@@ -468,7 +483,7 @@ func levelText(level float64) string {
 func (e *Experiment) readServer(ctx context.Context) (map[string]settings.Live, int, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, setupTimeout)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, e.DSN)
+	conn, err := adminconn.Connect(ctx, e.DSN)
 	if err != nil {
 		return nil, 0, "", problem.Wrap(err, "check the server", "cannot connect for the experiment")
 	}

@@ -73,6 +73,8 @@ func SaveReport(lab, kind string, rep any) (string, error) {
 func (r *Report) Verdict(err error, interrupted bool) error {
 	var p *problem.Problem
 	switch {
+	case r != nil && !r.Restored && !interrupted:
+		return problem.Failed("%s; the original settings could NOT be restored (see the note above): run 'pgoltp restore'", stopped("experiment", err))
 	case err == nil:
 		return r.Failure()
 	case errors.As(err, &p):
@@ -80,7 +82,7 @@ func (r *Report) Verdict(err error, interrupted bool) error {
 	case interrupted && r != nil && r.Restored:
 		return problem.Failed("experiment interrupted; the runs finished so far are reported above and the settings restored")
 	case interrupted:
-		return problem.Failed("experiment interrupted; the runs finished so far are reported above; the original settings could NOT be restored (see the note above)")
+		return problem.Failed("experiment interrupted; the runs finished so far are reported above; the original settings could NOT be restored (see the note above): run 'pgoltp restore'")
 	}
 	return problem.Failed("experiment stopped: %v", err)
 }
@@ -89,6 +91,8 @@ func (r *Report) Verdict(err error, interrupted bool) error {
 func (r *CrashReport) Outcome(err error, interrupted bool) error {
 	var p *problem.Problem
 	switch {
+	case r != nil && !r.Restored:
+		return problem.Failed("%s; the original settings could NOT be restored: run 'pgoltp restore'", stopped("durability audit", err))
 	case err == nil:
 		return r.Failure()
 	case errors.As(err, &p):
@@ -97,6 +101,14 @@ func (r *CrashReport) Outcome(err error, interrupted bool) error {
 		return problem.Failed("durability audit interrupted before its verdict")
 	}
 	return problem.Failed("durability audit stopped: %v", err)
+}
+
+// stopped says how a command of kind ended: finished, or stopped by err.
+func stopped(kind string, err error) string {
+	if err == nil {
+		return kind + " finished"
+	}
+	return fmt.Sprintf("%s stopped: %v", kind, err)
 }
 
 // ReadPlan reads and checks the plan file at path: every problem with it is

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/pgoltp/pgoltp/internal/problem"
 )
 
 func TestFailures(t *testing.T) {
@@ -37,5 +39,22 @@ func TestSaveReport(t *testing.T) {
 	}
 	if data, err := os.ReadFile(a); err != nil || string(data) != "{\n  \"missing\": 1\n}\n" {
 		t.Errorf("saved %q, %v", data, err)
+	}
+}
+
+// TestVerdictFailsWhenNotRestored: an experiment or audit that ran to its
+// end but could not restore the settings exits non-zero and names the fix.
+func TestVerdictFailsWhenNotRestored(t *testing.T) {
+	rep := &Report{Steps: []StepResult{{Name: "a", InEffect: true}}}
+	if err := rep.Verdict(nil, false); problem.ExitCode(err) != 1 || !strings.Contains(err.Error(), "pgoltp restore") {
+		t.Errorf("experiment not restored: %v (exit %d)", err, problem.ExitCode(err))
+	}
+	rep.Restored = true
+	if err := rep.Verdict(nil, false); err != nil {
+		t.Errorf("experiment restored: %v", err)
+	}
+	crash := &CrashReport{}
+	if err := crash.Outcome(nil, false); problem.ExitCode(err) != 1 || !strings.Contains(err.Error(), "pgoltp restore") {
+		t.Errorf("audit not restored: %v", err)
 	}
 }

@@ -2,13 +2,15 @@ package tune
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/pgoltp/pgoltp/internal/adminconn"
+	"github.com/pgoltp/pgoltp/internal/pending"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
@@ -30,17 +32,43 @@ type Restarter interface {
 // wal_buffers=-1). It restarts only when one of them needs it. It succeeds
 // only when every value read back from pg_settings afterwards is the one from
 // before: "restored" is a fact checked on the server, never assumed.
+//
+// A statement that fails does not stop the rest: the configuration is
+// reloaded and read back whatever happened, so that no changed file is left
+// unread, and a failure is returned only when the values read back differ.
 func restore(ctx context.Context, server Server, dsn string, before map[string]settings.Live, names []string) error {
-	if err := putBack(ctx, server, dsn, before, names); err != nil {
-		return err
+	putErr := putBack(ctx, server, dsn, before, names)
+	checkErr := checkRestored(ctx, dsn, before, names)
+	if checkErr != nil && putErr != nil {
+		return fmt.Errorf("%w (while restoring: %v)", checkErr, putErr)
 	}
-	return checkRestored(ctx, dsn, before, names)
+	return checkErr
 }
 
-// checkRestored reads the named settings back and names every one whose value
-// differs from before.
+// restoreKept restores names as before had them (bounded, even after ctx
+// ended) and removes the guard's record once the restore is verified. It
+// says whether the settings are back, and adds to notes why not.
+func restoreKept(ctx context.Context, server Server, dsn string, guard *pending.Guard, before map[string]settings.Live, names []string, notes []string) (bool, []string) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
+	if err := restore(rctx, server, dsn, before, names); err != nil {
+		note := "could not restore the original settings: " + oneLine(err.Error())
+		if guard != nil {
+			note += "; the lab keeps them: run 'pgoltp restore'"
+		}
+		return false, append(notes, note)
+	}
+	if err := guard.Done(); err != nil {
+		notes = append(notes, "settings restored, but their record stays in the lab: "+oneLine(err.Error()))
+	}
+	return true, notes
+}
+
+// checkRestored reads the named settings back, on a new session (a restart
+// may have ended any older one), and names every one whose value differs
+// from before.
 func checkRestored(ctx context.Context, dsn string, before map[string]settings.Live, names []string) error {
-	conn, err := pgx.Connect(ctx, dsn)
+	conn, err := adminconn.Connect(ctx, dsn)
 	if err != nil {
 		return fmt.Errorf("reading the settings back: %w", err)
 	}
@@ -51,8 +79,20 @@ func checkRestored(ctx context.Context, dsn string, before map[string]settings.L
 	}
 	var differ []string
 	for _, n := range names {
-		if now[n].Setting != before[n].Setting || now[n].PendingRestart && !before[n].PendingRestart {
-			differ = append(differ, fmt.Sprintf("%s=%s (was %s)", n, now[n].Value(), before[n].Value()))
+		was, is := before[n], now[n]
+		switch {
+		case was.Setting == secret.Redacted:
+			// A secret from a restore record: its value was never stored,
+			// only where it came from can be compared.
+			if was.SourceFile != "" && is.FromAutoConf() != was.FromAutoConf() {
+				differ = append(differ, fmt.Sprintf("%s (from %s, was from %s)", n, is.SourceFile, was.SourceFile))
+			}
+		case is.Setting != was.Setting || is.PendingRestart && !was.PendingRestart:
+			differ = append(differ, fmt.Sprintf("%s=%s (was %s)", n, is.Value(), was.Value()))
+		case was.SourceFile != "" && is.FromAutoConf() != was.FromAutoConf():
+			// Same value, other origin: an ALTER SYSTEM entry left behind
+			// (or lost) that a later change of postgresql.conf would reveal.
+			differ = append(differ, fmt.Sprintf("%s=%s (from %s, was from %s)", n, is.Value(), is.SourceFile, was.SourceFile))
 		}
 	}
 	if len(differ) > 0 {
@@ -61,6 +101,10 @@ func checkRestored(ctx context.Context, dsn string, before map[string]settings.L
 	return nil
 }
 
+// putBack resets what was not set with ALTER SYSTEM, sets again (through
+// server) what was, reloads and restarts when one of them needs it. It goes
+// on after a failed statement and returns every failure. Each step opens
+// its own session: applying may restart the server under an older one.
 func putBack(ctx context.Context, server Server, dsn string, before map[string]settings.Live, names []string) error {
 	set := map[string]string{}
 	var reset []string
@@ -71,42 +115,70 @@ func putBack(ctx context.Context, server Server, dsn string, before map[string]s
 			reset = append(reset, n)
 		}
 	}
-	conn, err := pgx.Connect(ctx, dsn)
+	var errs []error
+	if err := resetSettings(ctx, dsn, reset); err != nil {
+		errs = append(errs, err)
+	}
+	if len(set) > 0 {
+		if _, err := apply(ctx, server, set); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	pending, err := reload(ctx, dsn, names)
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	if pending {
+		if r, ok := server.(Restarter); !ok {
+			errs = append(errs, fmt.Errorf("restoring needs a restart, and pgoltp may not restart this server"))
+		} else if err := r.Restart(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// resetSettings runs ALTER SYSTEM RESET for each name, going on after a
+// failure.
+func resetSettings(ctx context.Context, dsn string, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	conn, err := adminconn.Connect(ctx, dsn)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
-	for _, n := range reset {
+	var errs []error
+	for _, n := range names {
 		// format(%I) quotes the name on the server: no client-side quoting.
 		var stmt string
-		if err := conn.QueryRow(ctx, "SELECT format('ALTER SYSTEM RESET %I', $1::text)", n).Scan(&stmt); err != nil {
-			return err
+		err := conn.QueryRow(ctx, "SELECT format('ALTER SYSTEM RESET %I', $1::text)", n).Scan(&stmt)
+		if err == nil {
+			_, err = conn.Exec(ctx, stmt)
 		}
-		if _, err := conn.Exec(ctx, stmt); err != nil {
-			return fmt.Errorf("resetting %s: %w", n, err)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("resetting %s: %w", n, err))
 		}
 	}
-	if _, err := apply(ctx, server, set); err != nil {
-		return err
+	return errors.Join(errs...)
+}
+
+// reload makes the server read its configuration again and says whether one
+// of names waits for a restart.
+func reload(ctx context.Context, dsn string, names []string) (pending bool, err error) {
+	conn, err := adminconn.Connect(ctx, dsn)
+	if err != nil {
+		return false, fmt.Errorf("reloading the configuration: %w", err)
 	}
+	defer conn.Close(context.Background())
 	if _, err := conn.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
-		return err
+		return false, fmt.Errorf("reloading the configuration: %w", err)
 	}
 	// The reload is asynchronous; give the postmaster and our backend a moment.
 	time.Sleep(150 * time.Millisecond)
-	var pending bool
-	if err := conn.QueryRow(ctx, "SELECT count(*) > 0 FROM pg_settings WHERE pending_restart AND name = ANY($1)", names).Scan(&pending); err != nil {
-		return err
-	}
-	if !pending {
-		return nil
-	}
-	r, ok := server.(Restarter)
-	if !ok {
-		return fmt.Errorf("restoring needs a restart, and pgoltp may not restart this server")
-	}
-	conn.Close(ctx)
-	return r.Restart(ctx)
+	err = conn.QueryRow(ctx, "SELECT count(*) > 0 FROM pg_settings WHERE pending_restart AND name = ANY($1)", names).Scan(&pending)
+	return pending, err
 }
 
 // apply applies values through server after refusing any setting pgoltp

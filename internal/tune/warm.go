@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/pgoltp/pgoltp/internal/adminconn"
 )
 
 // WarmCache reads the tables and indexes of the database at dsn into shared
@@ -24,7 +24,7 @@ import (
 func WarmCache(ctx context.Context, dsn string) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
+	conn, err := adminconn.Connect(ctx, dsn)
 	if err != nil {
 		return 0, err
 	}
@@ -79,7 +79,7 @@ WHERE o.running <= b.bytes`
 func Checkpoint(ctx context.Context, dsn string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
+	conn, err := adminconn.Connect(ctx, dsn)
 	if err != nil {
 		return "", err
 	}

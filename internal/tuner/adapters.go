@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgoltp/pgoltp/internal/adminconn"
 	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/settings"
@@ -159,7 +160,7 @@ type sqlTables struct {
 func (t sqlTables) Names() []string { return t.names }
 
 func (t sqlTables) Fillfactors(ctx context.Context) (map[string]int, error) {
-	conn, err := pgx.Connect(ctx, t.dsn)
+	conn, err := adminconn.Connect(ctx, t.dsn)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +179,7 @@ func (t sqlTables) Fillfactors(ctx context.Context) (map[string]int, error) {
 }
 
 func (t sqlTables) Rewrite(ctx context.Context, ff map[string]int) error {
-	conn, err := pgx.Connect(ctx, t.dsn)
+	conn, err := adminconn.Connect(ctx, t.dsn)
 	if err != nil {
 		return err
 	}

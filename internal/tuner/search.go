@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgoltp/pgoltp/internal/pending"
 	"github.com/pgoltp/pgoltp/internal/search"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
@@ -44,7 +45,11 @@ type Tuner struct {
 	// per-table fillfactor of these tables (layout.go).
 	Layout Tables
 	Resume *State
-	Log    io.Writer
+	// Pending keeps the server's original settings in the lab from before
+	// the first change until they are restored and verified, or the result
+	// is kept (nil: not kept).
+	Pending *pending.Guard
+	Log     io.Writer
 	// Inject replaces settings of the given trial (1-based) after the
 	// optimiser chose it: the end-to-end test's way to force a trial the
 	// server cannot start with. Every value still passes
@@ -154,6 +159,9 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 			return res, fmt.Errorf("applying the result: %w", err)
 		}
 		kept, res.Applied = true, true
+		if err := t.Pending.Done(); err != nil {
+			res.Notes = append(res.Notes, "the original settings' record stays in the lab: "+err.Error())
+		}
 	}
 	return res, nil
 }
@@ -240,6 +248,9 @@ func (t *Tuner) open(ctx context.Context) (*session, map[string]settings.Live, e
 	if err != nil {
 		return nil, nil, err
 	}
+	// Resumed, the server may still hold a killed trial's values: the
+	// originals are the stored ones, never what the server shows now.
+	live = t.Resume.originals(live)
 	if l, ok := live["max_connections"]; ok && t.Limits.MaxConnections == 0 {
 		fmt.Sscan(l.Setting, &t.Limits.MaxConnections)
 	}
@@ -259,10 +270,16 @@ func (t *Tuner) open(ctx context.Context) (*session, map[string]settings.Live, e
 			}
 		}
 	}
-	if err := s.openState(); err != nil {
+	// Kept in the lab before anything changes: a kill -9 leaves a record.
+	if live, err = t.Pending.Begin(live, s.restoreNames()); err != nil {
+		return nil, nil, err
+	}
+	if err := s.openState(live); err != nil {
+		_ = t.Pending.Abandon()
 		return nil, nil, err
 	}
 	if s.opt, err = search.New(space.Space, search.Options{Seed: s.state.Seed, WarmStart: s.warm}); err != nil {
+		_ = t.Pending.Abandon()
 		return nil, nil, err
 	}
 	// The start point against its own baseline is 1 by definition: no
@@ -276,7 +293,7 @@ func (t *Tuner) open(ctx context.Context) (*session, map[string]settings.Live, e
 
 // openState resumes the search's state, which must be over the same space,
 // or creates a new one.
-func (s *session) openState() error {
+func (s *session) openState(live map[string]settings.Live) error {
 	t := s.Tuner
 	if t.Resume != nil {
 		s.state = t.Resume
@@ -287,13 +304,33 @@ func (s *session) openState() error {
 	}
 	s.state = &State{ID: t.ID, Seed: t.Seed, Workload: t.Workload.Name(), Objective: t.Objective, MaxP99: t.MaxP99,
 		AllowUnsafe: t.AllowUnsafe, Budget: t.Budget, Trial: t.TrialTime, Dimensions: s.space.Dims(),
-		Start: s.startSet, Advise: t.Advise, Started: time.Now().UTC()}
+		Start: s.startSet, Advise: t.Advise, Started: time.Now().UTC(), Original: map[string]settings.Live{}}
+	for _, n := range s.restoreNames() {
+		if l, ok := live[n]; ok {
+			s.state.Original[n] = l
+		}
+	}
 	return s.state.Create(t.Lab)
 }
 
 // restore puts back the original value of every setting the search may
 // have changed, injected ones included, and says so in res.
 func (s *session) restore(ctx context.Context, live map[string]settings.Live, res *Result) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
+	if err := s.Server.Restore(rctx, live, s.restoreNames()); err != nil {
+		res.Notes = append(res.Notes, "could NOT restore the original settings: "+err.Error()+"; the lab keeps them: run 'pgoltp restore'")
+		return
+	}
+	res.Restored = true
+	if err := s.Pending.Done(); err != nil {
+		res.Notes = append(res.Notes, "settings restored, but their record stays in the lab: "+err.Error())
+	}
+}
+
+// restoreNames are the settings the search may change, injected ones
+// included.
+func (s *session) restoreNames() []string {
 	names := s.space.Names()
 	for _, inj := range s.Inject {
 		for n := range inj {
@@ -302,13 +339,7 @@ func (s *session) restore(ctx context.Context, live map[string]settings.Live, re
 			}
 		}
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
-	defer cancel()
-	if err := s.Server.Restore(rctx, live, names); err != nil {
-		res.Notes = append(res.Notes, "could NOT restore the original settings: "+err.Error())
-	} else {
-		res.Restored = true
-	}
+	return names
 }
 
 // search prepares the workload and runs the trials left in the budget, each

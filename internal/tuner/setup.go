@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/pending"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/workload"
@@ -50,6 +51,7 @@ type Setup struct {
 	DSN             string
 	Lab, ResultsDSN string
 	Log             io.Writer
+	Pending         *pending.Guard // the lab's record of the original settings
 }
 
 // New reads the server and advise's configuration for it, and returns the
@@ -73,6 +75,7 @@ func New(ctx context.Context, s Setup) (*Tuner, error) {
 	if err != nil {
 		return nil, err
 	}
+	live = s.Resume.originals(live) // never a killed trial's leftovers
 	advice, err := tune.Advise(tune.AdviseInput{Host: host, Connections: s.Clients, Workload: s.Options.Workload, Major: major, Live: live})
 	if err != nil {
 		return nil, problem.Failed("advise: %v", err)
@@ -86,7 +89,7 @@ func New(ctx context.Context, s Setup) (*Tuner, error) {
 		Recorder: StoreRecorder{Lab: s.Lab, ResultsDSN: s.ResultsDSN, Kind: s.Options.Workload, Workload: s.Workload.Name()},
 		ID:       id, Seed: s.Seed, Objective: s.Objective, MaxP99: s.MaxP99, AllowUnsafe: s.AllowUnsafe,
 		Budget: s.Budget, TrialTime: s.Trial, Prewarm: s.Prewarm, Reload: s.Reload, Advise: advice.Settings(),
-		Confirm: s.Confirm, Ablation: s.Ablation, Apply: s.Apply, Resume: s.Resume, Log: s.Log, Inject: s.inject,
+		Confirm: s.Confirm, Ablation: s.Ablation, Apply: s.Apply, Resume: s.Resume, Log: s.Log, Inject: s.inject, Pending: s.Pending,
 	}
 	if s.Layout {
 		if t.Layout, err = TablesOf(s.Workload, s.DSN); err != nil {
@@ -101,7 +104,7 @@ func New(ctx context.Context, s Setup) (*Tuner, error) {
 // or was interrupted.
 func (t *Tuner) Verdict(res *Result, runErr error) error {
 	if res != nil && !res.Restored && !res.Applied {
-		return problem.Failed("the original settings could NOT be restored (see the note above)")
+		return problem.Failed("the original settings could NOT be restored (see the note above): run 'pgoltp restore'")
 	}
 	if runErr != nil {
 		if p, ok := runErr.(*problem.Problem); ok {

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/search"
 	"github.com/pgoltp/pgoltp/internal/secret"
+	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/tuner/record"
 )
 
@@ -35,6 +37,22 @@ type State struct {
 	// since the search's report).
 	BaselineRuns []record.Baseline `json:"baseline_runs,omitempty"`
 	Started      time.Time         `json:"started"`
+	// Original are the server's settings the search may change, as they
+	// were before its first change: what --resume restores, whatever a
+	// killed trial left on the server.
+	Original map[string]settings.Live `json:"original,omitempty"`
+}
+
+// originals is live with the search's stored original values in place of
+// what the server shows now; live itself when s is nil or older than
+// Original.
+func (s *State) originals(live map[string]settings.Live) map[string]settings.Live {
+	if s == nil || len(s.Original) == 0 {
+		return live
+	}
+	out := maps.Clone(live)
+	maps.Copy(out, s.Original)
+	return out
 }
 
 // Trial is one evaluated configuration.

@@ -177,9 +177,27 @@ func TestSearchBatchesRestartsAndResumes(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("state file mode %v (%v), want 0600", fi.Mode().Perm(), err)
 	}
+	// A search killed mid-trial leaves the trial's values on the server:
+	// resumed, the search must take its originals from its state, never
+	// from the server.
+	original := readLive(t, dsn, "commit_siblings")
+	if len(state.Original) == 0 || state.Original["commit_siblings"].Setting != original {
+		t.Fatalf("the stored state lacks the original commit_siblings %s: %v", original, state.Original["commit_siblings"])
+	}
+	leftover := "17"
+	if original == leftover {
+		leftover = "16"
+	}
+	if _, err := c.Apply(ctx, map[string]string{"commit_siblings": leftover}); err != nil {
+		t.Fatal(err)
+	}
 	second, err := newTuner(2, state).Run(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := readLive(t, dsn, "commit_siblings"); got != original || second.Start["commit_siblings"] != first.Start["commit_siblings"] {
+		t.Errorf("resumed over a killed trial's commit_siblings=%s: start %s (first search %s), restored to %s, original %s",
+			leftover, second.Start["commit_siblings"], first.Start["commit_siblings"], got, original)
 	}
 	if len(second.Trials) != 2 || second.ID != "t1" {
 		t.Fatalf("resumed search: id %s, %d trials, want t1 with 2", second.ID, len(second.Trials))
@@ -255,4 +273,19 @@ func TestInterruptDuringConfirmation(t *testing.T) {
 			t.Errorf("%s = %s after the search, %s before", n, after[n].Setting, before[n].Setting)
 		}
 	}
+}
+
+// readLive is one setting's raw value as a new session sees it.
+func readLive(t *testing.T, dsn, name string) string {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var v string
+	if err := conn.QueryRow(context.Background(), "SELECT setting FROM pg_settings WHERE name = $1", name).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

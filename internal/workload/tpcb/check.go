@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/adminconn"
 )
 
 // Sums are the totals the check compares: every committed transaction of
@@ -94,7 +96,7 @@ func (r *CheckResult) Failures() []Condition {
 // as pgbench_history was never truncated (pgbench's run does truncate it
 // unless given -n).
 func Check(ctx context.Context, dsn string, opts CheckOptions) (*CheckResult, error) {
-	conn, err := pgx.Connect(ctx, dsn)
+	conn, err := adminconn.Connect(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("connecting: %w", err)
 	}

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pgoltp/pgoltp/internal/adminconn"
 )
 
 // Freshness says whether the load-only checks (condition 11) apply.
@@ -325,7 +327,7 @@ func openSnapshotConns(ctx context.Context, dsn string, n int) ([]*pgx.Conn, err
 	}
 	var snapshot string
 	for i := range n {
-		c, err := pgx.Connect(ctx, dsn)
+		c, err := adminconn.Connect(ctx, dsn)
 		if err != nil {
 			return fail(fmt.Errorf("connecting: %w", err))
 		}
