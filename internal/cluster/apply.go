@@ -237,18 +237,14 @@ func ApplySettings(ctx context.Context, conn *pgx.Conn, values map[string]string
 	if _, err := conn.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
 		return false, err
 	}
+	if len(names) == 0 {
+		return false, nil // nothing set, nothing pending (PendingRestart of no names asks about all)
+	}
 	// The reload is a signal handled asynchronously; pending_restart is
 	// reliable once our own backend has processed it too.
 	time.Sleep(150 * time.Millisecond)
-	rows, err := conn.Query(ctx, "SELECT name FROM pg_settings WHERE pending_restart AND name = ANY($1)", names)
-	if err != nil {
-		return false, err
-	}
-	pending, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return false, fmt.Errorf("reading pending_restart: %w", err)
-	}
-	return len(pending) > 0, nil
+	pending, err := settings.PendingRestart(ctx, conn, names...)
+	return len(pending) > 0, err
 }
 
 // Reset removes settings applied with Apply (ALTER SYSTEM RESET ALL), restarting
@@ -269,11 +265,11 @@ func (c *Cluster) Reset(ctx context.Context) (restarted bool, err error) {
 		return false, err
 	}
 	time.Sleep(150 * time.Millisecond)
-	var pending bool
-	if err := conn.QueryRow(ctx, "SELECT count(*) > 0 FROM pg_settings WHERE pending_restart").Scan(&pending); err != nil {
+	pending, err := settings.PendingRestart(ctx, conn)
+	if err != nil {
 		return false, err
 	}
-	if !pending {
+	if len(pending) == 0 {
 		return false, nil
 	}
 	return true, c.Restart(restartCtx)
