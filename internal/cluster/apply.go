@@ -238,44 +238,12 @@ func ApplySettings(ctx context.Context, conn *pgx.Conn, values map[string]string
 	if _, err := conn.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
 		return false, err
 	}
+	if len(names) == 0 {
+		return false, nil // nothing set, nothing pending (PendingRestart of no names asks about all)
+	}
 	// The reload is a signal handled asynchronously; pending_restart is
 	// reliable once our own backend has processed it too.
 	time.Sleep(150 * time.Millisecond)
-	rows, err := conn.Query(ctx, "SELECT name FROM pg_settings WHERE pending_restart AND name = ANY($1)", names)
-	if err != nil {
-		return false, err
-	}
-	pending, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return false, fmt.Errorf("reading pending_restart: %w", err)
-	}
-	return len(pending) > 0, nil
-}
-
-// Reset removes settings applied with Apply (ALTER SYSTEM RESET ALL), restarting
-// if that is needed for the defaults to come back.
-func (c *Cluster) Reset(ctx context.Context) (restarted bool, err error) {
-	conn, err := c.connect(ctx)
-	if err != nil {
-		return false, err
-	}
-	defer conn.Close(context.Background())
-	restartCtx := ctx
-	ctx, cancel := context.WithTimeout(ctx, time.Minute) // setup statements: bounded
-	defer cancel()
-	if _, err := conn.Exec(ctx, "ALTER SYSTEM RESET ALL"); err != nil {
-		return false, err
-	}
-	if _, err := conn.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
-		return false, err
-	}
-	time.Sleep(150 * time.Millisecond)
-	var pending bool
-	if err := conn.QueryRow(ctx, "SELECT count(*) > 0 FROM pg_settings WHERE pending_restart").Scan(&pending); err != nil {
-		return false, err
-	}
-	if !pending {
-		return false, nil
-	}
-	return true, c.Restart(restartCtx)
+	pending, err := settings.PendingRestart(ctx, conn, names...)
+	return len(pending) > 0, err
 }

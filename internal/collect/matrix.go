@@ -1,9 +1,12 @@
 package collect
 
-// The version matrix: which statistics query the collectors run on which
-// PostgreSQL major. A view a major does not have (pg_stat_wal before 14,
-// pg_stat_io before 16, pg_stat_checkpointer before 17) is not queried there:
-// its panel is absent from the report, which is not an error.
+import "github.com/pgoltp/pgoltp/internal/settings"
+
+// The version matrix: which statistics query pgoltp runs on which PostgreSQL
+// major; every query whose SQL depends on the major is here. A view a major
+// does not have (pg_stat_wal before 14, pg_stat_io before 16,
+// pg_stat_checkpointer before 17) is not queried there: its panel is absent
+// from the report, which is not an error.
 
 // OldestMajor is the oldest PostgreSQL major the collectors know.
 const OldestMajor = 10
@@ -20,11 +23,13 @@ type MatrixEntry struct {
 // RunsOn reports whether the query runs on major.
 func (e MatrixEntry) RunsOn(major int) bool { return runsOn(e.Since, e.Until, major) }
 
-// Matrix is every statistics query of the collectors: the one-time snapshots
-// (before and after a run) and the per-tick batch.
+// Matrix is every statistics query of pgoltp: the collectors' one-time
+// snapshots (before and after a run) and per-tick batch, the named queries
+// of other packages (SQL), and settings.ReadServer, which PendingRestart uses.
 func Matrix() []MatrixEntry {
 	out := []MatrixEntry{
 		{Name: "pg_settings", SQL: settingsSQL},
+		{Name: "pg_settings (settings.ReadServer)", SQL: settings.ServerSQL, Args: []any{[]string{"shared_buffers", "wal_level"}}},
 		{Name: "pg_stat_statements", Since: 13, SQL: statementsSQL(13)},
 		{Name: "pg_stat_statements (total_time)", Until: 12, SQL: statementsSQL(12)},
 		{Name: "pg_stat_user_tables (sizes)", SQL: tablesSQL, Args: []any{trackedTables}},
@@ -37,7 +42,7 @@ func Matrix() []MatrixEntry {
 		}
 		out = append(out, e)
 	}
-	return out
+	return append(out, namedQueries()...)
 }
 
 // QueriesFor returns the matrix entries that run on major.

@@ -56,7 +56,40 @@ func TestVersionMatrix(t *testing.T) {
 			}
 		}
 	}
+	testNamedQueries(t)
 	if sql := statementsSQL(12); !strings.Contains(sql, "total_time") || strings.Contains(sql, "wal_bytes") {
 		t.Errorf("pg_stat_statements before 13 has total_time and no wal_bytes: %s", sql)
+	}
+}
+
+// testNamedQueries: every named query has one variant on each major from the
+// one its view came in, none before, and SQL gives that variant; the ones that
+// moved to pg_stat_checkpointer do so at 17.
+func testNamedQueries(t *testing.T) {
+	since := map[Query]int{WALSinceReset: 14, WALImages: 14, WALBuffersFull: 14}
+	for _, q := range Queries {
+		for major := OldestMajor; major <= 18; major++ {
+			var variants []string
+			for _, e := range QueriesFor(major) {
+				if e.Name == string(q) {
+					variants = append(variants, e.SQL)
+				}
+			}
+			want := 1
+			if major < since[q] {
+				want = 0
+			}
+			if len(variants) != want {
+				t.Errorf("PostgreSQL %d: %d variants of %q, want %d", major, len(variants), q, want)
+				continue
+			}
+			sql, ok := SQL(q, major)
+			if ok != (want == 1) || (ok && sql != variants[0]) {
+				t.Errorf("PostgreSQL %d: SQL(%q) = %q, %v; want the matrix's variant", major, q, sql, ok)
+			}
+			if moved := q == CheckpointCounts || q == DatabaseSnapshot; moved && strings.Contains(sql, "pg_stat_checkpointer") != (major >= 17) {
+				t.Errorf("PostgreSQL %d: %q reads checkpoints from the wrong view: %s", major, q, sql)
+			}
+		}
 	}
 }

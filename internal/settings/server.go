@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -37,17 +38,20 @@ func (l Live) Value() string {
 	return l.Format(n)
 }
 
-// ReadServer reads pg_settings for the given names (all settings when none are
-// given) and the server's major version.
-func ReadServer(ctx context.Context, q Querier, names ...string) (map[string]Live, int, error) {
-	const sql = `SELECT name, setting, coalesce(unit,''), vartype, coalesce(min_val,''), coalesce(max_val,''),
+// ServerSQL is ReadServer's statement: its argument is the names (an empty
+// array: every setting). collect's version matrix runs it on every major.
+const ServerSQL = `SELECT name, setting, coalesce(unit,''), vartype, coalesce(min_val,''), coalesce(max_val,''),
 	        coalesce(enumvals, '{}'::text[]), context, coalesce(boot_val,''), coalesce(source,''), coalesce(sourcefile,''), pending_restart,
 	        current_setting('server_version_num')::int
 	   FROM pg_settings WHERE cardinality($1::text[]) = 0 OR name = ANY($1::text[])`
+
+// ReadServer reads pg_settings for the given names (all settings when none are
+// given) and the server's major version.
+func ReadServer(ctx context.Context, q Querier, names ...string) (map[string]Live, int, error) {
 	if names == nil {
 		names = []string{}
 	}
-	rows, err := q.Query(ctx, sql, names)
+	rows, err := q.Query(ctx, ServerSQL, names)
 	if err != nil {
 		return nil, 0, fmt.Errorf("reading pg_settings: %w", err)
 	}
@@ -140,4 +144,23 @@ func (l Live) Same(value string) bool {
 		return false
 	}
 	return v == l.Setting
+}
+
+// PendingRestart returns which of the named settings (all when none are
+// named) changed in the configuration but take effect only after a restart.
+// After pg_reload_conf the answer is reliable once the asking backend has
+// processed the reload too.
+func PendingRestart(ctx context.Context, q Querier, names ...string) ([]string, error) {
+	live, _, err := ReadServer(ctx, q, names...)
+	if err != nil {
+		return nil, err
+	}
+	var pending []string
+	for name, l := range live {
+		if l.PendingRestart {
+			pending = append(pending, name)
+		}
+	}
+	sort.Strings(pending)
+	return pending, nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/adminconn"
+	"github.com/pgoltp/pgoltp/internal/collect"
 )
 
 // Snapshot is what the server says about the benchmark database at one moment.
@@ -18,24 +19,6 @@ type Snapshot struct {
 	DeadTuples  float64 `json:"dead_tuples"` // a gauge, not a counter
 	Updates     float64 `json:"updates"`
 	HotUpdates  float64 `json:"hot_updates"`
-}
-
-// checkpointsSQL counts checkpoints where the major keeps them: in
-// pg_stat_checkpointer from 17, in pg_stat_bgwriter before.
-func checkpointsSQL(major int) string {
-	if major >= 17 {
-		return `(SELECT (num_timed + num_requested)::float8 FROM pg_stat_checkpointer)`
-	}
-	return `(SELECT (checkpoints_timed + checkpoints_req)::float8 FROM pg_stat_bgwriter)`
-}
-
-// snapshotSQL reads a Snapshot on major.
-func snapshotSQL(major int) string {
-	return `SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::float8, pg_database_size(current_database())::float8,
-		coalesce(sum(pg_indexes_size(relid)), 0)::float8, ` + checkpointsSQL(major) + `,
-		coalesce(sum(autovacuum_count), 0)::float8, coalesce(sum(n_dead_tup), 0)::float8,
-		coalesce(sum(n_tup_upd), 0)::float8, coalesce(sum(n_tup_hot_upd), 0)::float8
-		FROM pg_stat_user_tables`
 }
 
 // statsDelay is how long the statistics of ended sessions may take to show
@@ -58,7 +41,8 @@ func Read(ctx context.Context, dsn string, major int, settle bool) (Snapshot, er
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	var s Snapshot
-	err = conn.QueryRow(ctx, snapshotSQL(major)).Scan(&s.WALBytes, &s.DBBytes, &s.IndexBytes, &s.Checkpoints,
+	q, _ := collect.SQL(collect.DatabaseSnapshot, major) // every major has a variant
+	err = conn.QueryRow(ctx, q).Scan(&s.WALBytes, &s.DBBytes, &s.IndexBytes, &s.Checkpoints,
 		&s.Autovacuums, &s.DeadTuples, &s.Updates, &s.HotUpdates)
 	return s, err
 }

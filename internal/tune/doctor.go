@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
@@ -143,10 +144,7 @@ func (s *doctorState) value(name string) string { return s.live[name].Value() }
 // checkpoints compares requested with timed checkpoints: requested ones come
 // early because max_wal_size filled up, and each one restarts full-page images.
 func (s *doctorState) checkpoints(ctx context.Context) error {
-	q := "SELECT checkpoints_timed, checkpoints_req, stats_reset FROM pg_stat_bgwriter"
-	if s.major >= 17 {
-		q = "SELECT num_timed, num_requested, stats_reset FROM pg_stat_checkpointer"
-	}
+	q, _ := collect.SQL(collect.CheckpointCounts, s.major) // every major has a variant
 	var timed, req int64
 	var since time.Time
 	if err := s.conn.QueryRow(ctx, q).Scan(&timed, &req, &since); err != nil {
@@ -191,12 +189,13 @@ func (s *doctorState) checkpoints(ctx context.Context) error {
 
 // walRate is the average WAL rate since pg_stat_wal was reset (14+).
 func (s *doctorState) walRate(ctx context.Context) (float64, bool) {
-	if s.major < 14 {
+	q, ok := collect.SQL(collect.WALSinceReset, s.major)
+	if !ok {
 		return 0, false
 	}
 	var bytes float64
 	var secs float64
-	err := s.conn.QueryRow(ctx, "SELECT wal_bytes::float8, extract(epoch FROM now() - stats_reset)::float8 FROM pg_stat_wal").Scan(&bytes, &secs)
+	err := s.conn.QueryRow(ctx, q).Scan(&bytes, &secs)
 	if err != nil || secs <= 0 {
 		return 0, false
 	}
@@ -207,20 +206,9 @@ func (s *doctorState) walRate(ctx context.Context) (float64, bool) {
 // themselves instead of the checkpointer or the background writer.
 func (s *doctorState) backendWrites(ctx context.Context) error {
 	var backend, checkpoint, clean, maxwritten int64
-	if s.major >= 17 {
-		err := s.conn.QueryRow(ctx, `SELECT
-		    coalesce((SELECT sum(writes) FROM pg_stat_io WHERE backend_type = 'client backend' AND object = 'relation'), 0)::bigint,
-		    coalesce((SELECT sum(writes) FROM pg_stat_io WHERE backend_type = 'checkpointer' AND object = 'relation'), 0)::bigint,
-		    buffers_clean, maxwritten_clean FROM pg_stat_bgwriter`).Scan(&backend, &checkpoint, &clean, &maxwritten)
-		if err != nil {
-			return fmt.Errorf("buffer write statistics: %w", err)
-		}
-	} else {
-		err := s.conn.QueryRow(ctx, "SELECT buffers_backend, buffers_checkpoint, buffers_clean, maxwritten_clean FROM pg_stat_bgwriter").
-			Scan(&backend, &checkpoint, &clean, &maxwritten)
-		if err != nil {
-			return fmt.Errorf("buffer write statistics: %w", err)
-		}
+	q, _ := collect.SQL(collect.BufferWrites, s.major) // every major has a variant
+	if err := s.conn.QueryRow(ctx, q).Scan(&backend, &checkpoint, &clean, &maxwritten); err != nil {
+		return fmt.Errorf("buffer write statistics: %w", err)
 	}
 	total := backend + checkpoint + clean
 	if total < 1000 {
@@ -247,11 +235,12 @@ func (s *doctorState) backendWrites(ctx context.Context) error {
 
 // walFPI measures the share of WAL records that carry full-page images (14+).
 func (s *doctorState) walFPI(ctx context.Context) error {
-	if s.major < 14 {
+	q, ok := collect.SQL(collect.WALImages, s.major)
+	if !ok {
 		return nil
 	}
 	var records, fpi, bytes int64
-	if err := s.conn.QueryRow(ctx, "SELECT wal_records, wal_fpi, wal_bytes::bigint FROM pg_stat_wal").Scan(&records, &fpi, &bytes); err != nil {
+	if err := s.conn.QueryRow(ctx, q).Scan(&records, &fpi, &bytes); err != nil {
 		return fmt.Errorf("WAL statistics: %w", err)
 	}
 	if records < 10000 {
@@ -281,11 +270,12 @@ func (s *doctorState) walFPI(ctx context.Context) error {
 
 // walBuffersFull counts WAL writes forced because wal_buffers was full (14+).
 func (s *doctorState) walBuffersFull(ctx context.Context) error {
-	if s.major < 14 {
+	q, ok := collect.SQL(collect.WALBuffersFull, s.major)
+	if !ok {
 		return nil
 	}
 	var full, records int64
-	if err := s.conn.QueryRow(ctx, "SELECT wal_buffers_full, wal_records FROM pg_stat_wal").Scan(&full, &records); err != nil {
+	if err := s.conn.QueryRow(ctx, q).Scan(&full, &records); err != nil {
 		return fmt.Errorf("WAL statistics: %w", err)
 	}
 	if records < 10000 || float64(full) < 0.001*float64(records) {

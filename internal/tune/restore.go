@@ -177,8 +177,11 @@ func reload(ctx context.Context, dsn string, names []string) (pending bool, err 
 	}
 	// The reload is asynchronous; give the postmaster and our backend a moment.
 	time.Sleep(150 * time.Millisecond)
-	err = conn.QueryRow(ctx, "SELECT count(*) > 0 FROM pg_settings WHERE pending_restart AND name = ANY($1)", names).Scan(&pending)
-	return pending, err
+	if len(names) == 0 {
+		return false, nil
+	}
+	waiting, err := settings.PendingRestart(ctx, conn, names...)
+	return len(waiting) > 0, err
 }
 
 // apply applies values through server after refusing any setting pgoltp
