@@ -16,7 +16,10 @@ const (
 )
 
 // minMeasured is the shortest measurement interval TPC-C allows: two hours
-// in steady state since revision 5.0 (which raised it from 20 minutes).
+// in steady state since revision 5.0. The standard's own Document History
+// (revision 5.11, page 3) lists revision 5.0 of 18 October 2000 as "Change
+// pricing, 2 Hour Measurement, 60 Day Space"; ../shared/TPCC.md does not
+// give the number.
 const minMeasured = 2 * time.Hour
 
 // compliance is Compliant when nothing departs from the standard.
