@@ -29,9 +29,11 @@ func With(dsn, key, value string) (string, error) {
 	} else {
 		pair := key + "='" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(value) + "'"
 		// Appended, the pair overrides the DSN's own; but a DSN ending in
-		// "key=" would read the pair as that key's value, so prepended
-		// (which the DSN's own value overrides) is the fallback.
-		candidates = []string{dropDanglingBackslash(dsn) + " " + pair, pair + " " + dsn}
+		// "key=" would read the pair as that key's value, so that value is
+		// closed first ('' is the empty value it had); prepended (which the
+		// DSN's own value overrides) is the last resort.
+		tail := dropDanglingBackslash(dsn)
+		candidates = []string{tail + " " + pair, tail + "'' " + pair, pair + " " + dsn}
 	}
 	for _, c := range candidates {
 		after, err := pgconn.ParseConfig(c)

@@ -16,7 +16,7 @@ var dsnSeeds = []string{
 	"postgres://bench:pw@db.example:5433/app?sslmode=disable", "postgres://u:p?w@h/db", "postgres://u:p%40ss@h/d%2Fb",
 	"postgres://h/db?options=-c%20work_mem%3D64MB", "postgres://h/db?", "postgres://h1:5432,h2:5433/db", "postgres:///db?host=/tmp",
 	"host=/tmp dbname=db user=u password=secret", "host=x password='a b\\' c'", "host=h dbname=x\\", "host=h dbname=",
-	"dbname=a=", "host=h dbname=x\\ ", "host=db.example port=5433 dbname=app password='a b'", "dbname=db search_path=old", "",
+	"dbname=a=", "host=h dbname=x\\ ", "host=db.example port=5433 dbname=app password='a b'", "dbname=db search_path=old", "connect_timeout=0 0=", "search_path=a x= ", "",
 }
 
 // FuzzWith: the parameter set in a DSN pgx reads is in force when pgx reads
