@@ -64,3 +64,29 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// FuzzOutputFormat: --format and -o give one of the command's formats or a
+// one-line bad-input problem.
+func FuzzOutputFormat(f *testing.F) {
+	for _, c := range [][2]string{{"", "run.html"}, {"", "x.HTM"}, {"JSON", ""}, {"", "a.csv"}, {"", "noext"}, {"xml", ""}, {"", "a.b/c"}, {"", ".json"}, {"html\n", ""}} {
+		f.Add(c[0], c[1], false, false)
+		f.Add(c[0], c[1], true, true)
+	}
+	f.Fuzz(func(t *testing.T, format, out string, jsonDefault, textFirst bool) {
+		formats := []string{"html", "json", "csv"}
+		if textFirst {
+			formats = []string{"text", "json"}
+		}
+		got, err := report.OutputFormat("report", format, out, jsonDefault, formats...)
+		if err != nil {
+			var p *problem.Problem
+			if !errors.As(err, &p) || p.Code != problem.ExitBadInput || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("OutputFormat(%q, %q): %v is not a one-line bad-input problem", format, out, err)
+			}
+			return
+		}
+		if !slices.Contains(formats, got) {
+			t.Fatalf("OutputFormat(%q, %q) = %q, not one of %v", format, out, got, formats)
+		}
+	})
+}
