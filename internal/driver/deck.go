@@ -28,6 +28,9 @@ func NewDeck(weights []int, intN func(n int) int) (*Deck, error) {
 	return d, nil
 }
 
+// maxCards bounds a deck: each card is a byte of every terminal's memory.
+const maxCards = 10000
+
 // ValidateWeights checks that weights are non-negative, small enough to deal as
 // cards, and not all zero.
 func ValidateWeights(weights []int) error {
@@ -36,13 +39,17 @@ func ValidateWeights(weights []int) error {
 		if w < 0 {
 			return fmt.Errorf("weight %d is negative", w)
 		}
+		if w > maxCards {
+			// Checked one by one: huge weights would overflow the total.
+			return fmt.Errorf("weight %d is more than %d cards", w, maxCards)
+		}
 		total += w
 	}
 	if total == 0 {
 		return fmt.Errorf("all weights are zero")
 	}
-	if total > 10000 {
-		return fmt.Errorf("weights add up to %d; at most 10000 cards", total)
+	if total > maxCards {
+		return fmt.Errorf("weights add up to %d; at most %d cards", total, maxCards)
 	}
 	if len(weights) > 255 {
 		return fmt.Errorf("%d kinds; at most 255", len(weights))

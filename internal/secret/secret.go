@@ -32,15 +32,48 @@ func Named(name string) bool {
 }
 
 // password finds a password in a value whatever its name: password=... of a
-// connection string, or the user:password@ of a URL.
-var password = regexp.MustCompile(`(?i)\bpassword\s*=|://[^/@\s:]*:[^/@\s]*@`)
+// connection string, or the user:password@ of a URL (which libpq ends at the
+// first '@' before a '/', spaces and all).
+var password = regexp.MustCompile(`(?i)\bpassword\s*=|://[^/@]*:[^/@]*@`)
+
+// holdsPassword says value holds a password, also where a URL spells it
+// percent-encoded (?pass%77ord=x), as libpq and pgx decode it.
+func holdsPassword(value string) bool {
+	return password.MatchString(value) || strings.Contains(value, "%") && password.MatchString(percentDecoded(value))
+}
+
+// percentDecoded decodes every %XX of s, and leaves any other '%' as it is.
+func percentDecoded(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
 
 // Redact returns value, or Redacted when name may hold a secret (Named) or
 // the value holds a password. An empty value says, harmlessly, that nothing
 // is set, and stays empty. It is the one redaction rule: everything pgoltp
 // writes goes through it.
 func Redact(name, value string) string {
-	if value != "" && (Named(name) || strings.ContainsAny(value, "=@") && password.MatchString(value)) {
+	if value != "" && (Named(name) || strings.ContainsAny(value, "=@") && holdsPassword(value)) {
 		return Redacted
 	}
 	return value

@@ -11,8 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/adminconn"
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/connstr"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
@@ -65,17 +64,11 @@ func withConnectTimeout(dsn string, cfg *pgx.ConnConfig) string {
 	if cfg.ConnectTimeout > 0 {
 		return dsn
 	}
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			return dsn
-		}
-		q := u.Query()
-		q.Set("connect_timeout", defaultConnectTimeout)
-		u.RawQuery = q.Encode()
-		return u.String()
+	out, err := connstr.With(dsn, "connect_timeout", defaultConnectTimeout)
+	if err != nil {
+		return dsn // a DSN pgx reads but that cannot take one: as given
 	}
-	return strings.TrimSpace(dsn) + " connect_timeout=" + defaultConnectTimeout
+	return out
 }
 
 // External applies settings to a server pgoltp does not own: reloads only,

@@ -52,6 +52,11 @@ func ToUnit(value, unit string) (float64, error) {
 		return 0, fmt.Errorf("empty value")
 	}
 	if num, err := strconv.ParseFloat(v, 64); err == nil {
+		if math.IsNaN(num) || math.IsInf(num, 0) {
+			// ParseFloat reads "NaN" and "Inf"; PostgreSQL refuses them, and
+			// NaN would pass every range check.
+			return 0, fmt.Errorf("%q is not a number", value)
+		}
 		return num, nil // a bare number is already in unit
 	}
 	i := 0
@@ -166,7 +171,7 @@ func (r Range) Check(value string) error {
 			n = math.Round(n)
 		}
 		if n < r.Min || n > r.Max {
-			return fmt.Errorf("%s is outside the range %s..%s", value, r.show(r.Min), r.show(r.Max))
+			return fmt.Errorf("%q is outside the range %s..%s", value, r.show(r.Min), r.show(r.Max))
 		}
 		return nil
 	}

@@ -261,7 +261,7 @@ func (p *Plan) Check() error {
 		if p.MinEffect == 0 {
 			p.MinEffect = 3
 		}
-		if p.MinEffect <= 0 || p.MinEffect >= 100 {
+		if !(p.MinEffect > 0 && p.MinEffect < 100) { // also NaN, which compares false
 			return fmt.Errorf("min_effect %g%%: must be above 0%% and below 100%%, e.g. 3%%", float64(p.MinEffect))
 		}
 	} else {
@@ -275,7 +275,7 @@ func (p *Plan) Check() error {
 	if p.Confidence == 0 {
 		p.Confidence = 0.95
 	}
-	if p.Confidence < 0.5 || p.Confidence >= 1 {
+	if !(p.Confidence >= 0.5 && p.Confidence < 1) { // also NaN (.nan), which compares false
 		return fmt.Errorf("confidence %g: must be at least 0.5 and below 1, e.g. 0.95", p.Confidence)
 	}
 	if len(p.Steps) == 0 {

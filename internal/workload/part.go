@@ -21,6 +21,10 @@ func ParsePart(s string) (Part, error) {
 		return Part{}, fmt.Errorf("--part %q: write k/n, e.g. 2/4 for the second of four parts", s)
 	}
 	p := Part{K: k, N: n}
+	if p.Whole() {
+		// Part{} is the whole database, which --part 0/0 must not silently ask for.
+		return Part{}, fmt.Errorf("--part %q: n must be at least 1, e.g. 2/4 for the second of four parts", s)
+	}
 	return p, p.Validate()
 }
 

@@ -3,6 +3,7 @@ package tpcb
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -30,7 +31,13 @@ func ParseDuration(s string, unit time.Duration) (time.Duration, error) {
 		if f < 0 {
 			return 0, fmt.Errorf("negative")
 		}
-		return time.Duration(f * float64(unit)), nil
+		// NaN, Inf and anything past 292 years convert to a negative
+		// Duration (the conversion is undefined beyond int64).
+		ns := f * float64(unit)
+		if math.IsNaN(ns) || ns >= math.MaxInt64 {
+			return 0, fmt.Errorf("invalid")
+		}
+		return time.Duration(ns), nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {

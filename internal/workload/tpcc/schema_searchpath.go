@@ -2,10 +2,10 @@ package tpcc
 
 import (
 	"fmt"
-	"net/url"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/connstr"
 )
 
 // DefaultSchema is where the tables go unless the user names another schema.
@@ -23,19 +23,7 @@ func WithSearchPath(dsn, schema string) (string, error) {
 		return dsn, nil
 	}
 	// search_path is a list of identifiers: quote it so any schema name works.
-	value := pgx.Identifier{schema}.Sanitize()
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			return "", fmt.Errorf("parsing the DSN: %w", err)
-		}
-		q := u.Query()
-		q.Set("search_path", value)
-		u.RawQuery = q.Encode()
-		return u.String(), nil
-	}
-	quoted := "'" + strings.ReplaceAll(strings.ReplaceAll(value, `\`, `\\`), `'`, `\'`) + "'"
-	return strings.TrimSpace(dsn) + " search_path=" + quoted, nil
+	return connstr.With(dsn, "search_path", pgx.Identifier{schema}.Sanitize())
 }
 
 // ConnConfig parses dsn and sets search_path to schema on the result.

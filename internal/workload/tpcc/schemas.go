@@ -46,12 +46,20 @@ func ParseSchemas(s string) ([]string, error) {
 	return names, validSchemas(names)
 }
 
-// validSchemas refuses an empty name and a name given twice: two drivers on
-// one schema would not be two TPC-C databases.
+// maxIdentifier is the longest name PostgreSQL keeps (NAMEDATALEN-1 bytes).
+const maxIdentifier = 63
+
+// validSchemas refuses an empty name, one PostgreSQL would truncate, and a
+// name given twice: two drivers on one schema would not be two TPC-C
+// databases.
 func validSchemas(names []string) error {
 	for i, n := range names {
 		if n == "" {
 			return fmt.Errorf("--schemas %q has an empty name: use a count N or names a,b,c", strings.Join(names, ","))
+		}
+		if len(n) > maxIdentifier || strings.ContainsRune(n, 0) {
+			// PostgreSQL truncates longer names: two could become one schema.
+			return fmt.Errorf("--schemas: %q is not a schema name PostgreSQL keeps whole (at most %d bytes, no NUL)", n, maxIdentifier)
 		}
 		if slices.Contains(names[:i], n) {
 			return fmt.Errorf("--schemas names schema %q twice: each schema is one TPC-C database", n)
