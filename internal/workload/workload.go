@@ -86,6 +86,14 @@ func (m Measurement) CV() float64 {
 	return math.Sqrt(ss/float64(len(m.PerSecond)-1)) / mean
 }
 
+// Figures are the throughput and latency a comparison of runs across
+// PostgreSQL majors reads (internal/study): each workload's own choice, the
+// New-Order latency of TPC-C for one.
+type Figures struct {
+	Txns, TPS     float64 // committed transactions, per second
+	P50, P95, P99 time.Duration
+}
+
 // Figure is one headline number of a run: "tpmC 1234 New-Orders/min".
 type Figure struct {
 	Name  string

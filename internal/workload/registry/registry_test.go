@@ -91,4 +91,17 @@ func TestLayering(t *testing.T) {
 			}
 		}
 	}
+	// The registry is below the commands that use it: it hands the study a
+	// Bench, it does not know the study (nor the search, nor experiments).
+	out, err := exec.Command("go", "list", "-deps", "github.com/pgoltp/pgoltp/internal/workload/registry").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps registry: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, above := range []string{"/internal/study", "/internal/tuner", "/internal/tune", "/internal/recorder", "/internal/report"} {
+			if strings.HasSuffix(dep, above) {
+				t.Errorf("internal/workload/registry depends on %s, a package above it", dep)
+			}
+		}
+	}
 }
