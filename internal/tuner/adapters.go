@@ -138,14 +138,10 @@ func (r StoreRecorder) withStore(ctx context.Context, fn func(*store.Store) erro
 	return fn(st)
 }
 
-// updatedTables is what a workload that updates rows in place says about
-// its tables (tpcc, tpcb).
-type updatedTables interface{ UpdatedTables() []string }
-
 // TablesOf is Tables over the tables workload w updates in place, at dsn;
 // an error says w has none.
 func TablesOf(w workload.Workload, dsn string) (Tables, error) {
-	u, ok := w.(updatedTables)
+	u, ok := w.(workload.UpdatedInPlace)
 	if !ok || len(u.UpdatedTables()) == 0 {
 		return nil, fmt.Errorf("%s updates no table in place: --layout has nothing to search", w.Name())
 	}

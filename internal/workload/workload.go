@@ -44,6 +44,22 @@ type LayoutOptions interface {
 	LayoutOptions() []string
 }
 
+// The capabilities below are optional, found by type assertion; each says
+// who asks.
+
+// Ready is implemented by workloads that can tell, before anything is
+// stored, whether the database holds what a run needs and the options fit
+// (internal/recorder asks before it stores a run).
+type Ready interface {
+	Ready(ctx context.Context, dsn string) error
+}
+
+// UpdatedInPlace is implemented by workloads that update rows in place: the
+// tables whose fillfactor `pgoltp tune --layout` searches (internal/tuner).
+type UpdatedInPlace interface {
+	UpdatedTables() []string
+}
+
 // Measurement is the part of a run experiments compare.
 type Measurement struct {
 	Transactions int64         `json:"transactions"` // committed

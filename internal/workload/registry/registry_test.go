@@ -105,3 +105,21 @@ func TestLayering(t *testing.T) {
 		}
 	}
 }
+
+// TestCapabilities: the optional capabilities live next to the interface,
+// and every workload a search drives offers the ones the search and the
+// recorder ask for (tables updated in place for --layout, Ready).
+func TestCapabilities(t *testing.T) {
+	for _, e := range registry.For(registry.Search) {
+		w := e.New(registry.Spec{Scale: 1, Clients: 1})
+		if u, ok := w.(workload.UpdatedInPlace); !ok || len(u.UpdatedTables()) == 0 {
+			t.Errorf("%s: no tables updated in place, so tune --layout has nothing to search", e.Kind)
+		}
+		if _, ok := w.(workload.Ready); !ok {
+			t.Errorf("%s: cannot tell whether the database is ready before a run is stored", e.Kind)
+		}
+		if e.Scale < 1 || e.Figure == "" || e.Title == "" || e.ScaleFlag == "" {
+			t.Errorf("%s: a searchable entry needs a default scale, a primary figure, a title and a scale flag: %+v", e.Kind, e)
+		}
+	}
+}
