@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,7 +20,7 @@ import (
 func init() {
 	var (
 		pg, duration, html string
-		o                  study.Options
+		o                  = study.Options{Kinds: registry.KindsFor(registry.Versions)}
 	)
 	cmd := &cobra.Command{
 		Use:   "compare-versions",
@@ -69,13 +70,17 @@ func parseStudy(o *study.Options, pg, duration string) (err error) {
 
 // runVersionPlan runs an experiment plan with versions: [..] as the
 // compare-versions command would: the baseline's settings on every major.
-func runVersionPlan(ctx context.Context, out io.Writer, p *tune.Plan) error {
+func runVersionPlan(ctx context.Context, out io.Writer, path string, p *tune.Plan) error {
+	if kinds := registry.KindsFor(registry.Versions); !slices.Contains(kinds, p.Workload.Kind) {
+		return problem.BadInput("fix the plan file (see 'pgoltp experiment --help')", "%s: versions: compares %s, not %s",
+			path, registry.Or(kinds), p.Workload.Kind)
+	}
 	if global.dsn != "" {
 		return problem.BadInput("drop --dsn: a versions plan runs each major in a managed cluster of its own",
 			"a versions plan cannot use an external server")
 	}
 	pg, sets, duration := p.VersionStudy()
-	o := study.Options{Workload: p.Workload.Kind, Scale: p.Workload.Scale, Warehouses: p.Workload.Scale,
+	o := study.Options{Workload: p.Workload.Kind, Kinds: registry.KindsFor(registry.Versions), Scale: p.Workload.Scale, Warehouses: p.Workload.Scale,
 		Clients: p.Workload.Clients, Repetitions: p.Repetitions.Pairs, Sets: sets}
 	if err := parseStudy(&o, pg, duration); err != nil {
 		return err
@@ -93,7 +98,11 @@ func runStudy(ctx context.Context, out io.Writer, o study.Options, html string) 
 	if global.json {
 		log = nil
 	}
-	s := study.Study{Options: o, Lab: global.lab, Bench: registry.Study(o, log), Record: recordOptions(true), Log: log, Progress: os.Stderr}
+	bench, err := studyBench(o, log)
+	if err != nil {
+		return err
+	}
+	s := study.Study{Options: o, Lab: global.lab, Bench: bench, Record: recordOptions(true), Log: log, Progress: os.Stderr}
 	c, runs, err := s.Run(ctx)
 	if err != nil {
 		return err
@@ -118,4 +127,15 @@ func runStudy(ctx context.Context, out io.Writer, o study.Options, html string) 
 		fmt.Fprintf(out, "\n'pgoltp compare %s %s' compares two of the stored runs in detail\n", ids[0], ids[1])
 	}
 	return nil
+}
+
+// studyBench is the registry's workload o names, as the study runs it: its
+// scale is the flag the registry entry names (--scale or --warehouses).
+func studyBench(o study.Options, progress io.Writer) (study.Bench, error) {
+	e, err := registry.Lookup(o.Workload)
+	if err != nil {
+		return nil, err
+	}
+	sizes := map[string]int{"scale": o.Scale, "warehouses": o.Warehouses}
+	return registry.NewBench(e.Kind, registry.Spec{Scale: sizes[e.ScaleFlag], Clients: o.Clients, Duration: o.Duration, Progress: progress})
 }

@@ -86,7 +86,7 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 		return err
 	}
 	if len(plan.Versions) > 0 {
-		return runVersionPlan(ctx, out, plan)
+		return runVersionPlan(ctx, out, path, plan)
 	}
 	w, err := registry.New(plan.Workload.Kind, plan.Workload.Scale, plan.Workload.Clients)
 	if err != nil {

@@ -55,7 +55,7 @@ report into <lab>/reports.`,
 			if err := writeRunReport(cmd, out.RunID, "", "html"); err != nil {
 				return err
 			}
-			return checkVerdict("tpcc", out.Check)
+			return checkVerdict(tpccCmd.Name(), out.Check)
 		},
 	}
 	f := cmd.Flags()

@@ -96,5 +96,5 @@ func printTPCCRun(w io.Writer, out *recorder.Outcome) error {
 	if err := emit(w, asJSON, func(w io.Writer) error { return res.WriteWithCheck(w, rep) }); err != nil {
 		return err
 	}
-	return checkVerdict("tpcc", out.Check)
+	return checkVerdict(tpccCmd.Name(), out.Check)
 }

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	var f tuner.Options
+	f := tuner.Options{Kinds: tunerKinds()}
 	cmd := &cobra.Command{
 		Use:   "tune",
 		Short: "Search for the settings that make a workload fastest, then prove and explain the result",
@@ -95,4 +95,13 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuner.Opt
 		}
 	}
 	return t.Verdict(res, runErr)
+}
+
+// tunerKinds are the registry's workloads a search can drive.
+func tunerKinds() []tuner.Kind {
+	var kinds []tuner.Kind
+	for _, e := range registry.For(registry.Search) {
+		kinds = append(kinds, tuner.Kind{Name: e.Kind, Title: e.Title, ScaleFlag: e.ScaleFlag, Scale: e.Scale, Objective: e.Figure})
+	}
+	return kinds
 }

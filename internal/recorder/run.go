@@ -30,12 +30,6 @@ type Options struct {
 	Group group.Options
 }
 
-// Ready is implemented by workloads that can tell, before anything is
-// stored, whether the database holds what a run needs and the options fit.
-type Ready interface {
-	Ready(ctx context.Context, dsn string) error
-}
-
 // Outcome is what a recorded run produced.
 type Outcome struct {
 	Result *workload.Result // nil when the run could not start
@@ -51,7 +45,7 @@ type Outcome struct {
 // or was interrupted is still stored, with that status; the error returned is
 // the run's, else the store's.
 func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*Outcome, error) {
-	if r, ok := w.(Ready); ok {
+	if r, ok := w.(workload.Ready); ok {
 		if err := r.Ready(ctx, dsn); err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,9 +16,10 @@ import (
 // plan).
 type Options struct {
 	Majors       []int
-	Workload     string // tpcb or tpcc
-	Scale        int    // TPC-B
-	Warehouses   int    // TPC-C
+	Workload     string   // one of Kinds
+	Kinds        []string // the workloads a study can run (the registry's), the first the default
+	Scale        int      // TPC-B
+	Warehouses   int      // TPC-C
 	Clients      int
 	Duration     time.Duration // 0 when DurationText is not a duration
 	DurationText string        // as given, for the message
@@ -60,8 +62,8 @@ func ParseMajors(pg string) ([]int, error) {
 // Validate checks the workload, the counts and the settings (translated for
 // every major into PerMajor) before any cluster is touched.
 func (o *Options) Validate() error {
-	if o.Workload != "tpcb" && o.Workload != "tpcc" {
-		return bad("--workload %q: use tpcb or tpcc", o.Workload)
+	if !slices.Contains(o.Kinds, o.Workload) {
+		return bad("--workload %q: use %s", o.Workload, or(o.Kinds))
 	}
 	if o.Duration <= 0 {
 		return bad("--duration %q: give a duration such as 30s or 5m", o.DurationText)
@@ -103,4 +105,12 @@ func (o *Options) MajorsList() string {
 		s[i] = strconv.Itoa(m)
 	}
 	return strings.Join(s, ",")
+}
+
+// or joins names as the help lists them: "a, b or c".
+func or(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

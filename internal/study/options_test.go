@@ -20,7 +20,7 @@ func TestParseMajors(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	good := Options{Majors: []int{12, 13}, Workload: "tpcb", Scale: 1, Warehouses: 1, Clients: 1,
+	good := Options{Majors: []int{12, 13}, Workload: "tpcb", Kinds: []string{"tpcb", "tpcc"}, Scale: 1, Warehouses: 1, Clients: 1,
 		Duration: time.Second, Repetitions: 1, Sets: []string{"wal_keep_size=1GB"}}
 	for _, c := range []struct {
 		name   string

@@ -25,13 +25,7 @@ type Bench interface {
 	// Workload is the workload of one run: compared, not checked.
 	Workload() (workload.Workload, error)
 	// Figures are what the study compares of one run's result.
-	Figures(res *workload.Result) Figures
-}
-
-// Figures are the throughput and latency a study compares.
-type Figures struct {
-	Txns, TPS     float64 // committed transactions, per second
-	P50, P95, P99 time.Duration
+	Figures(res *workload.Result) workload.Figures
 }
 
 // Study runs the workload on each major, each in its own managed cluster

@@ -15,6 +15,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
 	"github.com/pgoltp/pgoltp/internal/workload"
+	"github.com/pgoltp/pgoltp/internal/workload/ledger"
 )
 
 // Plan is an experiment: a baseline and steps, each a set of settings (and
@@ -225,7 +226,7 @@ func ParsePlan(r io.Reader) (*Plan, error) {
 // version and the real ranges.
 func (p *Plan) Check() error {
 	if p.Workload.Kind == "" {
-		p.Workload.Kind = "ledger"
+		p.Workload.Kind = ledger.Ledger{}.Kind()
 	}
 	if p.Workload.Scale < 0 || p.Workload.Clients < 0 {
 		return errors.New("workload scale and clients cannot be negative")
@@ -304,8 +305,9 @@ func (p *Plan) Check() error {
 	return nil
 }
 
-// checkVersions validates a version study: two or more majors, a TPC-B or
-// TPC-C workload, the baseline's settings, no steps.
+// checkVersions validates a version study: two or more majors, the
+// baseline's settings, no steps. Which workloads a study can run is the
+// registry's to say (the command checks it).
 func (p *Plan) checkVersions() error {
 	seen := map[int]bool{}
 	for _, m := range p.Versions {
@@ -319,9 +321,6 @@ func (p *Plan) checkVersions() error {
 	}
 	if len(p.Versions) < 2 {
 		return errors.New("versions: list at least two majors to compare, e.g. versions: [10, 15]")
-	}
-	if p.Workload.Kind != "tpcb" && p.Workload.Kind != "tpcc" {
-		return fmt.Errorf("versions: compares tpcb or tpcc, not %s", p.Workload.Kind)
 	}
 	if len(p.Steps) > 0 || len(p.Baseline.Layout) > 0 {
 		return errors.New("versions: the majors are the steps; leave out steps and layout, and put settings under baseline")

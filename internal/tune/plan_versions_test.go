@@ -26,7 +26,6 @@ baseline:
 		"one major":       "workload: {kind: tpcb}\nduration: 3s\nversions: [15]\n",
 		"too old":         "workload: {kind: tpcb}\nduration: 3s\nversions: [9, 15]\n",
 		"twice":           "workload: {kind: tpcb}\nduration: 3s\nversions: [15, 15]\n",
-		"ledger":          "workload: {kind: ledger}\nduration: 3s\nversions: [10, 15]\n",
 		"steps too":       "workload: {kind: tpcb}\nduration: 3s\nversions: [10, 15]\nsteps:\n  - settings: {work_mem: 8MB}\n",
 		"layout":          "workload: {kind: tpcb}\nduration: 3s\nversions: [10, 15]\nbaseline: {layout: {fillfactor: 90}}\n",
 		"zero repetition": "workload: {kind: tpcc}\nduration: 3s\nversions: [10, 15]\nrepetitions: -1\n",

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // simServer keeps the values applied last, for the simulated workload.
@@ -34,12 +35,13 @@ type driftingWorkload struct {
 
 func (w *driftingWorkload) Name() string                  { return "drift" }
 func (w *driftingWorkload) Prepare(context.Context) error { return nil }
-func (w *driftingWorkload) Run(context.Context, time.Duration) (Measurement, error) {
+func (w *driftingWorkload) Run(context.Context, time.Duration) (workload.Measurement, error) {
 	level := 1000 * math.Exp(w.runDrift*w.rng.NormFloat64())
 	if w.server.applied["commit_delay"] == "0" {
 		level *= w.withoutIt
 	}
-	m := Measurement{TPS: level, PerSecond: make([]float64, 30)}
+	// TPS() is level to float precision: many transactions over a long time.
+	m := workload.Measurement{Transactions: 1e11, Elapsed: time.Duration(1e11 / level * float64(time.Second)), PerSecond: make([]float64, 30)}
 	for i := range m.PerSecond {
 		m.PerSecond[i] = level * math.Exp(w.secondNoise*w.rng.NormFloat64())
 	}

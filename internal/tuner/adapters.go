@@ -68,13 +68,12 @@ type tunedWorkload struct {
 
 func (a tunedWorkload) Name() string                      { return a.w.Name() }
 func (a tunedWorkload) Prepare(ctx context.Context) error { return a.w.Prepare(ctx, a.dsn, nil) }
-func (a tunedWorkload) Run(ctx context.Context, d time.Duration) (Measurement, error) {
+func (a tunedWorkload) Run(ctx context.Context, d time.Duration) (workload.Measurement, error) {
 	res, err := a.w.Run(ctx, a.dsn, d)
 	if res == nil {
-		return Measurement{}, err
+		return workload.Measurement{}, err
 	}
-	m := res.Measurement
-	return Measurement{TPS: m.TPS(), PerSecond: m.PerSecond, P99: m.P99, Errors: m.Errors}, err
+	return res.Measurement, err
 }
 
 // StoreRecorder stores each run of a search in the results store (lab,
@@ -82,7 +81,7 @@ func (a tunedWorkload) Run(ctx context.Context, d time.Duration) (Measurement, e
 // 'pgoltp runs', 'report' and 'compare' see trials.
 type StoreRecorder struct{ Lab, ResultsDSN, Kind, Workload string }
 
-func (r StoreRecorder) Record(ctx context.Context, info RunInfo, m Measurement, failure error) (string, error) {
+func (r StoreRecorder) Record(ctx context.Context, info RunInfo, m workload.Measurement, failure error) (string, error) {
 	run := &store.Run{Workload: r.Kind, Title: fmt.Sprintf("%s %s: %s", info.Search, info.Role, info.Label),
 		StartedAt: info.Started, EndedAt: time.Now(), Status: store.Complete}
 	run.Params = []store.KV{{Name: "tune search", Value: info.Search}, {Name: "tune role", Value: info.Role},
@@ -96,7 +95,7 @@ func (r StoreRecorder) Record(ctx context.Context, info RunInfo, m Measurement, 
 		run.Params = append(run.Params, store.KV{Name: "setting " + n, Value: info.Settings[n]})
 	}
 	run.Headline = []store.Figure{
-		{Name: "TPS", Value: m.TPS, Unit: "txn/s"},
+		{Name: "TPS", Value: m.TPS(), Unit: "txn/s"},
 		{Name: "latency p99", Value: float64(m.P99) / float64(time.Millisecond), Unit: "ms"},
 		{Name: "errors", Value: float64(m.Errors), Unit: "txn"},
 	}
@@ -138,14 +137,10 @@ func (r StoreRecorder) withStore(ctx context.Context, fn func(*store.Store) erro
 	return fn(st)
 }
 
-// updatedTables is what a workload that updates rows in place says about
-// its tables (tpcc, tpcb).
-type updatedTables interface{ UpdatedTables() []string }
-
 // TablesOf is Tables over the tables workload w updates in place, at dsn;
 // an error says w has none.
 func TablesOf(w workload.Workload, dsn string) (Tables, error) {
-	u, ok := w.(updatedTables)
+	u, ok := w.(workload.UpdatedInPlace)
 	if !ok || len(u.UpdatedTables()) == 0 {
 		return nil, fmt.Errorf("%s updates no table in place: --layout has nothing to search", w.Name())
 	}

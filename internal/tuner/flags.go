@@ -1,22 +1,29 @@
 package tuner
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 )
 
-// AddFlags declares the flags of 'pgoltp tune' that fill o.
+// AddFlags declares the flags of 'pgoltp tune' that fill o; o.Kinds are
+// the workloads --workload takes (the first its default), each with its
+// scale flag.
 func (o *Options) AddFlags(f *pflag.FlagSet) {
-	f.StringVar(&o.Workload, "workload", "tpcb", "tpcc or tpcb")
-	f.IntVar(&o.Scale, "scale", 0, "TPC-B scale (default 10)")
-	f.IntVar(&o.Scale, "warehouses", 0, "TPC-C warehouses (default 2)")
+	f.StringVar(&o.Workload, "workload", o.Kinds[0].Name, o.kindList())
+	for _, k := range o.Kinds {
+		if f.Lookup(k.ScaleFlag) == nil {
+			f.IntVar(&o.Scale, k.ScaleFlag, 0, fmt.Sprintf("%s %s (default %d)", k.Title, k.ScaleFlag, k.Scale))
+		}
+	}
 	f.IntVar(&o.Clients, "clients", 0, "concurrent connections (default 4)")
 	f.IntVar(&o.Clients, "conns", 0, "same as --clients")
 	f.IntVar(&o.Budget, "budget", 25, "number of trials")
 	f.DurationVar(&o.Trial, "trial", 60*time.Second, "measured run per trial")
 	f.DurationVar(&o.Prewarm, "prewarm", 0, "unmeasured run before every measured one (default: a sixth of --trial, at least 1s)")
-	f.StringVar(&o.Objective, "objective", "", "tps, tpmc (TPC-C) or p99 (default: tpmc for tpcc, tps for tpcb)")
+	f.StringVar(&o.Objective, "objective", "", fmt.Sprintf("tps, tpmc (%s) or p99 (default: %s)", o.tpmcTitles(), o.defaultObjectives()))
 	f.DurationVar(&o.MaxP99, "max-p99", 0, "penalise configurations whose p99 latency exceeds this")
 	f.BoolVar(&o.AllowUnsafe, "allow-unsafe", false, "also search settings that can lose or corrupt data on a crash (labelled in every output)")
 	f.BoolVar(&o.Apply, "apply", false, "keep the result on the server instead of restoring the original settings")
@@ -30,4 +37,36 @@ func (o *Options) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.Layout, "layout", false, "then search the fillfactor of the tables updated in place (rewrites them before every run)")
 	f.StringArrayVar(&o.Inject, "test-inject", nil, "testing only: TRIAL:name=value overrides a trial's setting")
 	_ = f.MarkHidden("test-inject")
+}
+
+// kindList is the workloads' names as the help lists them: "a, b or c".
+func (o *Options) kindList() string {
+	names := make([]string, len(o.Kinds))
+	for i, k := range o.Kinds {
+		names[i] = k.Name
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// tpmcTitles names the workloads tpmC is a figure of: "TPC-C".
+func (o *Options) tpmcTitles() string {
+	var titles []string
+	for _, k := range o.Kinds {
+		if k.Objective == ObjectiveTPMC {
+			titles = append(titles, k.Title)
+		}
+	}
+	return strings.Join(titles, ", ")
+}
+
+// defaultObjectives says each workload's default objective: "tps for tpcb, ...".
+func (o *Options) defaultObjectives() string {
+	var each []string
+	for _, k := range o.Kinds {
+		each = append(each, k.Objective+" for "+k.Name)
+	}
+	return strings.Join(each, ", ")
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/stats"
 	"github.com/pgoltp/pgoltp/internal/tuner/record"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // Tables are the workload's tables that it updates in place, whose
@@ -173,9 +174,9 @@ type layoutSearch struct {
 }
 
 // run measures one layout and returns its objective level (0: failed).
-func (l *layoutSearch) run(ff map[string]int, role, label string) (float64, Measurement, string, error) {
+func (l *layoutSearch) run(ff map[string]int, role, label string) (float64, workload.Measurement, string, error) {
 	if err := l.s.Layout.Rewrite(l.s.ctx, ff); err != nil {
-		return 0, Measurement{}, "", fmt.Errorf("rewriting the tables: %w", err)
+		return 0, workload.Measurement{}, "", fmt.Errorf("rewriting the tables: %w", err)
 	}
 	m, _, id, err := l.s.measure(l.ref, RunInfo{Trial: l.n, Role: role, Label: label})
 	if err != nil {
@@ -206,7 +207,7 @@ func (l *layoutSearch) try(cands []map[string]int, labels []string) error {
 		l.n++
 		lt := record.LayoutTrial{N: l.n, Fillfactor: c}
 		v, m, id, err := l.run(c, record.RoleLayout, labels[i])
-		lt.RunID, lt.TPS, lt.P99 = id, m.TPS, m.P99
+		lt.RunID, lt.TPS, lt.P99 = id, m.TPS(), m.P99
 		if err != nil || !(v > 0) {
 			lt.Failed, lt.Error = true, "no transactions committed"
 			if err != nil {
@@ -219,7 +220,7 @@ func (l *layoutSearch) try(cands []map[string]int, labels []string) error {
 		}
 		if !lt.Failed {
 			lt.Ratio = v / math.Sqrt(before*after)
-			l.s.logf("layout %-3d %-40s %10.1f tps  %.3f× start layout", l.n, layoutText(l.tables, l.start, c), m.TPS, lt.Ratio)
+			l.s.logf("layout %-3d %-40s %10.1f tps  %.3f× start layout", l.n, layoutText(l.tables, l.start, c), m.TPS(), lt.Ratio)
 		} else {
 			l.s.logf("layout %-3d %-40s FAILED: %s", l.n, layoutText(l.tables, l.start, c), lt.Error)
 		}

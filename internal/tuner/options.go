@@ -2,6 +2,7 @@ package tuner
 
 import (
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -10,10 +11,21 @@ import (
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
+// Kind is a workload the search can drive, as the command gives it from the
+// registry: its defaults and what its flags call it.
+type Kind struct {
+	Name      string // --workload NAME
+	Title     string // "TPC-C"
+	ScaleFlag string // the flag of its scale: "scale", "warehouses"
+	Scale     int    // the scale when given none
+	Objective string // the objective when given none: its primary figure
+}
+
 // Options are the choices of `pgoltp tune` as given on the command line.
 type Options struct {
-	Workload    string // tpcc or tpcb
-	Scale       int    // TPC-B scale or TPC-C warehouses
+	Kinds       []Kind // the workloads --workload takes, the first its default
+	Workload    string // one of Kinds
+	Scale       int    // the workload's scale (TPC-B scale, TPC-C warehouses)
 	Clients     int
 	Budget      int
 	Trial       time.Duration
@@ -37,26 +49,19 @@ type Options struct {
 // Validate fills the defaults that depend on the workload and checks every
 // range: the only place they are checked.
 func (o *Options) Validate() error {
-	switch o.Workload {
-	case "tpcb":
-		if o.Scale == 0 {
-			o.Scale = 10
-		}
-	case "tpcc":
-		if o.Scale == 0 {
-			o.Scale = 2
-		}
-	default:
-		return problem.BadInput("use --workload tpcc or tpcb", "tune cannot drive workload %q", o.Workload)
+	i := slices.IndexFunc(o.Kinds, func(k Kind) bool { return k.Name == o.Workload })
+	if i < 0 {
+		return problem.BadInput("use --workload "+o.kindList(), "tune cannot drive workload %q", o.Workload)
+	}
+	kind := o.Kinds[i]
+	if o.Scale == 0 {
+		o.Scale = kind.Scale
 	}
 	if o.Clients == 0 {
 		o.Clients = 4
 	}
 	if o.Objective == "" {
-		o.Objective = ObjectiveTPS
-		if o.Workload == "tpcc" {
-			o.Objective = ObjectiveTPMC
-		}
+		o.Objective = kind.Objective
 	}
 	switch {
 	case o.Scale < 1:
@@ -69,8 +74,8 @@ func (o *Options) Validate() error {
 		return problem.BadInput("use --trial 1s or more", "--trial %s is too short to measure", o.Trial)
 	case o.Objective != ObjectiveTPS && o.Objective != ObjectiveTPMC && o.Objective != ObjectiveP99:
 		return problem.BadInput("use --objective tps, tpmc or p99", "unknown objective %q", o.Objective)
-	case o.Objective == ObjectiveTPMC && o.Workload != "tpcc":
-		return problem.BadInput("use --objective tps with tpcb", "tpmC is a TPC-C figure")
+	case o.Objective == ObjectiveTPMC && kind.Objective != ObjectiveTPMC:
+		return problem.BadInput("use --objective tps with "+kind.Name, "tpmC is a %s figure", o.tpmcTitles())
 	case o.Format != "" && o.Format != "conf" && o.Format != "sql":
 		return problem.BadInput("use --format conf or sql", "unknown format %q", o.Format)
 	case o.Confirm < 1:

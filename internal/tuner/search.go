@@ -16,6 +16,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
 	"github.com/pgoltp/pgoltp/internal/tuner/record"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // Tuner is one search, ready to run.
@@ -417,7 +418,7 @@ func (s *session) trial(n int, before float64) (Trial, float64, error) {
 	}
 	if !tr.Failed {
 		r := runOf(t.Objective, m)
-		tr.Level, tr.TPS, tr.P99 = r.Level, m.TPS, m.P99
+		tr.Level, tr.TPS, tr.P99 = r.Level, m.TPS(), m.P99
 		tr.Ratio = r.Level / math.Sqrt(before*after)
 		tr.Value = tr.Ratio
 		if t.MaxP99 > 0 && m.P99 > t.MaxP99 {
@@ -498,18 +499,18 @@ func (s *session) baseline(n int) (float64, error) {
 		return 0, errors.New("baseline run committed nothing")
 	}
 	s.state.Baselines = append(s.state.Baselines, r.Level)
-	s.state.BaselineRuns = append(s.state.BaselineRuns, record.Baseline{After: n, Level: r.Level, TPS: m.TPS, P99: m.P99, RunID: id})
-	s.logf("  baseline %-3d %10.1f tps  p99 %s", len(s.state.Baselines), m.TPS, m.P99.Round(10*time.Microsecond))
+	s.state.BaselineRuns = append(s.state.BaselineRuns, record.Baseline{After: n, Level: r.Level, TPS: m.TPS(), P99: m.P99, RunID: id})
+	s.logf("  baseline %-3d %10.1f tps  p99 %s", len(s.state.Baselines), m.TPS(), m.P99.Round(10*time.Microsecond))
 	return r.Level, nil
 }
 
 // measure applies values (every setting at once: one restart at most),
 // reloads the data (Reload), refills the cache, checkpoints, prewarms, runs,
 // and stores the run.
-func (s *session) measure(values map[string]string, info RunInfo) (Measurement, bool, string, error) {
+func (s *session) measure(values map[string]string, info RunInfo) (workload.Measurement, bool, string, error) {
 	info.Search, info.Settings, info.Started = s.state.ID, values, time.Now()
 	if err := settings.CheckApplicable(values); err != nil {
-		return Measurement{}, false, "", err
+		return workload.Measurement{}, false, "", err
 	}
 	restarted, err := s.Server.Apply(s.ctx, values)
 	reloaded := false
@@ -526,7 +527,7 @@ func (s *session) measure(values map[string]string, info RunInfo) (Measurement, 
 	if err == nil {
 		s.checkpoint()
 	}
-	var m Measurement
+	var m workload.Measurement
 	if err == nil && s.Prewarm > 0 {
 		_, err = s.Workload.Run(s.ctx, s.Prewarm)
 		if err != nil {

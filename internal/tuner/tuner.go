@@ -33,6 +33,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
 	"github.com/pgoltp/pgoltp/internal/tuner/record"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // Server is the server under tuning.
@@ -68,22 +69,14 @@ type Checkpointer interface {
 type Workload interface {
 	Name() string
 	Prepare(ctx context.Context) error
-	Run(ctx context.Context, d time.Duration) (Measurement, error)
-}
-
-// Measurement is one measured run.
-type Measurement struct {
-	TPS       float64       // committed transactions per second
-	PerSecond []float64     // committed transactions in each second
-	P99       time.Duration // p99 latency of all transactions
-	Errors    int64
+	Run(ctx context.Context, d time.Duration) (workload.Measurement, error)
 }
 
 // Recorder keeps each run in the results store and returns its id, linked
 // to its search; Save keeps the search's record there, so that its report
 // needs nothing but the store.
 type Recorder interface {
-	Record(ctx context.Context, run RunInfo, m Measurement, failure error) (string, error)
+	Record(ctx context.Context, run RunInfo, m workload.Measurement, failure error) (string, error)
 	Save(ctx context.Context, s *record.Search) error
 }
 
@@ -122,12 +115,12 @@ const level = 0.95
 // p99 (so that higher is better for every objective). tpmc is judged on
 // all committed transactions: in TPC-C's fixed mix New-Order is a constant
 // share of them, so the ratios the search and the intervals use are the same.
-func runOf(objective string, m Measurement) stats.Run {
+func runOf(objective string, m workload.Measurement) stats.Run {
 	if objective == ObjectiveP99 {
 		if m.P99 <= 0 {
 			return stats.Run{}
 		}
 		return stats.Run{Level: float64(time.Second) / float64(m.P99)}
 	}
-	return stats.Run{Level: m.TPS, Samples: m.PerSecond}
+	return stats.Run{Level: m.TPS(), Samples: m.PerSecond}
 }

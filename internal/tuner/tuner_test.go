@@ -99,13 +99,12 @@ func (w tpcb) Prepare(ctx context.Context) error {
 	}
 	return w.w.Prepare(ctx, w.dsn, nil)
 }
-func (w tpcb) Run(ctx context.Context, d time.Duration) (tuner.Measurement, error) {
+func (w tpcb) Run(ctx context.Context, d time.Duration) (workload.Measurement, error) {
 	res, err := w.w.Run(ctx, w.dsn, d)
 	if res == nil {
-		return tuner.Measurement{}, err
+		return workload.Measurement{}, err
 	}
-	m := res.Measurement
-	return tuner.Measurement{TPS: m.TPS(), PerSecond: m.PerSecond, P99: m.P99, Errors: m.Errors}, err
+	return res.Measurement, err
 }
 
 func newTPCB(t *testing.T) workload.Workload {
@@ -223,7 +222,7 @@ type cancellingRecorder struct {
 	roles    map[string]int
 }
 
-func (r *cancellingRecorder) Record(ctx context.Context, info tuner.RunInfo, m tuner.Measurement, failure error) (string, error) {
+func (r *cancellingRecorder) Record(ctx context.Context, info tuner.RunInfo, m workload.Measurement, failure error) (string, error) {
 	r.roles[info.Role]++
 	if info.Role == r.cancelOn {
 		r.cancel()

@@ -15,9 +15,11 @@
 //  1. internal/workload/script: its schema, loader, driver and checks, and a
 //     type implementing Workload (Name, Prepare, Run returning a *Result,
 //     Check), plus LayoutOptions if it honours layout options.
-//  2. One line in registry.go: {"script", "what it is", func(scale, clients int) workload.Workload {...}}.
+//  2. One entry in registry.go: {Kind: "script", Title: "script", ScaleFlag: "scale",
+//     Uses: registry.Experiment, New: func(s registry.Spec) workload.Workload {...}}.
 //     Experiment plans ("workload: {kind: script}") can then drive it, and
-//     recorder.Run records it.
+//     recorder.Run records it; with Search (a default Scale and Figure) tune
+//     searches it, with Versions (and a Bench) compare-versions compares it.
 //  3. cmd/pgoltp/script.go: its command with the workload's own flags, which
 //     builds the workload and hands it to recorder.Run.
 package workload

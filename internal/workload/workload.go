@@ -44,6 +44,22 @@ type LayoutOptions interface {
 	LayoutOptions() []string
 }
 
+// The capabilities below are optional, found by type assertion; each says
+// who asks.
+
+// Ready is implemented by workloads that can tell, before anything is
+// stored, whether the database holds what a run needs and the options fit
+// (internal/recorder asks before it stores a run).
+type Ready interface {
+	Ready(ctx context.Context, dsn string) error
+}
+
+// UpdatedInPlace is implemented by workloads that update rows in place: the
+// tables whose fillfactor `pgoltp tune --layout` searches (internal/tuner).
+type UpdatedInPlace interface {
+	UpdatedTables() []string
+}
+
 // Measurement is the part of a run experiments compare.
 type Measurement struct {
 	Transactions int64         `json:"transactions"` // committed
@@ -84,6 +100,14 @@ func (m Measurement) CV() float64 {
 		return 0
 	}
 	return math.Sqrt(ss/float64(len(m.PerSecond)-1)) / mean
+}
+
+// Figures are the throughput and latency a comparison of runs across
+// PostgreSQL majors reads (internal/study): each workload's own choice, the
+// New-Order latency of TPC-C for one.
+type Figures struct {
+	Txns, TPS     float64 // committed transactions, per second
+	P50, P95, P99 time.Duration
 }
 
 // Figure is one headline number of a run: "tpmC 1234 New-Orders/min".

@@ -91,4 +91,35 @@ func TestLayering(t *testing.T) {
 			}
 		}
 	}
+	// The registry is below the commands that use it: it hands the study a
+	// Bench, it does not know the study (nor the search, nor experiments).
+	out, err := exec.Command("go", "list", "-deps", "github.com/pgoltp/pgoltp/internal/workload/registry").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps registry: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, above := range []string{"/internal/study", "/internal/tuner", "/internal/tune", "/internal/recorder", "/internal/report"} {
+			if strings.HasSuffix(dep, above) {
+				t.Errorf("internal/workload/registry depends on %s, a package above it", dep)
+			}
+		}
+	}
+}
+
+// TestCapabilities: the optional capabilities live next to the interface,
+// and every workload a search drives offers the ones the search and the
+// recorder ask for (tables updated in place for --layout, Ready).
+func TestCapabilities(t *testing.T) {
+	for _, e := range registry.For(registry.Search) {
+		w := e.New(registry.Spec{Scale: 1, Clients: 1})
+		if u, ok := w.(workload.UpdatedInPlace); !ok || len(u.UpdatedTables()) == 0 {
+			t.Errorf("%s: no tables updated in place, so tune --layout has nothing to search", e.Kind)
+		}
+		if _, ok := w.(workload.Ready); !ok {
+			t.Errorf("%s: cannot tell whether the database is ready before a run is stored", e.Kind)
+		}
+		if e.Scale < 1 || e.Figure == "" || e.Title == "" || e.ScaleFlag == "" {
+			t.Errorf("%s: a searchable entry needs a default scale, a primary figure, a title and a scale flag: %+v", e.Kind, e)
+		}
+	}
 }
