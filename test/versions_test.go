@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -328,6 +329,16 @@ func refuseAfterKilledStudy(t *testing.T, lab string, major int, majors string) 
 	if _, err := guard.Begin(live, []string{"commit_delay"}); err != nil {
 		t.Fatal(err)
 	}
+	// The record is this test's, and this test is alive: give it the pid of
+	// a process that has ended, as a killed study's would be.
+	rec, err := pending.Find(sub, pending.ClusterKey(sub))
+	if err != nil || rec == nil {
+		t.Fatalf("the record just written: %v %v", rec, err)
+	}
+	rec.PID = endedPID(t)
+	if err := pending.Write(sub, rec); err != nil {
+		t.Fatal(err)
+	}
 	r := runPgoltp(t, time.Minute, "--lab", lab, "compare-versions", "--pg", majors, "--workload", "tpcb",
 		"--scale", "1", "--clients", "2", "--duration", "3s", "--repetitions", "1")
 	// The study's progress ("== PostgreSQL 18 in ...") comes first; the
@@ -343,4 +354,14 @@ func refuseAfterKilledStudy(t *testing.T, lab string, major int, majors string) 
 	if rec, err := pending.Find(sub, pending.ClusterKey(sub)); rec != nil || err != nil {
 		t.Fatalf("record after restore: %v %v", rec, err)
 	}
+}
+
+// endedPID is the pid of a process that has run and ended.
+func endedPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
 }
