@@ -20,6 +20,7 @@ import (
 // second is refused with one line naming the duration, before anything is
 // stored (before, both ran and were merged into one "complete" result).
 func TestGroupPartsWithDifferentDurationsAreRefused(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn := pgtest.NewDatabase(t)
 	if _, err := tpcb.Load(ctx, dsn, tpcb.LoadOptions{Scale: 2}); err != nil {

@@ -116,6 +116,7 @@ func feedHours(t *testing.T, lab string, hours int) *fedRun {
 // type, whether the run lasts one hour or five: the final write adds only
 // the last, partial hour.
 func TestHourlyHistogramsAreTheHoursOwn(t *testing.T) {
+	t.Parallel()
 	for _, hours := range []int{1, 5} {
 		f := feedHours(t, t.TempDir(), hours)
 		counts := map[[2]any]int64{} // (hour, type) → sum of the series' interval counts

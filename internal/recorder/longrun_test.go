@@ -17,6 +17,7 @@ import (
 // it every sampled point is stored exactly once (the final write adds only
 // what was left, it does not rewrite or duplicate what was appended).
 func TestRecordingStoresPointsOnceWhileRunning(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn := pgtest.NewDatabase(t)
 	lab := t.TempDir()

@@ -27,6 +27,7 @@ import (
 // cancelled context) still stores the whole run, marked interrupted, with what
 // the collectors saw until then.
 func TestInterruptedRunIsStoredWhole(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	lab := t.TempDir()
 	if _, err := pgbench.Run(context.Background(), dsn, pgbench.Options{Seconds: 1}); err != nil {
@@ -135,6 +136,7 @@ func recordAndHang() {
 // the samples and the checkpoints flushed before the kill, and its report
 // renders and says so.
 func TestKilledRecording(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	lab := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")

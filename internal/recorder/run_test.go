@@ -27,6 +27,7 @@ func (l shortLedger) Run(ctx context.Context, dsn string, _ time.Duration) (*wor
 // and what its check found, as one complete run; a run that fails is stored
 // too, as failed, with why.
 func TestRunRecordsRunAndCheck(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	lab := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -97,6 +98,7 @@ func hasNote(r *store.Run, prefix string) bool {
 // the histogram of its (first, partial) hour, holding exactly the
 // transactions of its stored series.
 func TestRunKeepsHourlyHistograms(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	lab := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -134,6 +136,7 @@ func TestRunKeepsHourlyHistograms(t *testing.T) {
 // Deliveries, after the terminals stopped, is not handed over: Delivery is
 // left out of the comparison).
 func TestRunKeepsHourlyHistogramsOfTPCC(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
 	lab := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

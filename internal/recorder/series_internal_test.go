@@ -20,6 +20,7 @@ import (
 // few seconds of rows, every count and error must be stored exactly once,
 // and the drain must be there.
 func TestStoredSeriesKeepsEverySecond(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lab := t.TempDir()
 	start := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)

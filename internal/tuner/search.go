@@ -343,15 +343,20 @@ func (s *session) restoreNames() []string {
 	return names
 }
 
-// search prepares the workload and runs the trials left in the budget, each
-// followed by a baseline run, saving the state after every trial. It stops
-// early, marking res interrupted, when ctx ends.
+// search prepares the workload (unless every run reloads it) and runs the
+// trials left in the budget, each followed by a baseline run, saving the
+// state after every trial. It stops early, marking res interrupted, when
+// ctx ends.
 func (s *session) search(ctx context.Context, res *Result) error {
 	t := s.Tuner
 	t.logf("search %s: %d settings, %s per trial, objective %s", s.state.ID, s.space.Len(), t.TrialTime, t.Objective)
 	t.logf("preparing %s", t.Workload.Name())
-	if err := t.Workload.Prepare(s.ctx); err != nil {
-		return fmt.Errorf("preparing the workload: %w", err)
+	// With Reload every measured run loads the data, the first baseline
+	// too: loading it here as well would load it twice.
+	if !t.Reload {
+		if err := t.Workload.Prepare(s.ctx); err != nil {
+			return fmt.Errorf("preparing the workload: %w", err)
+		}
 	}
 	before, err := s.baseline(0)
 	if err != nil {

@@ -44,6 +44,7 @@ func execSQL(t *testing.T, dsn string, sql ...string) {
 // client and the same seed both engines draw the same accounts in the same
 // order, so every counter must come out equal.
 func TestEnginesCountRetriesAndFailuresAlike(t *testing.T) {
+	t.Parallel()
 	dsn := loadedDatabase(t)
 	execSQL(t, dsn, `create sequence flaky`,
 		`create function flaky() returns trigger language plpgsql as $$
@@ -168,6 +169,7 @@ func TestBookRetries(t *testing.T) {
 // server (as pgbench does on Ctrl-C) instead of leaving them running on a
 // closed connection; the run ends promptly and says Interrupted.
 func TestRunCancelsInFlightStatements(t *testing.T) {
+	t.Parallel()
 	dsn := loadedDatabase(t)
 	execSQL(t, dsn, `create function slow() returns trigger language plpgsql as $$
 		begin perform pg_sleep(60); return new; end $$`,
@@ -214,7 +216,8 @@ func sleepers(t *testing.T, dsn string) int {
 	defer conn.Close(ctx)
 	var n int
 	if err := conn.QueryRow(ctx, `select count(*) from pg_stat_activity
-		where application_name = 'pgoltp tpcb' and state = 'active' and wait_event = 'PgSleep'`).Scan(&n); err != nil {
+		where application_name = 'pgoltp tpcb' and state = 'active' and wait_event = 'PgSleep'
+		and datname = current_database()`).Scan(&n); err != nil {
 		t.Error(err)
 	}
 	return n
@@ -234,6 +237,7 @@ func waitForSleepers(t *testing.T, dsn string, n int) {
 // (reconnect.go), and the outage it records says that message, not just a
 // lost connection. The transaction it was in is in doubt and counts towards -t.
 func TestRunReportsFatalErrorOnClose(t *testing.T) {
+	t.Parallel()
 	dsn := loadedDatabase(t)
 	execSQL(t, dsn, `create function slow() returns trigger language plpgsql as $$
 		begin perform pg_sleep(60); return new; end $$`,
@@ -243,7 +247,8 @@ func TestRunReportsFatalErrorOnClose(t *testing.T) {
 			go func() {
 				waitForSleepers(t, dsn, 1)
 				execSQL(t, dsn, `select pg_terminate_backend(pid) from pg_stat_activity
-					where application_name = 'pgoltp tpcb' and wait_event = 'PgSleep'`)
+					where application_name = 'pgoltp tpcb' and wait_event = 'PgSleep'
+					and datname = current_database()`)
 			}()
 			res, err := Run(context.Background(), dsn, RunOptions{Clients: 1, Transactions: 1, Protocol: ProtocolPrepared,
 				NoVacuum: true, NoCheck: true, GoroutinePerClient: e.goroutines})

@@ -9,6 +9,7 @@ import (
 )
 
 func TestLoadMatchesPgbenchData(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		opts LoadOptions
@@ -106,6 +107,7 @@ func TestLoadRejectsBadOptions(t *testing.T) {
 // The extra (bid, abalance) index makes every update of an account non-HOT,
 // which is what it is for; without it most are HOT.
 func TestExtraIndexDefeatsHOT(t *testing.T) {
+	t.Parallel()
 	for _, extra := range []bool{true, false} {
 		ctx := context.Background()
 		dsn := pgtestDatabase(t)

@@ -46,6 +46,7 @@ func interruptedLoad(t *testing.T, dsn string) {
 // over them runs and passes its check. (Before the load's mark, the run went
 // ahead on the half-filled tables.)
 func TestInterruptedLoadRefusesToRun(t *testing.T) {
+	t.Parallel()
 	dsn := pgtestDatabase(t)
 	interruptedLoad(t, dsn)
 	bg := context.Background()
@@ -80,6 +81,7 @@ func TestInterruptedLoadRefusesToRun(t *testing.T) {
 // load makes tables without pgoltp's mark, which run as any pgbench-made
 // tables do.
 func TestPgbenchInitAfterInterruptedLoadRuns(t *testing.T) {
+	t.Parallel()
 	pgbench := pgtest.Pgbench(t)
 	dsn := pgtestDatabase(t)
 	interruptedLoad(t, dsn)

@@ -12,6 +12,7 @@ import (
 // 1 MB), a load that would not fit is refused before it drops the tables
 // there; a reload of the same scale fits in the space of what it replaces.
 func TestLoadRefusedWithoutDiskRoom(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn := pgtestDatabase(t)
 	if _, err := Load(ctx, dsn, LoadOptions{Scale: 1}); err != nil {

@@ -36,6 +36,7 @@ func TestDrawVarsStaysInThePartsBranches(t *testing.T) {
 // only, and skips its own before/after check (the group's last part checks
 // the whole database).
 func TestRunPartUpdatesOnlyItsBranches(t *testing.T) {
+	t.Parallel()
 	dsn := pgtestDatabase(t)
 	ctx := context.Background()
 	if _, err := Load(ctx, dsn, LoadOptions{Scale: 2}); err != nil {

@@ -12,6 +12,7 @@ import (
 // READ concurrent updates of it fail with serialization failures (40001),
 // which must be retried with the same values until they commit.
 func TestRunRetriesSerializationFailures(t *testing.T) {
+	t.Parallel()
 	dsn := loadedDatabase(t)
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
@@ -49,6 +50,7 @@ func TestRunRetriesSerializationFailures(t *testing.T) {
 // Without retries (max tries 1) the same contention shows as failed
 // transactions, and nothing of them reaches the database.
 func TestRunCountsFailuresWithoutRetries(t *testing.T) {
+	t.Parallel()
 	dsn := loadedDatabase(t)
 	res, err := Run(context.Background(), dsn, RunOptions{Clients: 12, Jobs: 2, Transactions: 25, Isolation: "repeatable-read"})
 	if err != nil {
@@ -121,6 +123,7 @@ func TestRunRateLatencyFromSchedule(t *testing.T) {
 }
 
 func TestRunLatencyLimitCountsLate(t *testing.T) {
+	t.Parallel()
 	dsn := loadedDatabase(t)
 	res, err := Run(context.Background(), dsn, RunOptions{Clients: 2, Transactions: 50, LatencyLimit: time.Microsecond})
 	if err != nil {
@@ -132,6 +135,7 @@ func TestRunLatencyLimitCountsLate(t *testing.T) {
 }
 
 func TestCheckDetectsCorruptionAndLoss(t *testing.T) {
+	t.Parallel()
 	dsn := loadedDatabase(t)
 	res, err := Run(context.Background(), dsn, RunOptions{Clients: 2, Transactions: 30})
 	if err != nil {

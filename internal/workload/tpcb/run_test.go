@@ -20,6 +20,7 @@ func loadedDatabase(t *testing.T) string {
 }
 
 func TestRunEachScriptAndProtocolPassesCheck(t *testing.T) {
+	t.Parallel()
 	dsn := loadedDatabase(t)
 	for _, script := range Scripts {
 		for _, proto := range []Protocol{ProtocolSimple, ProtocolExtended, ProtocolPrepared} {
@@ -129,6 +130,7 @@ func TestRunMoreJobsThanProcs(t *testing.T) {
 // --truncate-history empties the history first, as pgbench does; the run's
 // own check still holds, the whole-database one no longer does.
 func TestRunTruncateHistoryLikePgbench(t *testing.T) {
+	t.Parallel()
 	dsn := loadedDatabase(t)
 	ctx := context.Background()
 	if _, err := Run(ctx, dsn, RunOptions{Clients: 2, Transactions: 20}); err != nil {
@@ -155,6 +157,7 @@ func TestRunTruncateHistoryLikePgbench(t *testing.T) {
 // serialization failures (read committed) exactly N commit, on both
 // engines; the live line estimates the time left.
 func TestStopAtTxnsRunsExactlyN(t *testing.T) {
+	t.Parallel()
 	dsn := loadedDatabase(t)
 	for _, goroutines := range []bool{false, true} {
 		t.Run(map[bool]string{false: "eventloop", true: "goroutines"}[goroutines], func(t *testing.T) {

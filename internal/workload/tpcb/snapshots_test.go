@@ -14,6 +14,7 @@ import (
 // end to end, every latency is still counted once, and a merged window's
 // p99 is the p99 of all its raw latencies (merging histograms is exact).
 func TestSnapshotsStayBoundedAndExact(t *testing.T) {
+	t.Parallel()
 	const windows = 3 * 24 * 60
 	var snaps []HistogramSnapshot
 	raw := make([]*hdrhistogram.Histogram, windows)

@@ -19,6 +19,7 @@ import (
 // exactly when the lines are delivered. Statements with their own snapshots
 // at read committed would show o_carrier_id null next to delivered lines.
 func TestOrderStatusOnePicture(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn := loadForRun(t, 1)
 	// First, runs with Deliveries going on: every Order-Status output was

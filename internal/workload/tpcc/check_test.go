@@ -24,6 +24,7 @@ func mustCheck(t *testing.T, dsn string) {
 // one condition; the expected set says which). Each case undoes its damage, and
 // the last step proves the database is consistent again.
 func TestCheckDetectsCorruption(t *testing.T) {
+	t.Parallel()
 	dsn, _ := loadForTest(t, LoadOptions{Warehouses: 1, Seed: 3})
 	conn := connect(t, dsn, "")
 	ctx := context.Background()
@@ -191,6 +192,7 @@ type corruptionCase struct {
 
 // TestCheckOptions covers --quick, freshness and --only.
 func TestCheckOptions(t *testing.T) {
+	t.Parallel()
 	dsn, _ := loadForTest(t, LoadOptions{Warehouses: 1, Seed: 5})
 	ctx := context.Background()
 	rep, err := Check(ctx, dsn, CheckOptions{Quick: true, Fresh: FreshNo})
@@ -236,6 +238,7 @@ func TestCheckOptions(t *testing.T) {
 // (clause 3.3.2.11 holds only on a load), so the automatic freshness must
 // skip condition 11 and the consistent data must pass, on both paths.
 func TestCheckAfterDeliveriesOnly(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsns := loadedCopies(t, 1, 2)
 	for i, path := range bothPaths {

@@ -11,6 +11,7 @@ import (
 // TestLoadDeterministic loads the same seed twice, into two schemas with
 // different worker counts and partitioning, and compares every table.
 func TestLoadDeterministic(t *testing.T) {
+	t.Parallel()
 	dsn := pgtestDatabase(t)
 	ctx := context.Background()
 	if _, err := Load(ctx, dsn, LoadOptions{Warehouses: 2, Workers: 1, Seed: 2024}); err != nil {

@@ -13,6 +13,7 @@ import (
 // them (the last to finish) builds the indexes and marks the load complete,
 // and the result passes the consistency check.
 func TestLoadPartsMatchAWholeLoad(t *testing.T) {
+	t.Parallel()
 	dsn := pgtestDatabase(t)
 	ctx := context.Background()
 	const seed = 4242

@@ -9,6 +9,7 @@ import (
 // TestPopulation loads one warehouse and checks the cardinalities and the
 // value distributions of clause 4.3.3.1, within tolerance where they are random.
 func TestPopulation(t *testing.T) {
+	t.Parallel()
 	dsn, st := loadForTest(t, LoadOptions{Warehouses: 1, Seed: 42})
 	conn := connect(t, dsn, "")
 	ctx := context.Background()

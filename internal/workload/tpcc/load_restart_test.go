@@ -13,6 +13,7 @@ import (
 // checks that the half-load is marked incomplete, that check refuses it, and
 // that the next load (without --force) detects it and rebuilds it completely.
 func TestLoadInterruptedThenRebuilt(t *testing.T) {
+	t.Parallel()
 	dsn := pgtestDatabase(t)
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, dsn)
@@ -103,6 +104,7 @@ func TestLoadInterruptedThenRebuilt(t *testing.T) {
 // TestLoadRefusesConcurrentLoad holds the schema's load lock as a running load
 // would, and expects a second load into the same schema to refuse.
 func TestLoadRefusesConcurrentLoad(t *testing.T) {
+	t.Parallel()
 	dsn := pgtestDatabase(t)
 	ctx := context.Background()
 	holder := connect(t, dsn, "busy")

@@ -26,6 +26,7 @@ func TestLoadWarehouseRange(t *testing.T) {
 // TestLoadRefusedWithoutDiskRoom: 100000 warehouses need about 10 TB; with
 // 50 GB free the load is refused before it creates anything.
 func TestLoadRefusedWithoutDiskRoom(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn := pgtestDatabase(t)
 	free := func() (int64, error) { return 50_000_000_000, nil }

@@ -276,6 +276,7 @@ func tupleCounts(t *testing.T, conn *pgx.Conn) map[string][3]int64 {
 // per table: the two paths are the same transactions (clause 2), also when a
 // New-Order rolls back (2.4.2.3).
 func TestPathsEquivalent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsns := loadedCopies(t, 2, 2)
 	sessions := []*session{pathSession(t, dsns[0]), pathSession(t, dsns[1])}

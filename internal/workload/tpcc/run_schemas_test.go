@@ -55,6 +55,7 @@ func TestParseSchemas(t *testing.T) {
 // tpcc1 and tpcc2 (nothing in public), each passing the consistency check on
 // its own; they are independent: breaking one fails its check only.
 func TestLoadSchemas(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn := pgtest.NewDatabase(t)
 	names := DefaultSchemas(2)
@@ -138,6 +139,7 @@ func TestLoadSchemas(t *testing.T) {
 // reports its own result, the merged tpmC is their sum, and the merged
 // histograms are exactly the merge of theirs.
 func TestRunSchemas(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn := pgtest.NewDatabase(t)
 	names := []string{"tpcc1", "tpcc2"}

@@ -14,6 +14,7 @@ import (
 // all terminals (the five kinds, Deliveries counted when queued), whether
 // terminals share connections or own them, then the database is consistent.
 func TestRunStopAtTxns(t *testing.T) {
+	t.Parallel()
 	dsn := loadForRun(t, 1)
 	for _, tc := range []struct {
 		name            string

@@ -127,6 +127,7 @@ func TestRunPathsAndModes(t *testing.T) {
 // TestRunAuditsWithinTolerance runs a few thousand transactions and checks
 // each input audit against its expected value within four standard errors.
 func TestRunAuditsWithinTolerance(t *testing.T) {
+	t.Parallel()
 	dsn := loadForRun(t, 2)
 	res, err := Run(context.Background(), dsn, RunOptions{Path: PathServer, Conns: 4, TxnsPerTerminal: 240, Seed: 7})
 	if err != nil {
@@ -164,6 +165,7 @@ func TestRunAuditsWithinTolerance(t *testing.T) {
 // run goes on after reconnecting, counts the errors and the outages, and the
 // database stays consistent.
 func TestRunSurvivesKilledBackends(t *testing.T) {
+	t.Parallel()
 	dsn := loadForRun(t, 1)
 	cases := []struct {
 		name string
@@ -281,6 +283,7 @@ func TestParseWeights(t *testing.T) {
 // customers from warehouse 2. Last, with one district's new orders gone,
 // every Delivery skips it and the clause 2.7.4.2 audit counts Deliveries.
 func TestRunDrivesEveryWarehouse(t *testing.T) {
+	t.Parallel()
 	dsn := loadForRun(t, 2)
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, dsn)

@@ -11,6 +11,7 @@ import (
 // twice: both paths must apply the stock rule once per line, and an order
 // with the unused item must roll back and leave nothing behind.
 func TestNewOrderRepeatedStockRow(t *testing.T) {
+	t.Parallel()
 	dsn := loadForRun(t, 1)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)

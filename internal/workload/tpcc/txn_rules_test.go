@@ -14,6 +14,7 @@ import (
 // c_data and h_data formats, the customer at ⌈n/2⌉ by last name, the oldest
 // new order delivered first, and the Stock-Level count.
 func TestTransactionRules(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn := loadForRun(t, 2)
 	ss := pathSession(t, dsn)
