@@ -38,24 +38,9 @@ steps:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	child := exec.Command(pgoltpBinary(t), "experiment", plan, "--dsn", dsn, "--lab", lab)
-	child.Dir = t.TempDir()
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer child.Process.Kill()
 	// Killed once the step's settings are live on the server, mid-step.
-	deadline := time.Now().Add(3 * time.Minute)
-	for showSettings(t, dsn, names)["commit_delay"] != "77" {
-		if time.Now().After(deadline) {
-			t.Fatal("the experiment never applied its step")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if err := child.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = child.Wait()
+	killOnceApplied(t, func() bool { return showSettings(t, dsn, names)["commit_delay"] == "77" },
+		"experiment", plan, "--dsn", dsn, "--lab", lab)
 
 	records, _ := filepath.Glob(filepath.Join(lab, "restore", "*.json"))
 	if len(records) != 1 {
@@ -127,23 +112,8 @@ steps:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	child := exec.Command(pgoltpBinary(t), "experiment", plan, "--lab", lab)
-	child.Dir = t.TempDir()
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer child.Process.Kill()
-	deadline := time.Now().Add(3 * time.Minute)
-	for readWhileRestarting(dsn, "shared_buffers") != "6144" { // 48MB in 8kB pages
-		if time.Now().After(deadline) {
-			t.Fatal("the experiment never applied its step")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if err := child.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = child.Wait()
+	killOnceApplied(t, func() bool { return readWhileRestarting(dsn, "shared_buffers") == "6144" }, // 48MB in 8kB pages
+		"experiment", plan, "--lab", lab)
 
 	if r := runPgoltp(t, time.Minute, "cluster", "status", "--lab", lab); !strings.Contains(r.stderr, "pgoltp restore") {
 		t.Errorf("cluster status did not mention the pending record: %q", r.stderr)
@@ -209,4 +179,27 @@ func resetSettings(t *testing.T, dsn string, names []string) {
 	if _, err := conn.Exec(context.Background(), "SELECT pg_reload_conf()"); err != nil {
 		t.Error(err)
 	}
+}
+
+// killOnceApplied runs pgoltp with args and kills it with SIGKILL as soon as
+// applied reports its step's settings live on the server.
+func killOnceApplied(t *testing.T, applied func() bool, args ...string) {
+	t.Helper()
+	child := exec.Command(pgoltpBinary(t), args...)
+	child.Dir = t.TempDir()
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer child.Process.Kill()
+	deadline := time.Now().Add(3 * time.Minute)
+	for !applied() {
+		if time.Now().After(deadline) {
+			t.Fatal("the experiment never applied its step")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
 }
