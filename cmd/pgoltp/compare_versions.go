@@ -50,7 +50,12 @@ tuples, autovacuum runs, checkpoints, and the top statements side by side.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&pg, "pg", "", "PostgreSQL majors to compare, comma-separated (10 to 18), e.g. 10,15,18")
-	o.AddFlags(f)
+	f.StringVar(&o.Workload, "workload", o.Kinds[0], registry.Or(o.Kinds))
+	f.IntVar(&o.Scale, "scale", 1, "TPC-B scale factor")
+	f.IntVar(&o.Warehouses, "warehouses", 1, "TPC-C warehouses")
+	f.IntVarP(&o.Clients, "clients", "c", 4, "client connections")
+	f.IntVar(&o.Repetitions, "repetitions", 1, "runs per major, interleaved across majors")
+	f.StringArrayVar(&o.Sets, "set", nil, "a server setting name=value applied on every major (repeatable)")
 	f.StringVar(&duration, "duration", "30s", "length of each run")
 	f.StringVarP(&html, "output", "o", "", "also write the stored runs side by side as an HTML page (pgoltp compare's view) to this file")
 	rootCmd.AddCommand(cmd)

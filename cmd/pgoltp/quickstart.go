@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/quickstart"
+	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
 
 // quickstart is the whole loop in one command: a managed cluster, a TPC-C
@@ -59,7 +61,9 @@ report into <lab>/reports.`,
 		},
 	}
 	f := cmd.Flags()
-	o.AddFlags(f)
-	f.IntVar(&major, "pg", 0, cluster.MajorFlagHelp)
+	f.IntVar(&o.Warehouses, "warehouses", 2, "TPC-C warehouses to load")
+	f.DurationVar(&o.Duration, "duration", time.Minute, "measured time of the run")
+	f.StringVar(&o.Path, "path", tpcc.PathClient, "client (prepared statements) or server (PL/pgSQL functions)")
+	f.IntVar(&major, "pg", 0, majorFlagHelp)
 	rootCmd.AddCommand(cmd)
 }

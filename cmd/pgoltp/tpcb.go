@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pgoltp/pgoltp/internal/group"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
@@ -58,17 +57,16 @@ func newTPCBLoadCmd() *cobra.Command {
 			return nil
 		},
 	}
-	f := cmd.Flags()
-	o.AddFlags(f)
+	addTPCBLoadFlags(cmd.Flags(), &o)
 	return cmd
 }
 
 func newTPCBRunCmd() *cobra.Command {
 	var (
 		o   tpcb.RunOptions
-		fl  tpcb.Flags
-		rr  recorder.Flags
-		grp group.Flags
+		fl  tpcbRunFlags
+		rr  recordFlags
+		grp groupFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -80,14 +78,14 @@ checks that balances and history moved together and that the history holds
 one row per committed transaction.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := fl.Apply(&o); err != nil {
+			if err := fl.apply(&o); err != nil {
 				return err
 			}
 			ro := recordOptions(true)
-			if err := rr.Apply(&ro, cmd.Flags(), o.Duration); err != nil {
+			if err := rr.apply(&ro, cmd.Flags(), o.Duration); err != nil {
 				return err
 			}
-			if err := ro.JoinGroup(grp, &o.Part); err != nil {
+			if err := joinGroup(&ro, grp, &o.Part); err != nil {
 				return err
 			}
 			o.UseCPUs()
@@ -110,9 +108,9 @@ one row per committed transaction.`,
 		},
 	}
 	f := cmd.Flags()
-	fl.AddFlags(f, &o)
-	rr.AddFlags(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
-	grp.AddFlags(f, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
+	fl.add(f, &o)
+	rr.add(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
+	grp.add(f, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
 	return cmd
 }
 
@@ -145,7 +143,6 @@ run unless given -n).`,
 			return res.Verdict()
 		},
 	}
-	f := cmd.Flags()
-	o.AddFlags(f)
+	addTPCBCheckFlags(cmd.Flags(), &o)
 	return cmd
 }

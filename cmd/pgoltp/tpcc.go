@@ -77,8 +77,8 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 		},
 	}
 	f := cmd.Flags()
-	opts.AddFlags(f)
-	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, tpcc.SchemasLoadUsage)
+	addTPCCLoadFlags(f, &opts)
+	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, schemasLoadUsage)
 	f.StringVar(&toFiles, "to-files", "", "write the data as COPY text files to this directory instead of loading (for benchmarks)")
 	return cmd
 }
@@ -115,8 +115,8 @@ Checks: ` + strings.Join(tpcc.CheckNames(), ", "),
 		},
 	}
 	f := cmd.Flags()
-	opts.AddFlags(f)
-	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, tpcc.SchemasCheckUsage)
+	addTPCCCheckFlags(f, &opts)
+	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, schemasCheckUsage)
 	f.StringVar(&fresh, "fresh", "auto", "run the load-only check (condition 11): auto, yes or no")
 	return cmd
 }

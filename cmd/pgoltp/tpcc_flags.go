@@ -1,7 +1,8 @@
-package tpcc
+package main
 
 import (
 	"io"
+	"runtime"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -9,23 +10,49 @@ import (
 	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/runfile"
+	"github.com/pgoltp/pgoltp/internal/workload"
+	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
 
-// RunFlags are the flags of `pgoltp tpcc run` that are not RunOptions
+// addTPCCLoadFlags declares the flags of 'pgoltp tpcc load' that fill o (all
+// but --schemas and --to-files).
+func addTPCCLoadFlags(f *pflag.FlagSet, o *tpcc.LoadOptions) {
+	f.IntVarP(&o.Warehouses, "warehouses", "w", 1, "number of warehouses (about 100 MB each with indexes)")
+	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "parallel loader connections")
+	f.Uint64Var(&o.Seed, "seed", 0, "random seed for reproducible data (0: draw one; it is recorded in pgoltp_meta)")
+	f.StringVar(&o.Schema, "schema", tpcc.DefaultSchema, "schema to create the tables in (created if missing)")
+	f.IntVar(&o.Partitions, "partitions", 0, "hash-partition the per-warehouse tables by warehouse into N partitions (0: none)")
+	f.StringToIntVar(&o.Fillfactor, "fillfactor", nil, "fillfactor per table, e.g. stock=90,customer=90")
+	f.BoolVar(&o.ForeignKeys, "foreign-keys", false, "add the foreign keys of clause 1.3 (slower runs)")
+	f.BoolVar(&o.Force, "force", false, "drop and reload even if a complete load exists")
+	f.Var(workload.PartValue{P: &o.Part}, "part", "load only part k of n (e.g. 2/4): its own range of warehouses, while n processes load one database together; every part needs the same --warehouses and --seed, part 1 also loads item, warehouse and district, and the last part to finish builds the indexes and marks the load complete")
+}
+
+// addTPCCCheckFlags declares the flags of 'pgoltp tpcc check' that fill o
+// (all but --schemas and --fresh).
+func addTPCCCheckFlags(f *pflag.FlagSet, o *tpcc.CheckOptions) {
+	f.StringVar(&o.Schema, "schema", tpcc.DefaultSchema, "schema that holds the TPC-C tables")
+	f.BoolVar(&o.Quick, "quick", false, "skip the expensive per-customer checks")
+	f.IntVar(&o.Workers, "workers", runtime.NumCPU(), "parallel connections (one shared snapshot)")
+	f.IntVar(&o.MaxRows, "rows", 5, "violating rows to show per failed check")
+	f.StringSliceVar(&o.Only, "only", nil, "run only these checks (comma-separated names)")
+}
+
+// tpccRunFlags are the flags of 'pgoltp tpcc run' that are not RunOptions
 // fields as given.
-type RunFlags struct {
+type tpccRunFlags struct {
 	Weights     string // NO,P,OS,D,SL card counts; "": the 23-card deck
 	Progress    int    // seconds between live lines
-	Check       string // CheckQuick, CheckFull or CheckNone
+	Check       string // tpcc.CheckQuick, CheckFull or CheckNone
 	DeliveryLog string // a file for one line per executed Delivery; "": none
 	Procs       int    // CPUs the driver may use at once (driver.UseCPUs)
 }
 
-// AddFlags declares the flags of 'pgoltp tpcc run' that fill o and fl
-// (all but --schemas, the group and recording flags).
-func (fl *RunFlags) AddFlags(f *pflag.FlagSet, o *RunOptions) {
-	f.StringVar(&o.Path, "path", PathClient, "client (prepared statements, pipelined batches) or server (PL/pgSQL functions)")
-	f.StringVar(&o.Mode, "mode", ModeNoWait, "nowait (no keying/think times) or spec (the standard's times)")
+// add declares the flags of 'pgoltp tpcc run' that fill o and fl (all but
+// --schemas, the group and recording flags).
+func (fl *tpccRunFlags) add(f *pflag.FlagSet, o *tpcc.RunOptions) {
+	f.StringVar(&o.Path, "path", tpcc.PathClient, "client (prepared statements, pipelined batches) or server (PL/pgSQL functions)")
+	f.StringVar(&o.Mode, "mode", tpcc.ModeNoWait, "nowait (no keying/think times) or spec (the standard's times)")
 	f.IntVar(&o.Warehouses, "warehouses", 0, "drive warehouses 1..N as home warehouses (0 = all loaded; remote ones are drawn from all loaded)")
 	f.IntVar(&o.Terminals, "terminals", 0, "emulated terminals, at least one per driven warehouse (0 = 10 per warehouse)")
 	f.IntVar(&o.Conns, "conns", 0, "connections the terminals share (0 = 8 in nowait mode, 1 per 50 terminals in spec mode)")
@@ -42,43 +69,43 @@ func (fl *RunFlags) AddFlags(f *pflag.FlagSet, o *RunOptions) {
 	f.Float64Var(&o.KeyingScale, "keying-scale", 1, "multiply keying and think times in spec mode (1 = the standard)")
 	f.IntVar(&fl.Progress, "progress", 5, "print a live line every N seconds on stderr (0 = off)")
 	f.Uint64Var(&o.Seed, "seed", 0, "random seed (0 = random; printed with the result)")
-	f.StringVar(&o.Schema, "schema", DefaultSchema, "schema that holds the TPC-C tables")
+	f.StringVar(&o.Schema, "schema", tpcc.DefaultSchema, "schema that holds the TPC-C tables")
 	f.StringVar(&fl.DeliveryLog, "delivery-log", "", "write one line per executed Delivery to this file (clause 2.7.2.2)")
 	f.IntVar(&fl.Procs, "procs", 0, "CPUs the driver may use at once (GOMAXPROCS; 0 = one per 32 connections)")
-	f.StringVar(&fl.Check, "check", CheckQuick, "consistency check after the run: quick (skips the per-customer conditions), full or none")
+	f.StringVar(&fl.Check, "check", tpcc.CheckQuick, "consistency check after the run: quick (skips the per-customer conditions), full or none")
 }
 
-// Workload reads the flags with o into the run's workload, checks it and
+// workload reads the flags with o into the run's workload, checks it and
 // sets the driver's CPUs; a bad flag is a bad-input problem.
-func (f RunFlags) Workload(o RunOptions) (*Workload, error) {
-	if f.Weights != "" {
-		w, err := ParseWeights(f.Weights)
+func (fl tpccRunFlags) workload(o tpcc.RunOptions) (*tpcc.Workload, error) {
+	if fl.Weights != "" {
+		w, err := tpcc.ParseWeights(fl.Weights)
 		if err != nil {
 			return nil, problem.BadInput("pass five card counts NO,P,OS,D,SL, e.g. --weights 45,43,4,4,4", "%s", err.Error())
 		}
 		o.Weights = w
 	}
-	o.Progress = time.Duration(f.Progress) * time.Second
-	w := &Workload{Options: o, CheckMode: f.Check}
+	o.Progress = time.Duration(fl.Progress) * time.Second
+	w := &tpcc.Workload{Options: o, CheckMode: fl.Check}
 	if err := w.Validate(); err != nil {
 		return nil, problem.BadInput("see 'pgoltp tpcc run --help'", "%s", err.Error())
 	}
-	if err := driver.UseCPUs(f.Procs, w.Options.AllConns()); err != nil {
+	if err := driver.UseCPUs(fl.Procs, w.Options.AllConns()); err != nil {
 		return nil, problem.BadInput("see 'pgoltp tpcc run --help'", "%s", err.Error())
 	}
 	return w, nil
 }
 
-// Outputs sends w's live lines to progress and opens the delivery log; the
+// outputs sends w's live lines to progress and opens the delivery log; the
 // returned close ends it.
-func (f RunFlags) Outputs(w *Workload, progress io.Writer) (close func(), err error) {
+func (fl tpccRunFlags) outputs(w *tpcc.Workload, progress io.Writer) (close func(), err error) {
 	if w.Options.Progress > 0 {
 		w.Options.ProgressOut = progress
 	}
-	if f.DeliveryLog == "" {
+	if fl.DeliveryLog == "" {
 		return func() {}, nil
 	}
-	file, err := runfile.Create(f.DeliveryLog)
+	file, err := runfile.Create(fl.DeliveryLog)
 	if err != nil {
 		return nil, problem.Wrap(err, "pass a writable --delivery-log path", "cannot create the delivery log")
 	}
