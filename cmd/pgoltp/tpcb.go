@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
@@ -88,7 +89,7 @@ one row per committed transaction.`,
 			if err := joinGroup(&ro, grp, &o.Part); err != nil {
 				return err
 			}
-			o.UseCPUs()
+			_ = driver.UseCPUs(o.CPUs(), o.Clients) // procs above 0: no error
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err

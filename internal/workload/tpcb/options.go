@@ -16,7 +16,7 @@ import (
 type RunOptions struct {
 	Script       Script        `json:"script"`        // -b: tpcb-like, simple-update (-N), select-only (-S)
 	Clients      int           `json:"clients"`       // -c: concurrent connections (default 1)
-	Jobs         int           `json:"jobs"`          // -j: threads; recorded, the CLI sets GOMAXPROCS from it
+	Jobs         int           `json:"jobs"`          // -j: threads; recorded, the command sets GOMAXPROCS from it (CPUs)
 	Protocol     Protocol      `json:"protocol"`      // -M: simple (default), extended, prepared
 	Rate         float64       `json:"rate"`          // -R: target transactions per second over all clients; 0 = as fast as possible
 	LatencyLimit time.Duration `json:"latency_limit"` // --latency-limit: count late ones; with Rate, skip those already late
