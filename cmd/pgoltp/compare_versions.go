@@ -39,7 +39,7 @@ tuples, autovacuum runs, checkpoints, and the top statements side by side.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := parseStudy(&o, pg, duration); err != nil {
-				return err
+				return badFlag(err, studyFlagNames, "run 'pgoltp compare-versions --help' for the flags")
 			}
 			if global.dsn != "" {
 				return problem.BadInput("drop --dsn: compare-versions runs each major in a managed cluster of its own",
@@ -61,7 +61,8 @@ tuples, autovacuum runs, checkpoints, and the top statements side by side.`,
 	rootCmd.AddCommand(cmd)
 }
 
-// parseStudy checks every flag before any cluster is touched.
+// parseStudy checks every option before any cluster is touched; its errors
+// are the study's field errors, for the caller to name.
 func parseStudy(o *study.Options, pg, duration string) (err error) {
 	if o.Majors, err = study.ParseMajors(pg); err != nil {
 		return err
@@ -88,7 +89,7 @@ func runVersionPlan(ctx context.Context, out io.Writer, path string, p *tune.Pla
 	o := study.Options{Workload: p.Workload.Kind, Kinds: registry.KindsFor(registry.Versions), Scale: p.Workload.Scale, Warehouses: p.Workload.Scale,
 		Clients: p.Workload.Clients, Repetitions: p.Repetitions.Pairs, Sets: sets}
 	if err := parseStudy(&o, pg, duration); err != nil {
-		return err
+		return badPlan(path, err)
 	}
 	return runStudy(ctx, out, o, "")
 }

@@ -33,7 +33,7 @@ report into <lab>/reports.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Log, o.ProgressBar = cmd.ErrOrStderr(), term.IsTerminal(int(os.Stderr.Fd()))
 			if err := o.Validate(); err != nil {
-				return err
+				return badFlag(err, nil, "see 'pgoltp quickstart --help'")
 			}
 			ctx := cmd.Context()
 			if global.dsn == "" {

@@ -67,7 +67,7 @@ func (g groupFlags) options(recorded bool) (workload.Part, group.Options, error)
 	}
 	opts := group.Options{Name: g.Name, Part: p, Timeout: g.Timeout}
 	if err := opts.Validate(); err != nil {
-		return workload.Part{}, group.Options{}, problem.BadInput("see --help", "%s", err.Error())
+		return workload.Part{}, group.Options{}, problem.BadInput("see --help", "%s", asFlags(err, groupFlagNames).Error())
 	}
 	if g.Timeout <= 0 {
 		return workload.Part{}, group.Options{}, problem.BadInput("give a positive --group-timeout, e.g. 5m", "--group-timeout %s", g.Timeout)

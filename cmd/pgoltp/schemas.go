@@ -53,7 +53,7 @@ func (v *schemasValue) String() string {
 func (v *schemasValue) Set(s string) error {
 	names, err := tpcc.ParseSchemas(s)
 	if err != nil {
-		return err
+		return asFlags(err, nil)
 	}
 	*v.names = names
 	return nil

@@ -36,7 +36,7 @@ func newTPCBLoadCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
-				return problem.BadInput("run 'pgoltp tpcb load --help' for the flags", "%s", err)
+				return problem.BadInput("run 'pgoltp tpcb load --help' for the flags", "%s", asFlags(err, nil))
 			}
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
@@ -50,7 +50,7 @@ func newTPCBLoadCmd() *cobra.Command {
 			}
 			res, err := tpcb.Load(cmd.Context(), dsn, o)
 			if err != nil {
-				return fmt.Errorf("tpcb load: %w", err)
+				return fmt.Errorf("tpcb load: %w", asFlags(err, nil))
 			}
 			if global.json {
 				return writeJSON(cmd.OutOrStdout(), res)
@@ -128,7 +128,7 @@ run unless given -n).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
-				return err
+				return badFlag(err, nil, "")
 			}
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {

@@ -95,7 +95,7 @@ func (fl tpcbRunFlags) apply(o *tpcb.RunOptions) error {
 		o.MaxTries = -1
 	}
 	if err := o.Validate(); err != nil {
-		return bad(err)
+		return bad(asFlags(err, tpcbRunFlagNames))
 	}
 	return nil
 }

@@ -43,13 +43,13 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.Validate(); err != nil {
-				return problem.BadInput("see 'pgoltp tpcc load --help'", "%s", err.Error())
+				return problem.BadInput("see 'pgoltp tpcc load --help'", "%s", asFlags(err, nil).Error())
 			}
 			out := cmd.OutOrStdout()
 			if toFiles != "" {
 				st, err := tpcc.WriteFiles(cmd.Context(), toFiles, opts)
 				if err != nil {
-					return err
+					return asFlags(err, nil)
 				}
 				return emit(out, st, func(w io.Writer) error {
 					_, err := fmt.Fprintf(w, "wrote %d rows of %d warehouses (seed %d) as COPY text files in %s in %.1fs\n",
@@ -70,7 +70,7 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 				opts.ProgressBar = true
 			}
 			st, err := tpcc.Load(cmd.Context(), dsn, opts)
-			if err := tpcc.LoadProblem(cmd.Context(), err); err != nil {
+			if err := tpcc.LoadProblem(cmd.Context(), asFlags(err, nil)); err != nil {
 				return err
 			}
 			return emit(out, st, func(w io.Writer) error { st.WriteText(w); return nil })
@@ -98,14 +98,14 @@ Checks: ` + strings.Join(tpcc.CheckNames(), ", "),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.Validate(fresh); err != nil {
-				return err
+				return badFlag(err, nil, "")
 			}
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err
 			}
 			rep, err := tpcc.Check(cmd.Context(), dsn, opts)
-			if err := tpcc.CheckProblem(err); err != nil {
+			if err := tpcc.CheckProblem(asFlags(err, nil)); err != nil {
 				return err
 			}
 			if err := emit(cmd.OutOrStdout(), rep, func(w io.Writer) error { _ = rep.WriteText(w); return nil }); err != nil {

@@ -81,14 +81,14 @@ func (fl tpccRunFlags) workload(o tpcc.RunOptions) (*tpcc.Workload, error) {
 	if fl.Weights != "" {
 		w, err := tpcc.ParseWeights(fl.Weights)
 		if err != nil {
-			return nil, problem.BadInput("pass five card counts NO,P,OS,D,SL, e.g. --weights 45,43,4,4,4", "%s", err.Error())
+			return nil, problem.BadInput("pass five card counts NO,P,OS,D,SL, e.g. --weights 45,43,4,4,4", "%s", asFlags(err, nil).Error())
 		}
 		o.Weights = w
 	}
 	o.Progress = time.Duration(fl.Progress) * time.Second
 	w := &tpcc.Workload{Options: o, CheckMode: fl.Check}
 	if err := w.Validate(); err != nil {
-		return nil, problem.BadInput("see 'pgoltp tpcc run --help'", "%s", err.Error())
+		return nil, problem.BadInput("see 'pgoltp tpcc run --help'", "%s", asFlags(err, tpccRunFlagNames).Error())
 	}
 	if err := driver.UseCPUs(fl.Procs, w.Options.AllConns()); err != nil {
 		return nil, problem.BadInput("see 'pgoltp tpcc run --help'", "%s", err.Error())

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
@@ -154,10 +155,10 @@ func (o *RunOptions) validateEnd() error {
 		return fmt.Errorf("specify either a number of transactions or a duration, not both")
 	}
 	if o.StopAtTxns < 0 {
-		return fmt.Errorf("invalid --stop-at-txns %d: must be positive", o.StopAtTxns)
+		return field.New("StopAtTxns", o.StopAtTxns, "invalid {} %d: must be positive", o.StopAtTxns)
 	}
 	if o.StopAtTxns > 0 && o.Transactions > 0 {
-		return fmt.Errorf("specify either transactions per client (-t) or a total (--stop-at-txns), not both")
+		return field.New("StopAtTxns", o.StopAtTxns, "specify either transactions per client ({Transactions}) or a total ({}), not both")
 	}
 	if o.Transactions == 0 && o.Duration == 0 && o.StopAtTxns == 0 {
 		o.Transactions = 10

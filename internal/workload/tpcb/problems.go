@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/problem"
 )
 
@@ -22,7 +23,7 @@ func Problem(what string, err error) error {
 // Validate checks the options of 'tpcb check'.
 func (o CheckOptions) Validate() error {
 	if o.ExpectHistory < -1 {
-		return problem.BadInput("give the number of committed transactions, or leave it out", "invalid --expect-history %d", o.ExpectHistory)
+		return field.New("ExpectHistory", o.ExpectHistory, "invalid {} %d", o.ExpectHistory).Fix("give the number of committed transactions, or leave it out")
 	}
 	return nil
 }

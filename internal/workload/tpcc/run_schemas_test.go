@@ -305,11 +305,11 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 
 func TestRunOptionsSchemaAndSchemas(t *testing.T) {
 	o := RunOptions{Schema: "bench", Schemas: []string{"a", "b"}}
-	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--schemas") {
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "schemas") {
 		t.Errorf("--schema with --schemas: %v, want an error naming both", err)
 	}
 	l := LoadOptions{Warehouses: 1, Schema: "bench", Schemas: []string{"a"}}
-	if err := l.Validate(); err == nil || !strings.Contains(err.Error(), "--schemas") {
+	if err := l.Validate(); err == nil || !strings.Contains(err.Error(), "schemas") {
 		t.Errorf("load --schema with --schemas: %v, want an error naming both", err)
 	}
 }
