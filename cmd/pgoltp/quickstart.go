@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/quickstart"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
@@ -51,6 +53,9 @@ report into <lab>/reports.`,
 				return err
 			}
 			out, err := quickstart.Run(ctx, dsn, &o, recordOptions(true), cmd.OutOrStdout())
+			if errors.Is(err, tpcc.ErrLoadExists) {
+				return problem.BadInput("run 'pgoltp tpcc load --force --warehouses N' to replace it, or pass the same --warehouses", "%s", err.Error())
+			}
 			if err != nil {
 				return err
 			}

@@ -99,7 +99,7 @@ one row per committed transaction.`,
 			}
 			out, err := recorder.Run(cmd.Context(), dsn, &tpcb.Workload{Options: o, SkipCheck: o.NoCheck}, ro)
 			if err != nil {
-				return tpcb.Problem("tpcb run", err)
+				return tpcbProblem("tpcb run", err)
 			}
 			res := out.Result.Detail.(*tpcb.RunResult)
 			if err := emit(cmd.OutOrStdout(), res, func(w io.Writer) error { res.WriteSummary(w); return nil }); err != nil {
@@ -136,7 +136,7 @@ run unless given -n).`,
 			}
 			res, err := tpcb.Check(cmd.Context(), dsn, o)
 			if err != nil {
-				return tpcb.Problem("tpcb check", err)
+				return tpcbProblem("tpcb check", err)
 			}
 			if err := emit(cmd.OutOrStdout(), res, func(w io.Writer) error { res.WriteText(w); return nil }); err != nil {
 				return err

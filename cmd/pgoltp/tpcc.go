@@ -46,6 +46,9 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 				return problem.BadInput("see 'pgoltp tpcc load --help'", "%s", asFlags(err, nil).Error())
 			}
 			out := cmd.OutOrStdout()
+			if toFiles != "" && len(opts.Schemas) > 0 {
+				return problem.BadInput("drop --schemas, or --to-files to load them", "--to-files writes one database's files, not several schemas")
+			}
 			if toFiles != "" {
 				st, err := tpcc.WriteFiles(cmd.Context(), toFiles, opts)
 				if err != nil {
@@ -70,7 +73,7 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 				opts.ProgressBar = true
 			}
 			st, err := tpcc.Load(cmd.Context(), dsn, opts)
-			if err := tpcc.LoadProblem(cmd.Context(), asFlags(err, nil)); err != nil {
+			if err := tpccLoadProblem(cmd.Context(), asFlags(err, nil)); err != nil {
 				return err
 			}
 			return emit(out, st, func(w io.Writer) error { st.WriteText(w); return nil })
@@ -105,7 +108,7 @@ Checks: ` + strings.Join(tpcc.CheckNames(), ", "),
 				return err
 			}
 			rep, err := tpcc.Check(cmd.Context(), dsn, opts)
-			if err := tpcc.CheckProblem(asFlags(err, nil)); err != nil {
+			if err := tpccCheckProblem(asFlags(err, nil)); err != nil {
 				return err
 			}
 			if err := emit(cmd.OutOrStdout(), rep, func(w io.Writer) error { _ = rep.WriteText(w); return nil }); err != nil {

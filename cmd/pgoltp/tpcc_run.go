@@ -67,7 +67,7 @@ cleanly and still prints the summary.`,
 			defer stopProfile()
 			out, err := recorder.Run(cmd.Context(), dsn, w, ro)
 			if err != nil {
-				return tpcc.StartProblem(cmd.Context(), asFlags(err, tpccRunFlagNames))
+				return tpccStartProblem(cmd.Context(), asFlags(err, tpccRunFlagNames))
 			}
 			return printTPCCRun(cmd.OutOrStdout(), out)
 		},

@@ -6,13 +6,11 @@ package quickstart
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/field"
-	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
@@ -52,10 +50,7 @@ func Run(ctx context.Context, dsn string, o *Options, rec recorder.Options, out 
 	fmt.Fprintf(o.Log, "== 2/5 loading TPC-C, %d warehouses\n", o.Warehouses)
 	st, err := tpcc.Load(ctx, dsn, tpcc.LoadOptions{Warehouses: o.Warehouses, Progress: o.Log, ProgressBar: o.ProgressBar,
 		FreeDisk: o.FreeDisk})
-	if errors.Is(err, tpcc.ErrLoadExists) {
-		return nil, problem.BadInput("run 'pgoltp tpcc load --force --warehouses N' to replace it, or pass the same --warehouses", "%s", err.Error())
-	}
-	if err != nil {
+	if err != nil { // tpcc.ErrLoadExists: another load is there
 		return nil, err
 	}
 	if st.AlreadyLoaded {

@@ -69,9 +69,9 @@ func validSchemas(names []string) error {
 	return nil
 }
 
-// schemasFlag is how a user passes names to '--schemas': the count when they
-// are the default ones.
-func schemasFlag(names []string) string {
+// SchemasText is names as ParseSchemas reads them back, shortest: the count
+// when they are the default ones.
+func SchemasText(names []string) string {
 	if slices.Equal(names, DefaultSchemas(len(names))) {
 		return strconv.Itoa(len(names))
 	}
