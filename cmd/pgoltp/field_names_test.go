@@ -80,3 +80,32 @@ func TestFlagValueNamedByFlag(t *testing.T) {
 		t.Errorf("tpcb load --scale 0: %q, want %q", err, want)
 	}
 }
+
+// TestRenamedFlagsExist: every flag a command names a field error by, when
+// the flag is not the field's own words, is one of the command's flags.
+func TestRenamedFlagsExist(t *testing.T) {
+	for _, c := range []struct {
+		command []string
+		names   map[string]string
+	}{
+		{[]string{"tpcc", "run"}, tpccRunFlagNames},
+		{[]string{"tpcc", "run"}, groupFlagNames},
+		{[]string{"tpcb", "run"}, tpcbRunFlagNames},
+		{[]string{"tpcb", "run"}, groupFlagNames},
+		{[]string{"compare-versions"}, studyFlagNames},
+	} {
+		cmd, _, err := rootCmd.Find(c.command)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f, name := range c.names {
+			flag := cmd.Flags().Lookup(strings.TrimPrefix(name, "--"))
+			if strings.HasPrefix(name, "-") && !strings.HasPrefix(name, "--") {
+				flag = cmd.Flags().ShorthandLookup(strings.TrimPrefix(name, "-"))
+			}
+			if flag == nil {
+				t.Errorf("%v names field %s as %s, which it does not have", c.command, f, name)
+			}
+		}
+	}
+}
