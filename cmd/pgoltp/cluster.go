@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/pending"
@@ -50,7 +51,7 @@ func init() {
 			return printStatus(cmd, c)
 		},
 	}
-	up.AddFlags(upCmd.Flags())
+	addClusterUpFlags(upCmd.Flags(), &up)
 	psqlCmd := onCluster("psql [-- psql arguments]", "Open psql on the cluster's pgoltp database", false,
 		func(cmd *cobra.Command, c *cluster.Cluster, args []string) error {
 			p, err := c.Psql(cmd.Context(), workDatabase, args)
@@ -138,4 +139,14 @@ func commandName() string {
 func printStatus(cmd *cobra.Command, c *cluster.Cluster) error {
 	st := c.Status(cmd.Context(), workDatabase)
 	return emit(cmd.OutOrStdout(), st, st.WriteText)
+}
+
+// majorFlagHelp describes --pg and its default rule (see cluster.DefaultBinaries).
+var majorFlagHelp = fmt.Sprintf("PostgreSQL major version (10-18; default: the machine's own PostgreSQL, else %d, whatever is in the download cache)", cluster.DefaultMajor)
+
+// addClusterUpFlags declares the flags of 'pgoltp cluster up' that fill o.
+func addClusterUpFlags(f *pflag.FlagSet, o *cluster.Options) {
+	f.IntVar(&o.Major, "pg", 0, majorFlagHelp)
+	f.StringVar(&o.RunAs, "run-as", "", "OS user that runs the server when pgoltp runs as root (default postgres)")
+	f.BoolVar(&o.Offline, "offline", false, "never download PostgreSQL; fail if it is not installed")
 }

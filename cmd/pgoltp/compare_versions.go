@@ -39,7 +39,7 @@ tuples, autovacuum runs, checkpoints, and the top statements side by side.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := parseStudy(&o, pg, duration); err != nil {
-				return err
+				return badFlag(err, studyFlagNames, "run 'pgoltp compare-versions --help' for the flags")
 			}
 			if global.dsn != "" {
 				return problem.BadInput("drop --dsn: compare-versions runs each major in a managed cluster of its own",
@@ -50,13 +50,19 @@ tuples, autovacuum runs, checkpoints, and the top statements side by side.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&pg, "pg", "", "PostgreSQL majors to compare, comma-separated (10 to 18), e.g. 10,15,18")
-	o.AddFlags(f)
+	f.StringVar(&o.Workload, "workload", o.Kinds[0], registry.Or(o.Kinds))
+	f.IntVar(&o.Scale, "scale", 1, "TPC-B scale factor")
+	f.IntVar(&o.Warehouses, "warehouses", 1, "TPC-C warehouses")
+	f.IntVarP(&o.Clients, "clients", "c", 4, "client connections")
+	f.IntVar(&o.Repetitions, "repetitions", 1, "runs per major, interleaved across majors")
+	f.StringArrayVar(&o.Sets, "set", nil, "a server setting name=value applied on every major (repeatable)")
 	f.StringVar(&duration, "duration", "30s", "length of each run")
 	f.StringVarP(&html, "output", "o", "", "also write the stored runs side by side as an HTML page (pgoltp compare's view) to this file")
 	rootCmd.AddCommand(cmd)
 }
 
-// parseStudy checks every flag before any cluster is touched.
+// parseStudy checks every option before any cluster is touched; its errors
+// are the study's field errors, for the caller to name.
 func parseStudy(o *study.Options, pg, duration string) (err error) {
 	if o.Majors, err = study.ParseMajors(pg); err != nil {
 		return err
@@ -83,7 +89,7 @@ func runVersionPlan(ctx context.Context, out io.Writer, path string, p *tune.Pla
 	o := study.Options{Workload: p.Workload.Kind, Kinds: registry.KindsFor(registry.Versions), Scale: p.Workload.Scale, Warehouses: p.Workload.Scale,
 		Clients: p.Workload.Clients, Repetitions: p.Repetitions.Pairs, Sets: sets}
 	if err := parseStudy(&o, pg, duration); err != nil {
-		return err
+		return badPlan(path, err)
 	}
 	return runStudy(ctx, out, o, "")
 }

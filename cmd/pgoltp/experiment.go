@@ -92,6 +92,9 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if err != nil {
 		return problem.BadInput("use workload kind "+strings.Join(registry.Kinds(), ", "), "experiments cannot drive %s", plan.Workload.Kind)
 	}
+	if err := checkPlanWorkload(plan); err != nil {
+		return badPlan(path, err)
+	}
 	server, dsn, err := tunedServer(ctx, experimentDatabase)
 	if err != nil {
 		return err
@@ -102,6 +105,7 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	}
 	e := &tune.Experiment{Plan: plan, Workload: w, Server: server, DSN: dsn, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr, Pending: guard}
 	rep, err := e.Run(ctx)
+	err = asPlanKeys(err)
 	ran := rep != nil && len(rep.Steps) > 0
 	if ran {
 		// Nothing lost: the report is kept in the lab even when the run was interrupted.
@@ -113,6 +117,16 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 		}
 	}
 	return rep.Verdict(err, ctx.Err() != nil)
+}
+
+// checkPlanWorkload checks the options a plan gives its workload before
+// anything runs, on a workload of its own (Validate fills in defaults).
+func checkPlanWorkload(plan *tune.Plan) error {
+	w, err := registry.New(plan.Workload.Kind, plan.Workload.Scale, plan.Workload.Clients)
+	if v, ok := w.(interface{ Validate() error }); ok && err == nil {
+		return v.Validate()
+	}
+	return err
 }
 
 func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/quickstart"
+	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
 
 // quickstart is the whole loop in one command: a managed cluster, a TPC-C
@@ -31,7 +35,7 @@ report into <lab>/reports.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Log, o.ProgressBar = cmd.ErrOrStderr(), term.IsTerminal(int(os.Stderr.Fd()))
 			if err := o.Validate(); err != nil {
-				return err
+				return badFlag(err, nil, "see 'pgoltp quickstart --help'")
 			}
 			ctx := cmd.Context()
 			if global.dsn == "" {
@@ -49,6 +53,9 @@ report into <lab>/reports.`,
 				return err
 			}
 			out, err := quickstart.Run(ctx, dsn, &o, recordOptions(true), cmd.OutOrStdout())
+			if errors.Is(err, tpcc.ErrLoadExists) {
+				return problem.BadInput("run 'pgoltp tpcc load --force --warehouses N' to replace it, or pass the same --warehouses", "%s", err.Error())
+			}
 			if err != nil {
 				return err
 			}
@@ -59,7 +66,9 @@ report into <lab>/reports.`,
 		},
 	}
 	f := cmd.Flags()
-	o.AddFlags(f)
-	f.IntVar(&major, "pg", 0, cluster.MajorFlagHelp)
+	f.IntVar(&o.Warehouses, "warehouses", 2, "TPC-C warehouses to load")
+	f.DurationVar(&o.Duration, "duration", time.Minute, "measured time of the run")
+	f.StringVar(&o.Path, "path", tpcc.PathClient, "client (prepared statements) or server (PL/pgSQL functions)")
+	f.IntVar(&major, "pg", 0, majorFlagHelp)
 	rootCmd.AddCommand(cmd)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pgoltp/pgoltp/internal/group"
+	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
@@ -36,7 +36,7 @@ func newTPCBLoadCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
-				return problem.BadInput("run 'pgoltp tpcb load --help' for the flags", "%s", err)
+				return problem.BadInput("run 'pgoltp tpcb load --help' for the flags", "%s", asFlags(err, nil))
 			}
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
@@ -50,7 +50,7 @@ func newTPCBLoadCmd() *cobra.Command {
 			}
 			res, err := tpcb.Load(cmd.Context(), dsn, o)
 			if err != nil {
-				return fmt.Errorf("tpcb load: %w", err)
+				return fmt.Errorf("tpcb load: %w", asFlags(err, nil))
 			}
 			if global.json {
 				return writeJSON(cmd.OutOrStdout(), res)
@@ -58,17 +58,16 @@ func newTPCBLoadCmd() *cobra.Command {
 			return nil
 		},
 	}
-	f := cmd.Flags()
-	o.AddFlags(f)
+	addTPCBLoadFlags(cmd.Flags(), &o)
 	return cmd
 }
 
 func newTPCBRunCmd() *cobra.Command {
 	var (
 		o   tpcb.RunOptions
-		fl  tpcb.Flags
-		rr  recorder.Flags
-		grp group.Flags
+		fl  tpcbRunFlags
+		rr  recordFlags
+		grp groupFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -80,17 +79,17 @@ checks that balances and history moved together and that the history holds
 one row per committed transaction.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := fl.Apply(&o); err != nil {
+			if err := fl.apply(&o); err != nil {
 				return err
 			}
 			ro := recordOptions(true)
-			if err := rr.Apply(&ro, cmd.Flags(), o.Duration); err != nil {
+			if err := rr.apply(&ro, cmd.Flags(), o.Duration); err != nil {
 				return err
 			}
-			if err := ro.JoinGroup(grp, &o.Part); err != nil {
+			if err := joinGroup(&ro, grp, &o.Part); err != nil {
 				return err
 			}
-			o.UseCPUs()
+			_ = driver.UseCPUs(o.CPUs(), o.Clients) // procs above 0: no error
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err
@@ -100,7 +99,7 @@ one row per committed transaction.`,
 			}
 			out, err := recorder.Run(cmd.Context(), dsn, &tpcb.Workload{Options: o, SkipCheck: o.NoCheck}, ro)
 			if err != nil {
-				return tpcb.Problem("tpcb run", err)
+				return tpcbProblem("tpcb run", err)
 			}
 			res := out.Result.Detail.(*tpcb.RunResult)
 			if err := emit(cmd.OutOrStdout(), res, func(w io.Writer) error { res.WriteSummary(w); return nil }); err != nil {
@@ -110,9 +109,9 @@ one row per committed transaction.`,
 		},
 	}
 	f := cmd.Flags()
-	fl.AddFlags(f, &o)
-	rr.AddFlags(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
-	grp.AddFlags(f, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
+	fl.add(f, &o)
+	rr.add(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
+	grp.add(f, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
 	return cmd
 }
 
@@ -129,7 +128,7 @@ run unless given -n).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
-				return err
+				return badFlag(err, nil, "")
 			}
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
@@ -137,7 +136,7 @@ run unless given -n).`,
 			}
 			res, err := tpcb.Check(cmd.Context(), dsn, o)
 			if err != nil {
-				return tpcb.Problem("tpcb check", err)
+				return tpcbProblem("tpcb check", err)
 			}
 			if err := emit(cmd.OutOrStdout(), res, func(w io.Writer) error { res.WriteText(w); return nil }); err != nil {
 				return err
@@ -145,7 +144,6 @@ run unless given -n).`,
 			return res.Verdict()
 		},
 	}
-	f := cmd.Flags()
-	o.AddFlags(f)
+	addTPCBCheckFlags(cmd.Flags(), &o)
 	return cmd
 }

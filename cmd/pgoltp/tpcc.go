@@ -43,13 +43,16 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.Validate(); err != nil {
-				return problem.BadInput("see 'pgoltp tpcc load --help'", "%s", err.Error())
+				return problem.BadInput("see 'pgoltp tpcc load --help'", "%s", asFlags(err, nil).Error())
 			}
 			out := cmd.OutOrStdout()
+			if toFiles != "" && len(opts.Schemas) > 0 {
+				return problem.BadInput("drop --schemas, or --to-files to load them", "--to-files writes one database's files, not several schemas")
+			}
 			if toFiles != "" {
 				st, err := tpcc.WriteFiles(cmd.Context(), toFiles, opts)
 				if err != nil {
-					return err
+					return asFlags(err, nil)
 				}
 				return emit(out, st, func(w io.Writer) error {
 					_, err := fmt.Fprintf(w, "wrote %d rows of %d warehouses (seed %d) as COPY text files in %s in %.1fs\n",
@@ -70,15 +73,15 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 				opts.ProgressBar = true
 			}
 			st, err := tpcc.Load(cmd.Context(), dsn, opts)
-			if err := tpcc.LoadProblem(cmd.Context(), err); err != nil {
+			if err := tpccLoadProblem(cmd.Context(), asFlags(err, nil)); err != nil {
 				return err
 			}
 			return emit(out, st, func(w io.Writer) error { st.WriteText(w); return nil })
 		},
 	}
 	f := cmd.Flags()
-	opts.AddFlags(f)
-	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, tpcc.SchemasLoadUsage)
+	addTPCCLoadFlags(f, &opts)
+	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, schemasLoadUsage)
 	f.StringVar(&toFiles, "to-files", "", "write the data as COPY text files to this directory instead of loading (for benchmarks)")
 	return cmd
 }
@@ -98,14 +101,14 @@ Checks: ` + strings.Join(tpcc.CheckNames(), ", "),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.Validate(fresh); err != nil {
-				return err
+				return badFlag(err, nil, "")
 			}
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err
 			}
 			rep, err := tpcc.Check(cmd.Context(), dsn, opts)
-			if err := tpcc.CheckProblem(err); err != nil {
+			if err := tpccCheckProblem(asFlags(err, nil)); err != nil {
 				return err
 			}
 			if err := emit(cmd.OutOrStdout(), rep, func(w io.Writer) error { _ = rep.WriteText(w); return nil }); err != nil {
@@ -115,8 +118,8 @@ Checks: ` + strings.Join(tpcc.CheckNames(), ", "),
 		},
 	}
 	f := cmd.Flags()
-	opts.AddFlags(f)
-	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, tpcc.SchemasCheckUsage)
+	addTPCCCheckFlags(f, &opts)
+	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, schemasCheckUsage)
 	f.StringVar(&fresh, "fresh", "auto", "run the load-only check (condition 11): auto, yes or no")
 	return cmd
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
-	"github.com/pgoltp/pgoltp/internal/group"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
@@ -20,10 +19,10 @@ func init() {
 func tpccRunCommand() *cobra.Command {
 	var (
 		opts       tpcc.RunOptions
-		fl         tpcc.RunFlags
-		rr         recorder.Flags
+		fl         tpccRunFlags
+		rr         recordFlags
 		cpuProfile string
-		grp        group.Flags
+		grp        groupFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -41,22 +40,22 @@ A live line is printed every --progress seconds on stderr; Ctrl-C stops the run
 cleanly and still prints the summary.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w, err := fl.Workload(opts)
+			w, err := fl.workload(opts)
 			if err != nil {
 				return err
 			}
 			ro := recordOptions(true)
-			if err := rr.Apply(&ro, cmd.Flags(), w.Options.Ramp+w.Options.Duration); err != nil {
+			if err := rr.apply(&ro, cmd.Flags(), w.Options.Ramp+w.Options.Duration); err != nil {
 				return err
 			}
-			if err := ro.JoinGroup(grp, &w.Options.Part); err != nil {
+			if err := joinGroup(&ro, grp, &w.Options.Part); err != nil {
 				return err
 			}
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err
 			}
-			closeLog, err := fl.Outputs(w, cmd.ErrOrStderr())
+			closeLog, err := fl.outputs(w, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -68,16 +67,16 @@ cleanly and still prints the summary.`,
 			defer stopProfile()
 			out, err := recorder.Run(cmd.Context(), dsn, w, ro)
 			if err != nil {
-				return tpcc.StartProblem(cmd.Context(), err)
+				return tpccStartProblem(cmd.Context(), asFlags(err, tpccRunFlagNames))
 			}
 			return printTPCCRun(cmd.OutOrStdout(), out)
 		},
 	}
 	f := cmd.Flags()
-	fl.AddFlags(f, &opts)
-	grp.AddFlags(f, "warehouses (remote ones still from all loaded)")
-	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, tpcc.SchemasRunUsage)
-	rr.AddFlags(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU measurements)")
+	fl.add(f, &opts)
+	grp.add(f, "warehouses (remote ones still from all loaded)")
+	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, schemasRunUsage)
+	rr.add(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU measurements)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
 	_ = f.MarkHidden("cpuprofile")
 	return cmd

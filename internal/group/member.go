@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/workload"
@@ -59,13 +60,14 @@ type Options struct {
 }
 
 // Validate checks the name and the part (1 ≤ k ≤ n); n ≤ warehouses is
-// checked by the workload once it knows the database.
+// checked by the workload once it knows the database. Its own errors are
+// field errors (field.Error).
 func (o Options) Validate() error {
 	if err := ValidateName(o.Name); err != nil {
 		return err
 	}
 	if o.Part.Whole() {
-		return fmt.Errorf("--group %s needs --part k/n: which part this process is, of how many", o.Name)
+		return field.New("Part", o.Part, "{Name} %s needs {} k/n: which part this process is, of how many", o.Name)
 	}
 	return o.Part.Validate()
 }

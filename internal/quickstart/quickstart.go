@@ -6,12 +6,11 @@ package quickstart
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
@@ -31,20 +30,18 @@ type Options struct {
 }
 
 // Validate checks the options before any server is touched, and builds the
-// loop's run: no-wait mode, fully checked.
+// loop's run: no-wait mode, fully checked. Its errors are field errors
+// (field.Error): its own name the fix, the run's are tpcc's.
 func (o *Options) Validate() error {
 	if o.Warehouses < 1 || o.Warehouses > tpcc.MaxWarehouses {
-		return problem.BadInput(fmt.Sprintf("pass --warehouses 1 to %d", tpcc.MaxWarehouses), "--warehouses %d is out of range", o.Warehouses)
+		return field.New("Warehouses", o.Warehouses, "{} %d is out of range", o.Warehouses).Fix("pass {} 1 to %d", tpcc.MaxWarehouses)
 	}
 	if o.Duration < 5*time.Second {
-		return problem.BadInput("pass --duration 5s or more", "--duration %s is too short to measure", o.Duration)
+		return field.New("Duration", o.Duration, "{} %s is too short to measure", o.Duration).Fix("pass {} 5s or more")
 	}
 	o.run = &tpcc.Workload{CheckMode: tpcc.CheckFull, Options: tpcc.RunOptions{Path: o.Path, Mode: tpcc.ModeNoWait,
 		Duration: o.Duration, Ramp: 5 * time.Second, Progress: 5 * time.Second, ProgressOut: o.Log}}
-	if err := o.run.Validate(); err != nil {
-		return problem.BadInput("see 'pgoltp quickstart --help'", "%s", err.Error())
-	}
-	return nil
+	return o.run.Validate()
 }
 
 // Run is steps 2 to 4 of 5 on dsn: load, run recorded as rec says, check;
@@ -53,10 +50,7 @@ func Run(ctx context.Context, dsn string, o *Options, rec recorder.Options, out 
 	fmt.Fprintf(o.Log, "== 2/5 loading TPC-C, %d warehouses\n", o.Warehouses)
 	st, err := tpcc.Load(ctx, dsn, tpcc.LoadOptions{Warehouses: o.Warehouses, Progress: o.Log, ProgressBar: o.ProgressBar,
 		FreeDisk: o.FreeDisk})
-	if errors.Is(err, tpcc.ErrLoadExists) {
-		return nil, problem.BadInput("run 'pgoltp tpcc load --force --warehouses N' to replace it, or pass the same --warehouses", "%s", err.Error())
-	}
-	if err != nil {
+	if err != nil { // tpcc.ErrLoadExists: another load is there
 		return nil, err
 	}
 	if st.AlreadyLoaded {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
-	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
@@ -28,11 +28,8 @@ type Options struct {
 	PerMajor     map[int][]Translation // the Sets as each major takes them, filled by Validate
 }
 
-func bad(format string, args ...any) error {
-	return problem.BadInput("run 'pgoltp compare-versions --help' for the flags", format, args...)
-}
-
-// ParseMajors reads --pg: two or more distinct majors, comma-separated.
+// ParseMajors reads the majors to compare: two or more distinct ones,
+// comma-separated. Its errors are field errors (field.Error) of Majors.
 func ParseMajors(pg string) ([]int, error) {
 	var majors []int
 	seen := map[int]bool{}
@@ -43,10 +40,10 @@ func ParseMajors(pg string) ([]int, error) {
 		}
 		m, err := strconv.Atoi(s)
 		if err != nil || m == 0 {
-			return nil, bad("--pg %q: give majors such as 10,15,18", pg)
+			return nil, field.New("Majors", pg, "{} %q: give majors such as 10,15,18", pg)
 		}
 		if err := cluster.ValidMajor(m); err != nil {
-			return nil, bad("--pg: %v", err)
+			return nil, field.New("Majors", pg, "{}: %v", err)
 		}
 		if !seen[m] {
 			seen[m] = true
@@ -54,35 +51,49 @@ func ParseMajors(pg string) ([]int, error) {
 		}
 	}
 	if len(majors) < 2 {
-		return nil, bad("--pg %q: give at least two majors to compare, e.g. --pg 10,15", pg)
+		return nil, field.New("Majors", pg, "{} %q: give at least two majors to compare, e.g. {} 10,15", pg)
 	}
 	return majors, nil
 }
 
 // Validate checks the workload, the counts and the settings (translated for
-// every major into PerMajor) before any cluster is touched.
+// every major into PerMajor) before any cluster is touched. Its errors are
+// field errors (field.Error).
 func (o *Options) Validate() error {
 	if !slices.Contains(o.Kinds, o.Workload) {
-		return bad("--workload %q: use %s", o.Workload, or(o.Kinds))
+		return field.New("Workload", o.Workload, "{} %q: use %s", o.Workload, or(o.Kinds))
 	}
 	if o.Duration <= 0 {
-		return bad("--duration %q: give a duration such as 30s or 5m", o.DurationText)
+		return field.New("Duration", o.DurationText, "{} %q: give a duration such as 30s or 5m", o.DurationText)
 	}
-	if o.Repetitions < 1 || o.Scale < 1 || o.Warehouses < 1 || o.Clients < 1 {
-		return bad("--repetitions, --scale, --warehouses and --clients must be at least 1")
+	if err := o.validateCounts(); err != nil {
+		return err
 	}
 	o.PerMajor = map[int][]Translation{}
 	sets, err := settings.ParseAssignments(o.Sets)
 	if err != nil {
-		return bad("--set %v: use name=value", err)
+		return field.New("Sets", o.Sets, "{} %v: use name=value", err)
 	}
 	for _, a := range sets {
 		for _, m := range o.Majors {
 			t, err := Translate(m, a.Name, a.Value)
 			if err != nil {
-				return problem.BadInput("fix or drop the --set", "--set %s for PostgreSQL %d: %v", a.Given, m, err)
+				return field.New("Sets", a.Given, "{} %s for PostgreSQL %d: %v", a.Given, m, err).Fix("fix or drop the {}")
 			}
 			o.PerMajor[m] = append(o.PerMajor[m], t)
+		}
+	}
+	return nil
+}
+
+// validateCounts refuses a count below 1, naming the first.
+func (o *Options) validateCounts() error {
+	for _, c := range []struct {
+		field string
+		n     int
+	}{{"Repetitions", o.Repetitions}, {"Scale", o.Scale}, {"Warehouses", o.Warehouses}, {"Clients", o.Clients}} {
+		if c.n < 1 {
+			return field.New(c.field, c.n, "{Repetitions}, {Scale}, {Warehouses} and {Clients} must be at least 1")
 		}
 	}
 	return nil
@@ -98,7 +109,7 @@ func (o *Options) Translations() []Translation {
 	return all
 }
 
-// MajorsList is the majors as --pg takes them: "10,15,18".
+// MajorsList is the majors as ParseMajors takes them: "10,15,18".
 func (o *Options) MajorsList() string {
 	s := make([]string, len(o.Majors))
 	for i, m := range o.Majors {

@@ -1,10 +1,13 @@
 package study
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pgoltp/pgoltp/internal/field"
 )
 
 func TestParseMajors(t *testing.T) {
@@ -28,17 +31,21 @@ func TestOptionsValidate(t *testing.T) {
 		want   string // in the error; "" for none
 	}{
 		{"good", func(*Options) {}, ""},
-		{"workload", func(o *Options) { o.Workload = "ledger" }, "--workload"},
-		{"duration", func(o *Options) { o.Duration, o.DurationText = 0, "soon" }, `--duration "soon"`},
+		{"workload", func(o *Options) { o.Workload = "ledger" }, `workload "ledger": use tpcb or tpcc`},
+		{"duration", func(o *Options) { o.Duration, o.DurationText = 0, "soon" }, `duration "soon"`},
 		{"clients", func(o *Options) { o.Clients = 0 }, "at least 1"},
-		{"set", func(o *Options) { o.Sets = []string{"jit"} }, `--set "jit"`},
-		{"refused", func(o *Options) { o.Sets = []string{"listen_addresses=*"} }, "--set listen_addresses=* for PostgreSQL 12: pgoltp never sets listen_addresses"},
+		{"set", func(o *Options) { o.Sets = []string{"jit"} }, `sets "jit": use name=value`},
+		{"refused", func(o *Options) { o.Sets = []string{"listen_addresses=*"} }, "sets listen_addresses=* for PostgreSQL 12: pgoltp never sets listen_addresses"},
 	} {
 		o := good
 		c.change(&o)
 		err := o.Validate()
 		if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+		// A field error, which the command names by its flag and a plan by its key.
+		if fe := (*field.Error)(nil); err != nil && !errors.As(err, &fe) {
+			t.Errorf("%s: %v is not a field error", c.name, err)
 		}
 	}
 	o := good

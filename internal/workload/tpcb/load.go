@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/pgoltp/pgoltp/internal/field"
 )
 
 // LoadOptions are pgbench -i's options that matter for the data, plus the
@@ -44,22 +46,23 @@ type LoadResult struct {
 	Elapsed  time.Duration `json:"elapsed_ns"`
 }
 
-// Validate checks the options as pgbench does, and fills in defaults.
+// Validate checks the options as pgbench does, and fills in defaults; its
+// errors are field errors (field.Error).
 func (o *LoadOptions) Validate() error {
 	if o.Scale < 1 {
-		return fmt.Errorf("invalid --scale %d: must be at least 1", o.Scale)
+		return field.New("Scale", o.Scale, "invalid {} %d: must be at least 1", o.Scale)
 	}
 	if o.Scale > MaxScale {
-		return fmt.Errorf("invalid --scale %d: at most %d (pgbench_tellers.tid is an int4, %d tellers per unit)", o.Scale, MaxScale, TellersPerScale)
+		return field.New("Scale", o.Scale, "invalid {} %d: at most %d (pgbench_tellers.tid is an int4, %d tellers per unit)", o.Scale, MaxScale, TellersPerScale)
 	}
 	if o.Fillfactor == 0 {
 		o.Fillfactor = 100
 	}
 	if o.Fillfactor < 10 || o.Fillfactor > 100 {
-		return fmt.Errorf("invalid --fillfactor %d: must be between 10 and 100", o.Fillfactor)
+		return field.New("Fillfactor", o.Fillfactor, "invalid {} %d: must be between 10 and 100", o.Fillfactor)
 	}
 	if o.Partitions < 0 {
-		return fmt.Errorf("invalid --partitions %d: must be 0 or more", o.Partitions)
+		return field.New("Partitions", o.Partitions, "invalid {} %d: must be 0 or more", o.Partitions)
 	}
 	switch o.PartitionMethod {
 	case "":
@@ -69,17 +72,17 @@ func (o *LoadOptions) Validate() error {
 		}
 	case PartitionRange, PartitionHash:
 		if o.Partitions == 0 {
-			return fmt.Errorf("--partition-method %s needs --partitions greater than 0", o.PartitionMethod)
+			return field.New("PartitionMethod", o.PartitionMethod, "{} %s needs {Partitions} greater than 0", o.PartitionMethod)
 		}
 	case PartitionNone:
 		if o.Partitions > 0 {
-			return fmt.Errorf("--partitions %d needs --partition-method range or hash", o.Partitions)
+			return field.New("Partitions", o.Partitions, "{} %d needs {PartitionMethod} range or hash", o.Partitions)
 		}
 	default:
-		return fmt.Errorf("invalid --partition-method %q: must be range or hash", o.PartitionMethod)
+		return field.New("PartitionMethod", o.PartitionMethod, "invalid {} %q: must be range or hash", o.PartitionMethod)
 	}
 	if o.Jobs < 0 {
-		return fmt.Errorf("invalid --jobs %d: must be 1 or more", o.Jobs)
+		return field.New("Jobs", o.Jobs, "invalid {} %d: must be 1 or more", o.Jobs)
 	}
 	if o.Jobs == 0 {
 		o.Jobs = max(2, runtime.NumCPU())

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
@@ -16,7 +17,7 @@ import (
 type RunOptions struct {
 	Script       Script        `json:"script"`        // -b: tpcb-like, simple-update (-N), select-only (-S)
 	Clients      int           `json:"clients"`       // -c: concurrent connections (default 1)
-	Jobs         int           `json:"jobs"`          // -j: threads; recorded, the CLI sets GOMAXPROCS from it
+	Jobs         int           `json:"jobs"`          // -j: threads; recorded, the command sets GOMAXPROCS from it (CPUs)
 	Protocol     Protocol      `json:"protocol"`      // -M: simple (default), extended, prepared
 	Rate         float64       `json:"rate"`          // -R: target transactions per second over all clients; 0 = as fast as possible
 	LatencyLimit time.Duration `json:"latency_limit"` // --latency-limit: count late ones; with Rate, skip those already late
@@ -154,10 +155,10 @@ func (o *RunOptions) validateEnd() error {
 		return fmt.Errorf("specify either a number of transactions or a duration, not both")
 	}
 	if o.StopAtTxns < 0 {
-		return fmt.Errorf("invalid --stop-at-txns %d: must be positive", o.StopAtTxns)
+		return field.New("StopAtTxns", o.StopAtTxns, "invalid {} %d: must be positive", o.StopAtTxns)
 	}
 	if o.StopAtTxns > 0 && o.Transactions > 0 {
-		return fmt.Errorf("specify either transactions per client (-t) or a total (--stop-at-txns), not both")
+		return field.New("StopAtTxns", o.StopAtTxns, "specify either transactions per client ({Transactions}) or a total ({}), not both")
 	}
 	if o.Transactions == 0 && o.Duration == 0 && o.StopAtTxns == 0 {
 		o.Transactions = 10

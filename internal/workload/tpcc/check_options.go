@@ -4,12 +4,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/problem"
 )
 
-// Validate checks the options of `pgoltp tpcc check` as given: fresh is
-// --fresh (auto, yes or no), every --only name must be a check, and at
-// least one worker.
+// Validate checks the options of a check as given: fresh is auto, yes or
+// no, every name in Only must be a check, and at least one worker. Its
+// errors are field errors (field.Error) that name their fix.
 func (o *CheckOptions) Validate(fresh string) error {
 	switch fresh {
 	case "auto":
@@ -19,15 +20,15 @@ func (o *CheckOptions) Validate(fresh string) error {
 	case "no":
 		o.Fresh = FreshNo
 	default:
-		return problem.BadInput("use --fresh auto, yes or no", "unknown --fresh value %q", fresh)
+		return field.New("Fresh", fresh, "unknown {} value %q", fresh).Fix("use {} auto, yes or no")
 	}
 	for _, n := range o.Only {
 		if !slices.Contains(CheckNames(), n) {
-			return problem.BadInput("choose from: "+strings.Join(CheckNames(), ", "), "unknown check %q in --only", n)
+			return field.New("Only", n, "unknown check %q in {}", n).Fix("choose from: %s", strings.Join(CheckNames(), ", "))
 		}
 	}
 	if o.Workers < 1 {
-		return problem.BadInput("pass --workers 1 or more", "--workers must be at least 1, got %d", o.Workers)
+		return field.New("Workers", o.Workers, "{} must be at least 1, got %d", o.Workers).Fix("pass {} 1 or more")
 	}
 	return nil
 }

@@ -13,9 +13,9 @@ func TestCheckOptionsValidate(t *testing.T) {
 		want  string // in the error; "" for none
 	}{
 		{"good", "no", CheckOptions{Workers: 1, Only: []string{CheckNames()[0]}}, ""},
-		{"fresh", "maybe", CheckOptions{Workers: 1}, `--fresh value "maybe"`},
+		{"fresh", "maybe", CheckOptions{Workers: 1}, `fresh value "maybe"`},
 		{"only", "auto", CheckOptions{Workers: 1, Only: []string{"nonsense"}}, `check "nonsense"`},
-		{"workers", "auto", CheckOptions{Workers: 0}, "--workers must be at least 1, got 0"},
+		{"workers", "auto", CheckOptions{Workers: 0}, "workers must be at least 1, got 0"},
 	} {
 		err := c.o.Validate(c.fresh)
 		if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {

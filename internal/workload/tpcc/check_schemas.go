@@ -14,7 +14,7 @@ import (
 func checkSchemas(ctx context.Context, dsn string, opts CheckOptions) (CheckReport, error) {
 	start := time.Now()
 	if opts.Schema != "" {
-		return CheckReport{}, fmt.Errorf("--schema %s and --schemas together: pass one of them", opts.Schema)
+		return CheckReport{}, bothSchemas(opts.Schema)
 	}
 	if err := validSchemas(opts.Schemas); err != nil {
 		return CheckReport{}, err

@@ -1,11 +1,11 @@
 package tpcc
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/field"
 )
 
 // DefaultWeights is the 23-card deck of clause 5.2.4.2 in --weights order
@@ -19,24 +19,24 @@ func DefaultWeights() []int {
 	return w
 }
 
-// ParseWeights parses --weights "NO,P,OS,D,SL" (BenchmarkSQL style, e.g.
+// ParseWeights parses a mix "NO,P,OS,D,SL" (BenchmarkSQL style, e.g.
 // "45,43,4,4,4"): five non-negative integers, not all zero. The terminal deals
 // a shuffled deck with that many cards of each kind.
 func ParseWeights(s string) ([]int, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != numDealt {
-		return nil, fmt.Errorf("--weights %q has %d numbers, want 5 (NO,P,OS,D,SL), e.g. 45,43,4,4,4", s, len(parts))
+		return nil, field.New("Weights", s, "{} %q has %d numbers, want 5 (NO,P,OS,D,SL), e.g. 45,43,4,4,4", s, len(parts))
 	}
 	w := make([]int, numDealt)
 	for i, p := range parts {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil {
-			return nil, fmt.Errorf("--weights %q: %q is not a whole number", s, p)
+			return nil, field.New("Weights", s, "{} %q: %q is not a whole number", s, p)
 		}
 		w[i] = n
 	}
 	if err := driver.ValidateWeights(w); err != nil {
-		return nil, fmt.Errorf("--weights %q: %w", s, err)
+		return nil, field.New("Weights", s, "{} %q: %v", s, err)
 	}
 	return w, nil
 }

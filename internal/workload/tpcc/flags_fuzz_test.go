@@ -44,7 +44,7 @@ func FuzzParseWeights(f *testing.F) {
 // FuzzParseSchemas: accepted --schemas are distinct, non-empty, trimmed
 // names that PostgreSQL keeps whole (at most 63 bytes, no NUL: longer names
 // are truncated, so two could become one schema), and the form a command
-// shows them in (schemasFlag) reads back the same.
+// shows them in (SchemasText) reads back the same.
 func FuzzParseSchemas(f *testing.F) {
 	for _, s := range []string{"2", "1", "a,b", " a , b ", "bench", "0", "-3", "a,,b", "a,a", "1001", "tpcc1,tpcc2", "2,1", "x\x00y",
 		strings.Repeat("s", 63) + "a," + strings.Repeat("s", 63) + "b"} {
@@ -63,8 +63,8 @@ func FuzzParseSchemas(f *testing.F) {
 				t.Fatalf("ParseSchemas(%q) accepted the schema %q among %q", s, n, names)
 			}
 		}
-		if back, err := ParseSchemas(schemasFlag(names)); err != nil || !slices.Equal(back, names) {
-			t.Fatalf("ParseSchemas(%q) = %q, shown as %q, read back as %q, %v", s, names, schemasFlag(names), back, err)
+		if back, err := ParseSchemas(SchemasText(names)); err != nil || !slices.Equal(back, names) {
+			t.Fatalf("ParseSchemas(%q) = %q, shown as %q, read back as %q, %v", s, names, SchemasText(names), back, err)
 		}
 	})
 }

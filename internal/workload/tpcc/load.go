@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
@@ -100,17 +101,17 @@ func (o LoadOptions) Validate() error {
 func (o *LoadOptions) normalize() error {
 	if len(o.Schemas) > 0 {
 		if o.Schema != "" {
-			return fmt.Errorf("--schema %s and --schemas together: pass one of them", o.Schema)
+			return bothSchemas(o.Schema)
 		}
 		if err := validSchemas(o.Schemas); err != nil {
 			return err
 		}
 	}
 	if o.Warehouses < 1 || o.Warehouses > MaxWarehouses {
-		return fmt.Errorf("warehouses must be from 1 to %d (W_ID is an int4 with room for 2*W ids, clause 1.3.1), got %d", MaxWarehouses, o.Warehouses)
+		return field.New("Warehouses", o.Warehouses, "warehouses must be from 1 to %d (W_ID is an int4 with room for 2*W ids, clause 1.3.1), got %d", MaxWarehouses, o.Warehouses)
 	}
 	if o.Workers < 0 {
-		return fmt.Errorf("workers must be at least 1, got %d", o.Workers)
+		return field.New("Workers", o.Workers, "workers must be at least 1, got %d", o.Workers)
 	}
 	if o.Workers == 0 {
 		o.Workers = runtime.NumCPU()
@@ -123,13 +124,13 @@ func (o *LoadOptions) normalize() error {
 	}
 	if !o.Part.Whole() {
 		if len(o.Schemas) > 0 {
-			return fmt.Errorf("--part with --schemas: a partitioned load fills one schema; load each schema with its own group of parts")
+			return field.New("Part", o.Part, "{} with {Schemas}: a partitioned load fills one schema; load each schema with its own group of parts")
 		}
 		if _, _, err := o.Part.Range(o.Warehouses); err != nil {
 			return err
 		}
 		if o.Seed == 0 {
-			return fmt.Errorf("--part %s needs --seed: give every part the same seed, so that they load one population", o.Part)
+			return field.New("Seed", o.Seed, "{Part} %s needs {}: give every part the same seed, so that they load one population", o.Part)
 		}
 	}
 	return o.SchemaOptions.validate()

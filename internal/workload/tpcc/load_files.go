@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/field"
 )
 
 // WriteFiles writes the population Load would create as one COPY text file
@@ -19,7 +19,7 @@ import (
 func WriteFiles(ctx context.Context, dir string, opts LoadOptions) (LoadStats, error) {
 	start := time.Now()
 	if len(opts.Schemas) > 0 {
-		return LoadStats{}, problem.BadInput("drop --schemas, or --to-files to load them", "--to-files writes one database's files, not several schemas")
+		return LoadStats{}, field.New("Schemas", opts.Schemas, "the files are one database's, not several schemas'")
 	}
 	if err := opts.normalize(); err != nil {
 		return LoadStats{}, err

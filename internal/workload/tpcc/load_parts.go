@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/field"
 )
 
 // Partitioned loads (tpcc load --part k/n): n processes, on one machine or
@@ -173,15 +175,16 @@ func joinPartLoad(ctx context.Context, conn *pgx.Conn, opts LoadOptions, stats *
 				return err
 			}
 			if status != "pending" {
-				return fmt.Errorf("%w: part %s of the load with seed %d is %s already; load all parts again with --force and a new --seed",
-					ErrPartLoaded, opts.Part, opts.Seed, status)
+				return fmt.Errorf("%w: %w", ErrPartLoaded, field.New("Seed", opts.Seed,
+					"part %s of the load with seed %d is %s already; load all parts again with {Force} and a new {}", opts.Part, opts.Seed, status))
 			}
 			meta, joined = old, true
 			_, err := tx.Exec(ctx, "UPDATE pgoltp_load_parts SET status = 'loading' WHERE part = $1", opts.Part.K)
 			return err
 		case underWay && !opts.Force:
-			return fmt.Errorf("%w: a load in %d parts of %d warehouses with seed %d is under way in schema %s; give every part the same --warehouses, --seed and --part n, or --force to replace it",
-				ErrLoadExists, parts, old.Warehouses, old.Seed, opts.Schema)
+			return fmt.Errorf("%w: %w", ErrLoadExists, field.New("Part", opts.Part,
+				"a load in %d parts of %d warehouses with seed %d is under way in schema %s; give every part the same {Warehouses}, {Seed} and {} n, or {Force} to replace it",
+				parts, old.Warehouses, old.Seed, opts.Schema))
 		case loaded && old.Complete && !opts.Force:
 			return fmt.Errorf("%w: a complete load of %d warehouses (seed %d, partitions %d) exists in schema %s",
 				ErrLoadExists, old.Warehouses, old.Seed, old.Partitions, opts.Schema)

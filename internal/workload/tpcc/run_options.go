@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
@@ -107,58 +108,39 @@ type Second struct {
 }
 
 // Validate checks the options before any work starts and fills defaults that
-// do not depend on the database. Errors name the flag and the fix.
+// do not depend on the database. Errors are field errors (field.Error): the
+// option, its value and the fix.
 func (o *RunOptions) Validate() error {
 	if o.Path == "" {
 		o.Path = PathClient
 	}
 	if o.Path != PathClient && o.Path != PathServer {
-		return fmt.Errorf("--path %q: use client or server", o.Path)
+		return field.New("Path", o.Path, "{} %q: use client or server", o.Path)
 	}
 	if o.Mode == "" {
 		o.Mode = ModeNoWait
 	}
 	if o.Mode != ModeSpec && o.Mode != ModeNoWait {
-		return fmt.Errorf("--mode %q: use spec or nowait", o.Mode)
+		return field.New("Mode", o.Mode, "{} %q: use spec or nowait", o.Mode)
 	}
 	if o.Isolation == "" {
 		o.Isolation = "read-committed"
 	}
 	if _, ok := isolationLevels[o.Isolation]; !ok {
-		return fmt.Errorf("--isolation %q: use read-committed, repeatable-read or serializable", o.Isolation)
+		return field.New("Isolation", o.Isolation, "{} %q: use read-committed, repeatable-read or serializable", o.Isolation)
 	}
-	checks := []struct {
-		bad  bool
-		what string
-	}{
-		{o.Warehouses < 0, fmt.Sprintf("--warehouses %d is negative", o.Warehouses)},
-		{o.Terminals < 0, fmt.Sprintf("--terminals %d is negative; use 1 or more (0 = default)", o.Terminals)},
-		{o.Conns < 0, fmt.Sprintf("--conns %d is negative; use 1 or more (0 = default)", o.Conns)},
-		{o.DeliveryWorkers < 0, fmt.Sprintf("--delivery-workers %d is negative", o.DeliveryWorkers)},
-		{o.Duration < 0, fmt.Sprintf("--duration %v is negative", o.Duration)},
-		{o.Ramp < 0, fmt.Sprintf("--ramp %v is negative", o.Ramp)},
-		{o.TxnsPerTerminal < 0, fmt.Sprintf("--txns-per-terminal %d is negative", o.TxnsPerTerminal)},
-		{o.StopAtTxns < 0, fmt.Sprintf("--stop-at-txns %d is negative; use a total over all terminals (0 = no limit)", o.StopAtTxns)},
-		{o.Rate < 0, fmt.Sprintf("--rate %v is negative; transactions per minute, 0 = unlimited", o.Rate)},
-		{o.KeyingScale < 0, fmt.Sprintf("keying scale %v is negative", o.KeyingScale)},
-		{o.Progress < 0, fmt.Sprintf("--progress %v is negative", o.Progress)},
-		{o.Terminals > 1000000, fmt.Sprintf("--terminals %d: at most 1000000", o.Terminals)},
-		{o.Conns > 10000, fmt.Sprintf("--conns %d: at most 10000", o.Conns)},
-	}
-	for _, c := range checks {
-		if c.bad {
-			return fmt.Errorf("%s", c.what)
-		}
+	if err := o.validateCounts(); err != nil {
+		return err
 	}
 	if len(o.Schemas) > 0 {
 		if o.Schema != "" {
-			return fmt.Errorf("--schema %s and --schemas together: pass one of them", o.Schema)
+			return bothSchemas(o.Schema)
 		}
 		if err := validSchemas(o.Schemas); err != nil {
 			return err
 		}
 		if o.Part.N > 0 {
-			return fmt.Errorf("--part with --schemas: a group part drives one schema; run one group per schema")
+			return field.New("Part", o.Part, "{} with {Schemas}: a group part drives one schema; run one group per schema")
 		}
 	}
 	if err := o.Part.Validate(); err != nil {
@@ -167,10 +149,10 @@ func (o *RunOptions) Validate() error {
 	if o.Weights == nil {
 		o.Weights = DefaultWeights()
 	} else if len(o.Weights) != numDealt {
-		return fmt.Errorf("--weights has %d numbers, want 5 (NO,P,OS,D,SL)", len(o.Weights))
+		return field.New("Weights", o.Weights, "{} has %d numbers, want 5 (NO,P,OS,D,SL)", len(o.Weights))
 	}
 	if o.Mode == ModeSpec && !MixMeetsMinimum(o.Weights) && !o.AllowNonCompliant {
-		return fmt.Errorf("--weights %s is below the minimum mix of clause 5.2.3 (Payment ≥ 43%%, Order-Status, Delivery, Stock-Level ≥ 4%% each); meet it, or pass --allow-noncompliant to run it marked non-compliant",
+		return field.New("Weights", o.Weights, "{} %s is below the minimum mix of clause 5.2.3 (Payment ≥ 43%%, Order-Status, Delivery, Stock-Level ≥ 4%% each); meet it, or pass {AllowNonCompliant} to run it marked non-compliant",
 			weightsString(o.Weights))
 	}
 	if o.KeyingScale == 0 {
@@ -184,6 +166,35 @@ func (o *RunOptions) Validate() error {
 	return nil
 }
 
+// validateCounts refuses negative counts and times, and more terminals or
+// connections than a driver holds.
+func (o *RunOptions) validateCounts() error {
+	checks := []struct {
+		bad bool
+		err *field.Error
+	}{
+		{o.Warehouses < 0, field.New("Warehouses", o.Warehouses, "{} %d is negative", o.Warehouses)},
+		{o.Terminals < 0, field.New("Terminals", o.Terminals, "{} %d is negative; use 1 or more (0 = default)", o.Terminals)},
+		{o.Conns < 0, field.New("Conns", o.Conns, "{} %d is negative; use 1 or more (0 = default)", o.Conns)},
+		{o.DeliveryWorkers < 0, field.New("DeliveryWorkers", o.DeliveryWorkers, "{} %d is negative", o.DeliveryWorkers)},
+		{o.Duration < 0, field.New("Duration", o.Duration, "{} %v is negative", o.Duration)},
+		{o.Ramp < 0, field.New("Ramp", o.Ramp, "{} %v is negative", o.Ramp)},
+		{o.TxnsPerTerminal < 0, field.New("TxnsPerTerminal", o.TxnsPerTerminal, "{} %d is negative", o.TxnsPerTerminal)},
+		{o.StopAtTxns < 0, field.New("StopAtTxns", o.StopAtTxns, "{} %d is negative; use a total over all terminals (0 = no limit)", o.StopAtTxns)},
+		{o.Rate < 0, field.New("Rate", o.Rate, "{} %v is negative; transactions per minute, 0 = unlimited", o.Rate)},
+		{o.KeyingScale < 0, field.New("KeyingScale", o.KeyingScale, "keying scale %v is negative", o.KeyingScale)},
+		{o.Progress < 0, field.New("Progress", o.Progress, "{} %v is negative", o.Progress)},
+		{o.Terminals > 1000000, field.New("Terminals", o.Terminals, "{} %d: at most 1000000", o.Terminals)},
+		{o.Conns > 10000, field.New("Conns", o.Conns, "{} %d: at most 10000", o.Conns)},
+	}
+	for _, c := range checks {
+		if c.bad {
+			return c.err
+		}
+	}
+	return nil
+}
+
 // ErrBadOption marks an option that does not fit the loaded database (found
 // only once the number of loaded warehouses is known).
 var ErrBadOption = errors.New("bad run option")
@@ -192,18 +203,18 @@ var ErrBadOption = errors.New("bad run option")
 // and refuses what cannot give a sound run; errors wrap ErrBadOption. Run
 // calls it; callers may call it first to refuse before doing other work.
 func (o *RunOptions) Resolve(loaded int) error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrBadOption, fmt.Sprintf(format, args...))
+	bad := func(name string, value any, format string, args ...any) error {
+		return fmt.Errorf("%w: %w", ErrBadOption, field.New(name, value, format, args...))
 	}
 	if o.Warehouses == 0 {
 		o.Warehouses = loaded
 	}
 	if o.Warehouses > loaded {
-		return bad("--warehouses %d but the database holds %d; load more or use fewer", o.Warehouses, loaded)
+		return bad("Warehouses", o.Warehouses, "{} %d but the database holds %d; load more or use fewer", o.Warehouses, loaded)
 	}
 	first, count, err := o.Part.Range(o.Warehouses)
 	if err != nil {
-		return bad("%s", err.Error())
+		return fmt.Errorf("%w: %w", ErrBadOption, err)
 	}
 	o.homeFirst, o.homeCount = first, count
 	if o.Terminals == 0 {
@@ -212,13 +223,13 @@ func (o *RunOptions) Resolve(loaded int) error {
 	// Every driven warehouse needs home terminals, or it gets no New-Order,
 	// Order-Status, Delivery or Stock-Level of its own (clause 4.2.2).
 	if o.Terminals < count {
-		return bad("--terminals %d cannot give each of %d warehouses a home terminal; use --warehouses %d to drive only the first %d, or more terminals",
+		return bad("Terminals", o.Terminals, "{} %d cannot give each of %d warehouses a home terminal; use {Warehouses} %d to drive only the first %d, or more terminals",
 			o.Terminals, count, o.Terminals, o.Terminals)
 	}
 	// Clause 2.8.1.1: each of a warehouse's ten terminals has its own
 	// Stock-Level district; an eleventh would share one.
 	if o.Mode == ModeSpec && o.Terminals > districtsPerWarehouse*count && !o.AllowNonCompliant {
-		return bad("--terminals %d is more than 10 per warehouse for %d warehouses: terminals would share Stock-Level districts (clause 2.8.1.1); use at most %d, or pass --allow-noncompliant",
+		return bad("Terminals", o.Terminals, "{} %d is more than 10 per warehouse for %d warehouses: terminals would share Stock-Level districts (clause 2.8.1.1); use at most %d, or pass {AllowNonCompliant}",
 			o.Terminals, count, districtsPerWarehouse*count)
 	}
 	if o.Conns == 0 {

@@ -94,12 +94,12 @@ func TestResolveRefuses(t *testing.T) {
 		loaded   int
 		mentions string // "" = accepted
 	}{
-		{"fewer terminals than warehouses", RunOptions{Terminals: 3}, 4, "--warehouses 3"},
-		{"fewer terminals than warehouses, spec", RunOptions{Mode: ModeSpec, Terminals: 1}, 2, "--warehouses 1"},
+		{"fewer terminals than warehouses", RunOptions{Terminals: 3}, 4, "warehouses 3"},
+		{"fewer terminals than warehouses, spec", RunOptions{Mode: ModeSpec, Terminals: 1}, 2, "warehouses 1"},
 		{"one terminal per warehouse", RunOptions{Terminals: 4}, 4, ""},
 		{"first N warehouses", RunOptions{Warehouses: 1, Terminals: 1}, 4, ""},
-		{"more warehouses than loaded", RunOptions{Warehouses: 5}, 4, "--warehouses 5"},
-		{"spec, 11 terminals per warehouse", RunOptions{Mode: ModeSpec, Terminals: 22}, 2, "--allow-noncompliant"},
+		{"more warehouses than loaded", RunOptions{Warehouses: 5}, 4, "warehouses 5"},
+		{"spec, 11 terminals per warehouse", RunOptions{Mode: ModeSpec, Terminals: 22}, 2, "allow-non-compliant"},
 		{"spec, 11 per warehouse allowed", RunOptions{Mode: ModeSpec, Terminals: 22, AllowNonCompliant: true}, 2, ""},
 		{"nowait, 11 per warehouse", RunOptions{Terminals: 22}, 2, ""},
 		{"part 2 of 3 on 3 warehouses", RunOptions{Part: workload.Part{K: 2, N: 3}}, 3, ""},
@@ -138,7 +138,7 @@ func TestValidateMinimumMix(t *testing.T) {
 	}
 	for _, tc := range tests {
 		err := tc.opts.Validate()
-		if (err == nil) != tc.ok || (err != nil && !strings.Contains(err.Error(), "--allow-noncompliant")) {
+		if (err == nil) != tc.ok || (err != nil && !strings.Contains(err.Error(), "allow-non-compliant")) {
 			t.Errorf("%s %v allow=%v: error %v, want ok=%v", tc.opts.Mode, tc.opts.Weights, tc.opts.AllowNonCompliant, err, tc.ok)
 		}
 	}

@@ -46,7 +46,7 @@ func TestRunStopAtTxns(t *testing.T) {
 
 func TestRunStopAtTxnsOptions(t *testing.T) {
 	bad := RunOptions{StopAtTxns: -5}
-	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "--stop-at-txns") {
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "stop-at-txns") {
 		t.Fatalf("negative --stop-at-txns: %v", err)
 	}
 	o := RunOptions{StopAtTxns: 10}

@@ -243,12 +243,12 @@ func TestRunOptionsValidate(t *testing.T) {
 		opts RunOptions
 		want string
 	}{
-		{"negative terminals", RunOptions{Terminals: -1}, "--terminals"},
-		{"bad path", RunOptions{Path: "both"}, "--path"},
-		{"bad mode", RunOptions{Mode: "fast"}, "--mode"},
-		{"bad weights", RunOptions{Weights: []int{1, 2}}, "--weights"},
-		{"negative rate", RunOptions{Rate: -5}, "--rate"},
-		{"bad isolation", RunOptions{Isolation: "none"}, "--isolation"},
+		{"negative terminals", RunOptions{Terminals: -1}, "terminals"},
+		{"bad path", RunOptions{Path: "both"}, "path"},
+		{"bad mode", RunOptions{Mode: "fast"}, "mode"},
+		{"bad weights", RunOptions{Weights: []int{1, 2}}, "weights"},
+		{"negative rate", RunOptions{Rate: -5}, "rate"},
+		{"bad isolation", RunOptions{Isolation: "none"}, "isolation"},
 	}
 	for _, tc := range tests {
 		err := tc.opts.Validate()

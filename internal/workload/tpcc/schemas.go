@@ -2,10 +2,11 @@ package tpcc
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/pgoltp/pgoltp/internal/field"
 )
 
 // Several schemas in one server (seed 002's layout: one server, four TPC-C
@@ -29,13 +30,13 @@ func DefaultSchemas(n int) []string {
 	return out
 }
 
-// ParseSchemas reads '--schemas': a count N (the schemas tpcc1..tpccN) or a
+// ParseSchemas reads a list of schemas as given: a count N (the schemas tpcc1..tpccN) or a
 // comma-separated list of schema names, each named once.
 func ParseSchemas(s string) ([]string, error) {
 	s = strings.TrimSpace(s)
 	if n, err := strconv.Atoi(s); err == nil {
 		if n < 1 || n > maxSchemas {
-			return nil, fmt.Errorf("--schemas %d: use a count from 1 to %d (schemas %s1..%sN) or a list of names a,b,c", n, maxSchemas, SchemaPrefix, SchemaPrefix)
+			return nil, field.New("Schemas", s, "{} %d: use a count from 1 to %d (schemas %s1..%sN) or a list of names a,b,c", n, maxSchemas, SchemaPrefix, SchemaPrefix)
 		}
 		return DefaultSchemas(n), nil
 	}
@@ -55,22 +56,22 @@ const maxIdentifier = 63
 func validSchemas(names []string) error {
 	for i, n := range names {
 		if n == "" {
-			return fmt.Errorf("--schemas %q has an empty name: use a count N or names a,b,c", strings.Join(names, ","))
+			return field.New("Schemas", names, "{} %q has an empty name: use a count N or names a,b,c", strings.Join(names, ","))
 		}
 		if len(n) > maxIdentifier || strings.ContainsRune(n, 0) {
 			// PostgreSQL truncates longer names: two could become one schema.
-			return fmt.Errorf("--schemas: %q is not a schema name PostgreSQL keeps whole (at most %d bytes, no NUL)", n, maxIdentifier)
+			return field.New("Schemas", names, "{}: %q is not a schema name PostgreSQL keeps whole (at most %d bytes, no NUL)", n, maxIdentifier)
 		}
 		if slices.Contains(names[:i], n) {
-			return fmt.Errorf("--schemas names schema %q twice: each schema is one TPC-C database", n)
+			return field.New("Schemas", names, "{} names schema %q twice: each schema is one TPC-C database", n)
 		}
 	}
 	return nil
 }
 
-// schemasFlag is how a user passes names to '--schemas': the count when they
-// are the default ones.
-func schemasFlag(names []string) string {
+// SchemasText is names as ParseSchemas reads them back, shortest: the count
+// when they are the default ones.
+func SchemasText(names []string) string {
 	if slices.Equal(names, DefaultSchemas(len(names))) {
 		return strconv.Itoa(len(names))
 	}
@@ -109,3 +110,8 @@ func inSchema(err error, schema string, schemas []string) error {
 
 // schemaFigure names a per-schema figure or check: "tpmC[tpcc2]".
 func schemaFigure(name, schema string) string { return name + "[" + schema + "]" }
+
+// bothSchemas refuses one schema and a list of them together.
+func bothSchemas(schema string) error {
+	return field.New("Schema", schema, "{} %s and {Schemas} together: pass one of them", schema)
+}

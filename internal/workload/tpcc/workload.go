@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
@@ -75,7 +76,7 @@ func (w *Workload) Validate() error {
 	switch w.CheckMode {
 	case "", CheckNone, CheckQuick, CheckFull:
 	default:
-		return fmt.Errorf("unknown --check %q: use full, quick or none", w.CheckMode)
+		return field.New("CheckMode", w.CheckMode, "unknown {} %q: use full, quick or none", w.CheckMode)
 	}
 	return w.Options.Validate()
 }

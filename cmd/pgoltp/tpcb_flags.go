@@ -1,21 +1,17 @@
-package tpcb
+package main
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
 )
 
-// UseCPUs sets the driver's CPUs (GOMAXPROCS) as pgbench -j does: -j is
-// pgbench's thread count, here the event loops, each on its own thread, plus
-// one for the rest of the process (progress, aggregation), so both tools use
-// the same number of CPUs.
-func (o RunOptions) UseCPUs() { _ = driver.UseCPUs(o.Jobs+1, o.Clients) }
-
-// AddFlags declares the flags of 'pgoltp tpcb load' (pgbench -i's).
-func (o *LoadOptions) AddFlags(f *pflag.FlagSet) {
+// addTPCBLoadFlags declares the flags of 'pgoltp tpcb load' (pgbench -i's).
+func addTPCBLoadFlags(f *pflag.FlagSet, o *tpcb.LoadOptions) {
 	f.IntVarP(&o.Scale, "scale", "s", 1, "scale factor: 100000 accounts, 10 tellers and 1 branch per unit")
 	f.IntVarP(&o.Fillfactor, "fillfactor", "F", 100, "fillfactor of pgbench_accounts, tellers and branches (10-100)")
 	f.IntVar(&o.Partitions, "partitions", 0, "partition pgbench_accounts into this many partitions")
@@ -26,9 +22,26 @@ func (o *LoadOptions) AddFlags(f *pflag.FlagSet) {
 	f.IntVarP(&o.Jobs, "jobs", "j", 0, "parallel connections (default: number of CPUs, at least 2)")
 }
 
-// AddFlags declares the flags of 'pgoltp tpcb run' that fill o and fl
+// addTPCBCheckFlags declares the flags of 'pgoltp tpcb check'.
+func addTPCBCheckFlags(f *pflag.FlagSet, o *tpcb.CheckOptions) {
+	f.BoolVarP(&o.SkipSomeUpdates, "skip-some-updates", "N", false, "the database has seen -N runs: do not compare tellers with history")
+	f.Int64Var(&o.ExpectHistory, "expect-history", -1, "the number of history rows there must be (-1 = do not check)")
+}
+
+// tpcbRunFlags are the pgbench-style flags of 'pgoltp tpcb run' that are not
+// RunOptions fields as given: script switches, pgbench's duration forms,
+// seconds of progress and max-tries where 0 means unlimited.
+type tpcbRunFlags struct {
+	Protocol, Builtin      string
+	SkipSome, SelectOnly   bool   // -N, -S
+	Duration, LatencyLimit string // seconds / milliseconds, or Go durations
+	Progress               int    // seconds
+	MaxTries               int    // 0: unlimited
+}
+
+// add declares the flags of 'pgoltp tpcb run' that fill o and fl
 // (pgbench's where pgbench has them; all but the group and recording flags).
-func (fl *Flags) AddFlags(f *pflag.FlagSet, o *RunOptions) {
+func (fl *tpcbRunFlags) add(f *pflag.FlagSet, o *tpcb.RunOptions) {
 	f.IntVarP(&o.Clients, "clients", "c", 1, "number of concurrent clients (connections)")
 	f.IntVarP(&o.Jobs, "jobs", "j", 1, "number of threads (event loops over the clients), like pgbench -j")
 	f.StringVarP(&fl.Protocol, "protocol", "M", "simple", "protocol: simple, extended or prepared")
@@ -51,8 +64,38 @@ func (fl *Flags) AddFlags(f *pflag.FlagSet, o *RunOptions) {
 	f.DurationVar(&o.SeriesEach, "series-interval", time.Second, "length of one point of the throughput/latency series")
 }
 
-// AddFlags declares the flags of 'pgoltp tpcb check'.
-func (o *CheckOptions) AddFlags(f *pflag.FlagSet) {
-	f.BoolVarP(&o.SkipSomeUpdates, "skip-some-updates", "N", false, "the database has seen -N runs: do not compare tellers with history")
-	f.Int64Var(&o.ExpectHistory, "expect-history", -1, "the number of history rows there must be (-1 = do not check)")
+// apply reads the flags into o; a bad one is a bad-input problem.
+func (fl tpcbRunFlags) apply(o *tpcb.RunOptions) error {
+	bad := func(err error) error {
+		return problem.BadInput("run 'pgoltp tpcb run --help' for the flags", "%s", err)
+	}
+	o.Protocol = tpcb.Protocol(fl.Protocol)
+	o.Script = tpcb.Script(fl.Builtin)
+	switch {
+	case fl.SkipSome && fl.SelectOnly:
+		return bad(fmt.Errorf("--skip-some-updates and --select-only exclude each other"))
+	case fl.SkipSome:
+		o.Script = tpcb.ScriptSimpleUpdate
+	case fl.SelectOnly:
+		o.Script = tpcb.ScriptSelectOnly
+	}
+	var err error
+	if o.Duration, err = tpcb.ParseDuration(fl.Duration, time.Second); err != nil {
+		return bad(fmt.Errorf("invalid --duration %q: give seconds (60) or a duration (90m, 24h)", fl.Duration))
+	}
+	if o.LatencyLimit, err = tpcb.ParseDuration(fl.LatencyLimit, time.Millisecond); err != nil {
+		return bad(fmt.Errorf("invalid --latency-limit %q: give milliseconds (50) or a duration (50ms)", fl.LatencyLimit))
+	}
+	o.Progress = time.Duration(fl.Progress) * time.Second
+	if fl.MaxTries < 0 {
+		return bad(fmt.Errorf("invalid --max-tries %d: 0 (unlimited) or more", fl.MaxTries))
+	}
+	o.MaxTries = fl.MaxTries
+	if fl.MaxTries == 0 {
+		o.MaxTries = -1
+	}
+	if err := o.Validate(); err != nil {
+		return bad(asFlags(err, tpcbRunFlagNames))
+	}
+	return nil
 }
