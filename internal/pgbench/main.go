@@ -1,0 +1,29 @@
+package pgbench
+
+import (
+	"context"
+	"errors"
+)
+
+// Main runs pgbench's command line and returns its exit code.
+func Main(ctx context.Context, args []string, env Env) int {
+	o, err := Parse(args, env)
+	if err == nil {
+		if o.Init {
+			err = Initialize(ctx, o, env)
+		} else {
+			log := logger{w: env.Stderr}
+			log.error("pgoltp pgbench runs only initialization (-i) so far; the run engine is not built yet")
+			err = &Exit{Code: 1}
+		}
+	}
+	var exit *Exit
+	if errors.As(err, &exit) {
+		return exit.Code
+	}
+	if err != nil {
+		logger{w: env.Stderr}.error("%v", err)
+		return 1
+	}
+	return 0
+}
