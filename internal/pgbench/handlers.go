@@ -6,12 +6,12 @@ type handler func(p *parser, value string) error
 
 // connectionOptions mark neither mode: they serve both.
 var connectionOptions = map[string]handler{
-	"i": func(p *parser, _ string) error { p.o.Init = true; return nil },
-	"n": func(p *parser, _ string) error { p.o.NoVacuum = true; return nil },
-	"h": func(p *parser, v string) error { p.o.Host = v; return nil },
-	"p": func(p *parser, v string) error { p.o.Port = v; return nil },
-	"U": func(p *parser, v string) error { p.o.User = v; return nil },
-	"d": (*parser).debugOrDBName,
+	"i":      func(p *parser, _ string) error { p.o.Init = true; return nil },
+	"n":      func(p *parser, _ string) error { p.o.NoVacuum = true; return nil },
+	"h":      func(p *parser, v string) error { p.o.Host = v; return nil },
+	"p":      func(p *parser, v string) error { p.o.Port = v; return nil },
+	"U":      func(p *parser, v string) error { p.o.User = v; return nil },
+	"d":      (*parser).debugOrDBName,
 	"dbname": func(p *parser, v string) error { p.o.DBName = v; return nil },
 	"s": func(p *parser, v string) error {
 		p.o.ScaleGiven = true
@@ -42,8 +42,8 @@ var initOptions = map[string]handler{
 		p.o.InitSteps, p.o.initStepsGiven = v, true
 		return p.checkInitSteps(v)
 	},
-	"q": func(p *parser, _ string) error { p.o.Quiet = true; return nil },
-	"F": func(p *parser, v string) error { return p.intOption(v, "-F/--fillfactor", 10, &p.o.Fillfactor, 100) },
+	"q":                func(p *parser, _ string) error { p.o.Quiet = true; return nil },
+	"F":                func(p *parser, v string) error { return p.intOption(v, "-F/--fillfactor", 10, &p.o.Fillfactor, 100) },
 	"unlogged-tables":  func(p *parser, _ string) error { p.o.UnloggedTables = true; return nil },
 	"tablespace":       func(p *parser, v string) error { p.o.Tablespace = v; return nil },
 	"index-tablespace": func(p *parser, v string) error { p.o.IndexTablespace = v; return nil },

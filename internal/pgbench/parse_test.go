@@ -70,7 +70,7 @@ func TestOptionErrorsMatchPgbench(t *testing.T) {
 	}
 }
 
-// splitArgs splits on blanks; '' is an empty argument.
+// splitArgs splits on blanks; ” is an empty argument.
 func splitArgs(line string) []string {
 	var args []string
 	for _, f := range strings.Fields(line) {
