@@ -2,8 +2,11 @@ package pgbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"strings"
+	"syscall"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -48,8 +51,33 @@ func (o *Options) connect(ctx context.Context, log logger) (*pgx.Conn, error) {
 			return conn, nil
 		}
 	}
-	log.error("%s", strings.TrimSpace(err.Error()))
+	log.error("%s", connectErrorText(err))
 	return nil, err
+}
+
+// connectErrorText words a failed connection as libpq does:
+// connection to server on socket "/run/.s.PGSQL.5432" failed: FATAL:  ...
+func connectErrorText(err error) string {
+	var ce *pgconn.ConnectError
+	if !errors.As(err, &ce) || ce.Unwrap() == nil {
+		return strings.TrimSpace(err.Error())
+	}
+	inner := ce.Unwrap()
+	addr, _, _ := strings.Cut(inner.Error(), " (")
+	where := fmt.Sprintf("connection to server on socket \"%s\" failed: ", addr)
+	if host, port, err := net.SplitHostPort(addr); err == nil && !strings.HasPrefix(addr, "/") {
+		where = fmt.Sprintf("connection to server at \"%s\" (%s), port %s failed: ", ce.Config.Host, host, port)
+	}
+	var pg *pgconn.PgError
+	if errors.As(inner, &pg) {
+		return where + errorText(pg)
+	}
+	var errno syscall.Errno
+	if errors.As(inner, &errno) {
+		return where + errnoText(errno)
+	}
+	_, rest, _ := strings.Cut(inner.Error(), "): ")
+	return where + rest
 }
 
 // printNotice prints a server message as libpq does by default.

@@ -73,7 +73,7 @@ func Initialize(ctx context.Context, o *Options, env Env) error {
 // exec is pgbench's executeStatement: a failure ends pgbench with exit 1.
 func (in *initializer) exec(ctx context.Context, sql string) error {
 	if _, err := in.conn.Exec(ctx, sql); err != nil {
-		in.log.error("query failed: %s", errorText(err))
+		in.log.error("query failed: %s", queryErrorText(err, sql))
 		in.log.detail("Query was: %s", sql)
 		return &Exit{Code: 1}
 	}

@@ -12,9 +12,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		if o.Init {
 			err = Initialize(ctx, o, env)
 		} else {
-			log := logger{w: env.Stderr}
-			log.error("pgoltp pgbench runs only initialization (-i) so far; the run engine is not built yet")
-			err = &Exit{Code: 1}
+			err = run(ctx, o, env)
 		}
 	}
 	var exit *Exit
@@ -26,4 +24,16 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return 1
 	}
 	return 0
+}
+
+// run is a benchmark run: pgbench's setup, then the engine, which is not
+// built yet.
+func run(ctx context.Context, o *Options, env Env) error {
+	conn, _, err := Setup(ctx, o, env)
+	if err != nil {
+		return err
+	}
+	conn.Close(ctx)
+	logger{w: env.Stderr}.error("pgoltp pgbench runs only initialization (-i) so far; the run engine is not built yet")
+	return &Exit{Code: 1}
 }
