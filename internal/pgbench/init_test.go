@@ -28,6 +28,9 @@ func TestInitMatchesPgbench(t *testing.T) {
 		"-i -q -I dtGvpf -F 90 --unlogged-tables --partitions=3 --partition-method=hash",
 		"-i -n --foreign-keys --partitions 2 -I dtgvp",
 		"--initialize --init-steps=dtg --fillfactor=70",
+		// Scale 20000 switches account ids to bigint; no data, just the DDL.
+		"-i -I dtpf -s 20000 --tablespace=pg_default --index-tablespace=pg_default",
+		"-i -I dt -s 20000 --partitions 7",
 	} {
 		t.Run(opts, func(t *testing.T) {
 			theirs, ours := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
