@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,10 +24,16 @@ var goldenRuns = []struct{ name, args string }{
 	{"aggregate", "-S -c 2 -T 3 -R 300 -L 50 --max-tries=2 --failures-detailed -l --aggregate-interval=1 --log-prefix=LOGDIR/agg"},
 	{"progress-timestamp", "-S -c 2 -T 2 -P 1 --progress-timestamp -R 200 -L 20 --max-tries=2"},
 	{"partitions", "-S -c 1 -t 5"},
+	// Serialization failures, retried and not: failure counts by kind,
+	// retries, per-statement failures and retries, and the latency average
+	// "including failures".
+	{"conflicts-retried", "-n -c 4 -T 2 --max-tries=2 --failures-detailed -r -f testdata/golden/conflicts.sql@3 -b select-only@1"},
+	{"conflicts", "-n -c 4 -t 40 -f testdata/golden/conflicts.sql"},
 }
 
 // TestRecordGolden records the golden files from the real pgbench when
-// PGBENCH_RECORD_GOLDEN is set: stdout, stderr and logs of each run.
+// PGBENCH_RECORD_GOLDEN is set (to 1, or to the names of the runs to
+// record): stdout, stderr and logs of each run.
 func TestRecordGolden(t *testing.T) {
 	if os.Getenv("PGBENCH_RECORD_GOLDEN") == "" {
 		t.Skip("set PGBENCH_RECORD_GOLDEN=1 to record testdata/golden from the real pgbench")
@@ -36,7 +43,11 @@ func TestRecordGolden(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	only := os.Getenv("PGBENCH_RECORD_GOLDEN") // "1": all; else names, comma-separated
 	for _, g := range goldenRuns {
+		if only != "1" && !slices.Contains(strings.Split(only, ","), g.name) {
+			continue
+		}
 		dsn := pgtest.NewDatabase(t)
 		initArgs := []string{"-i", "-q", dsn}
 		if g.name == "partitions" {
