@@ -29,6 +29,8 @@ var goldenRuns = []struct{ name, args string }{
 	// "including failures".
 	{"conflicts-retried", "-n -c 4 -T 2 --max-tries=2 --failures-detailed -r -f testdata/golden/conflicts.sql@3 -b select-only@1"},
 	{"conflicts", "-n -c 4 -t 40 -f testdata/golden/conflicts.sql"},
+	{"conflicts-log", "-n -c 4 -t 20 --max-tries=2 --failures-detailed -l --log-prefix=LOGDIR/c -f testdata/golden/conflicts.sql"},
+	{"conflicts-aggregate", "-n -c 4 -T 2 --max-tries=2 --failures-detailed -l --aggregate-interval=1 --log-prefix=LOGDIR/a -f testdata/golden/conflicts.sql"},
 }
 
 // TestRecordGolden records the golden files from the real pgbench when
