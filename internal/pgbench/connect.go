@@ -74,7 +74,11 @@ func connectErrorText(err error) string {
 	}
 	var errno syscall.Errno
 	if errors.As(inner, &errno) {
-		return where + errnoText(errno)
+		hint := "\n\tIs the server running locally and accepting connections on that socket?"
+		if !strings.HasPrefix(addr, "/") {
+			hint = "\n\tIs the server running on that host and accepting TCP/IP connections?"
+		}
+		return where + errnoText(errno) + hint
 	}
 	_, rest, _ := strings.Cut(inner.Error(), "): ")
 	return where + rest

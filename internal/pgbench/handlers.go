@@ -156,10 +156,10 @@ func validVariableName(name string) bool {
 func (p *parser) seed(v, from string) error {
 	switch v {
 	case "":
-		p.o.RandomSeed = uint64(nowMicros())
+		p.o.RandomSeed = uint64(monotonicMicros())
 		return nil
 	case "time":
-		p.o.RandomSeed = uint64(nowMicros())
+		p.o.RandomSeed = uint64(monotonicMicros())
 	case "rand":
 		p.o.RandomSeed = strongRandom()
 	default:

@@ -40,6 +40,10 @@ var badCommandLines = []string{
 	"a -?", "-nx", "-ic", "db1 db2", "-S db1 -t 3 db2", "-- -S -t", "-nS -- db1 db2",
 	"--sel --tr=0", "--show-script=x", "--show-script=s", "-b list", "-S -b list",
 	"--show-script=tpcb", "--show-script=simple", "--show-script=select", "-b nope@2",
+	"-b ''", "-b tpcb-like@+5 -b x", "-D a=b=c -c x", "-l -T 10 --aggregate-interval 20", "-L -1", "-R 1e-400",
+	"--sampling-rate=abc", "-P 1x", "-t 99999999999", "-i -s 0", "-i --partitions=abc", "-M ''",
+	"--random-seed=-1 -c x", "--random-seed=5x", "-c 1 -j 0", "-F 50 -c x",
+	"--max-tries=abc -T 1", "-b select-only@2147483648", "-i -I ' '",
 }
 
 // TestOptionErrorsMatchPgbench runs each bad command line through the real
