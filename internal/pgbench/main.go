@@ -1,0 +1,39 @@
+package pgbench
+
+import (
+	"context"
+	"errors"
+)
+
+// Main runs pgbench's command line and returns its exit code.
+func Main(ctx context.Context, args []string, env Env) int {
+	o, err := Parse(args, env)
+	if err == nil {
+		if o.Init {
+			err = Initialize(ctx, o, env)
+		} else {
+			err = run(ctx, o, env)
+		}
+	}
+	var exit *Exit
+	if errors.As(err, &exit) {
+		return exit.Code
+	}
+	if err != nil {
+		logger{w: env.Stderr}.error("%v", err)
+		return 1
+	}
+	return 0
+}
+
+// run is a benchmark run: pgbench's setup, then the engine, which is not
+// built yet.
+func run(ctx context.Context, o *Options, env Env) error {
+	conn, _, err := Setup(ctx, o, env)
+	if err != nil {
+		return err
+	}
+	conn.Close(ctx)
+	logger{w: env.Stderr}.error("pgoltp pgbench runs only initialization (-i) so far; the run engine is not built yet")
+	return &Exit{Code: 1}
+}
