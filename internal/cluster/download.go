@@ -165,6 +165,9 @@ func (d *downloader) download(ctx context.Context, artifact string, major int, c
 	if err := makeCache(cacheDir); err != nil {
 		return Binaries{}, err
 	}
+	for _, path := range sweepPartials(cacheDir) {
+		fmt.Fprintf(progress, "removed %s, left by an interrupted download\n", path)
+	}
 
 	jarURL := fmt.Sprintf("%s/%s/%s-%s.jar", base, version, artifact, version)
 	if want == "" {
@@ -173,7 +176,7 @@ func (d *downloader) download(ctx context.Context, artifact string, major int, c
 		}
 		fmt.Fprintf(progress, "note: PostgreSQL build %s is not pinned in pgoltp; it is verified against the SHA-256 the repository publishes (%s)\n", version, d.repo)
 	}
-	jar, err := os.CreateTemp(cacheDir, "download-*.jar")
+	jar, err := os.CreateTemp(cacheDir, partialPattern("jar"))
 	if err != nil {
 		return Binaries{}, err
 	}
@@ -187,7 +190,7 @@ func (d *downloader) download(ctx context.Context, artifact string, major int, c
 		return Binaries{}, fmt.Errorf("checksum mismatch for %s: got sha256 %s, expected %s", jarURL, sum, want)
 	}
 
-	tmp, err := os.MkdirTemp(cacheDir, "unpack-")
+	tmp, err := os.MkdirTemp(cacheDir, partialPattern("unpack"))
 	if err != nil {
 		return Binaries{}, err
 	}
@@ -257,7 +260,7 @@ func install(tmp, dest string) error {
 	if verifyTree(dest) != errNoManifest {
 		return nil
 	}
-	aside, err := os.MkdirTemp(filepath.Dir(dest), "unverified-")
+	aside, err := os.MkdirTemp(filepath.Dir(dest), partialPattern("aside"))
 	if err != nil {
 		return err
 	}
