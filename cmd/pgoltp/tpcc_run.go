@@ -24,6 +24,7 @@ func tpccRunCommand() *cobra.Command {
 		rr         recorder.Flags
 		cpuProfile string
 		grp        group.Flags
+		props      string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -41,6 +42,9 @@ A live line is printed every --progress seconds on stderr; Ctrl-C stops the run
 cleanly and still prints the summary.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := applyProps(cmd, props, "run"); err != nil {
+				return err
+			}
 			w, err := fl.Workload(opts)
 			if err != nil {
 				return err
@@ -78,6 +82,7 @@ cleanly and still prints the summary.`,
 	grp.AddFlags(f, "warehouses (remote ones still from all loaded)")
 	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, tpcc.SchemasRunUsage)
 	rr.AddFlags(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU measurements)")
+	addPropsFlag(f, &props)
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
 	_ = f.MarkHidden("cpuprofile")
 	return cmd

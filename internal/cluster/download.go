@@ -162,11 +162,8 @@ func (d *downloader) download(ctx context.Context, artifact string, major int, c
 	if b, done, err := cached(dest); done {
 		return b, err
 	}
-	if err := makeCache(cacheDir); err != nil {
+	if err := prepareCache(cacheDir, progress); err != nil {
 		return Binaries{}, err
-	}
-	for _, path := range sweepPartials(cacheDir) {
-		fmt.Fprintf(progress, "removed %s, left by an interrupted download\n", path)
 	}
 
 	jarURL := fmt.Sprintf("%s/%s/%s-%s.jar", base, version, artifact, version)
@@ -234,6 +231,18 @@ func cached(dest string) (b Binaries, done bool, err error) {
 		return Binaries{}, true, fmt.Errorf("the PostgreSQL build in %s does not run", dest)
 	}
 	return b, true, nil
+}
+
+// prepareCache creates the cache directory if it is missing and removes
+// what killed downloads left in it, saying so.
+func prepareCache(dir string, progress io.Writer) error {
+	if err := makeCache(dir); err != nil {
+		return err
+	}
+	for _, path := range sweepPartials(dir) {
+		fmt.Fprintf(progress, "removed %s, left by an interrupted download\n", path)
+	}
+	return nil
 }
 
 // makeCache creates the cache directory if it is missing. Only a directory
