@@ -23,6 +23,9 @@ type Options struct {
 	Params []workload.Param
 	// Log, if set, gets "checking consistency..." and where the run was stored.
 	Log io.Writer
+	// StartedAt, if set, is when the run began: a run made earlier and
+	// imported (its series is placed on its own time axis).
+	StartedAt time.Time
 	// Group, when its Name is set, makes the run one part of a group
 	// (internal/group): it registers in the results store, waits for the
 	// other parts, starts at the agreed time, and checks the database only
@@ -52,6 +55,9 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 	}
 	var rec *Recording
 	run := &store.Run{Workload: w.Kind(), Title: w.Name(), StartedAt: time.Now()}
+	if !opts.StartedAt.IsZero() {
+		run.StartedAt = opts.StartedAt
+	}
 	var member *group.Member
 	if opts.Group.Name != "" {
 		var err error
@@ -82,7 +88,7 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 		notes = append(notes, note)
 	}
 	if runErr == nil && !interrupted && check {
-		if opts.Log != nil {
+		if _, unchecked := w.(workload.Unchecked); opts.Log != nil && !unchecked {
 			fmt.Fprintln(opts.Log, "checking consistency...")
 		}
 		chk, err := w.Check(ctx, dsn)
