@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/livemetrics"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/command"
@@ -20,7 +21,7 @@ import (
 func init() { rootCmd.AddCommand(recordCommand()) }
 
 func recordCommand() *cobra.Command {
-	var title string
+	var title, metricsAt string
 	cmd := &cobra.Command{
 		Use:   "record [--title T] -- COMMAND [ARG...]",
 		Short: "Run any benchmark command unchanged and store it as a run, with the collectors around it",
@@ -44,15 +45,16 @@ standard output goes to standard error and pgoltp prints the run's id.`,
 			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
 				return problem.BadInput("put the command after --: pgoltp record -- pgbench ...", "no command to record")
 			}
-			return runRecorded(cmd.Context(), cmd, args, title)
+			return runRecorded(cmd.Context(), cmd, args, title, metricsAt)
 		},
 	}
+	addMetricsFlag(cmd.Flags(), &metricsAt)
 	cmd.Flags().StringVar(&title, "title", "", "the stored run's title (default: the command line, any password left out)")
 	return cmd
 }
 
 // runRecorded runs argv as a recorded command and exits as it did.
-func runRecorded(ctx context.Context, cmd *cobra.Command, argv []string, title string) error {
+func runRecorded(ctx context.Context, cmd *cobra.Command, argv []string, title, metricsAt string) error {
 	if _, err := exec.LookPath(argv[0]); err != nil {
 		return problem.BadInput("install it or give its path", "cannot run %s: %v", argv[0], errors.Unwrap(err))
 	}
@@ -71,6 +73,11 @@ func runRecorded(ctx context.Context, cmd *cobra.Command, argv []string, title s
 	}
 	ro := recordOptions(true)
 	ro.Log = cmd.ErrOrStderr()
+	stopLive, err := startLive(metricsAt, &ro, livemetrics.Info{Workload: c.Kind()}, cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	defer stopLive()
 	out, runErr := recorder.Run(ctx, dsn, c, ro)
 	var exit *command.ExitError
 	if errors.As(runErr, &exit) {

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/group"
+	"github.com/pgoltp/pgoltp/internal/livemetrics"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
@@ -65,10 +67,11 @@ func newTPCBLoadCmd() *cobra.Command {
 
 func newTPCBRunCmd() *cobra.Command {
 	var (
-		o   tpcb.RunOptions
-		fl  tpcb.Flags
-		rr  recorder.Flags
-		grp group.Flags
+		o         tpcb.RunOptions
+		fl        tpcb.Flags
+		rr        recorder.Flags
+		grp       group.Flags
+		metricsAt string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -91,6 +94,12 @@ one row per committed transaction.`,
 				return err
 			}
 			o.UseCPUs()
+			stopLive, err := startLive(metricsAt, &ro, livemetrics.Info{Workload: "tpcb"}, cmd.ErrOrStderr(),
+				livemetrics.Rate{Figure: "tps", Type: "transaction", Per: time.Second})
+			if err != nil {
+				return err
+			}
+			defer stopLive()
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err
@@ -112,6 +121,7 @@ one row per committed transaction.`,
 	f := cmd.Flags()
 	fl.AddFlags(f, &o)
 	rr.AddFlags(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
+	addMetricsFlag(f, &metricsAt)
 	grp.AddFlags(f, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
 	return cmd
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/group"
+	"github.com/pgoltp/pgoltp/internal/livemetrics"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
@@ -25,6 +27,7 @@ func tpccRunCommand() *cobra.Command {
 		cpuProfile string
 		grp        group.Flags
 		props      string
+		metricsAt  string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -56,6 +59,12 @@ cleanly and still prints the summary.`,
 			if err := ro.JoinGroup(grp, &w.Options.Part); err != nil {
 				return err
 			}
+			stopLive, err := startLive(metricsAt, &ro, livemetrics.Info{Workload: w.Kind(), Path: w.Options.Path, Mode: w.Options.Mode},
+				cmd.ErrOrStderr(), livemetrics.Rate{Figure: "tpmC", Type: "new_order", Per: time.Minute})
+			if err != nil {
+				return err
+			}
+			defer stopLive()
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err
@@ -83,6 +92,7 @@ cleanly and still prints the summary.`,
 	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, tpcc.SchemasRunUsage)
 	rr.AddFlags(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU measurements)")
 	addPropsFlag(f, &props)
+	addMetricsFlag(f, &metricsAt)
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
 	_ = f.MarkHidden("cpuprofile")
 	return cmd
