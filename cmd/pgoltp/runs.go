@@ -95,7 +95,9 @@ statements, table growth, and the settings that differ from defaults with their
 risk. Without -o it goes to <lab>/reports/<run>.html.
 
 --format json writes everything stored about the run; --format csv writes its
-time series in long form (source,t,metric,key,value). Without -o they go to
+time series in long form (source,t,metric,key,value); --format openmetrics
+writes its series with timestamps in the live endpoint's names, for
+'promtool tsdb create-blocks-from openmetrics FILE DIR'. Without -o they go to
 standard output. The format is taken from the -o extension when not given.
 
 RUN "tune" (the latest search), "tune:ID" or a search id reports a
@@ -112,14 +114,14 @@ store alone.`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write ('-' for standard output)")
-	cmd.Flags().StringVar(&format, "format", "", "html, json or csv (default: from the -o extension, else html)")
+	cmd.Flags().StringVar(&format, "format", "", "html, json, csv or openmetrics (default: from the -o extension, else html)")
 	rootCmd.AddCommand(cmd)
 }
 
 // writeRunReport writes the report of the stored run, group or search ref
 // in format to out.
 func writeRunReport(cmd *cobra.Command, ref, out, format string) error {
-	format, err := report.OutputFormat("report", format, out, global.json && out == "", "html", "json", "csv")
+	format, err := report.OutputFormat("report", format, out, global.json && out == "", "html", "json", "csv", "openmetrics")
 	if err != nil {
 		return err
 	}

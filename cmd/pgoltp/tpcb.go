@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/livemetrics"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
@@ -64,10 +66,11 @@ func newTPCBLoadCmd() *cobra.Command {
 
 func newTPCBRunCmd() *cobra.Command {
 	var (
-		o   tpcb.RunOptions
-		fl  tpcbRunFlags
-		rr  recordFlags
-		grp groupFlags
+		o         tpcb.RunOptions
+		fl        tpcbRunFlags
+		rr        recordFlags
+		grp       groupFlags
+		metricsAt string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -90,6 +93,12 @@ one row per committed transaction.`,
 				return err
 			}
 			_ = driver.UseCPUs(o.CPUs(), o.Clients) // procs above 0: no error
+			stopLive, err := startLive(metricsAt, &ro, livemetrics.Info{Workload: "tpcb"}, cmd.ErrOrStderr(),
+				livemetrics.Rate{Figure: "tps", Type: "transaction", Per: time.Second})
+			if err != nil {
+				return err
+			}
+			defer stopLive()
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err
@@ -111,6 +120,7 @@ one row per committed transaction.`,
 	f := cmd.Flags()
 	fl.add(f, &o)
 	rr.add(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
+	addMetricsFlag(f, &metricsAt)
 	grp.add(f, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
 	return cmd
 }

@@ -30,7 +30,7 @@ func init() {
 
 func tpccLoadCommand() *cobra.Command {
 	var opts tpcc.LoadOptions
-	var toFiles string
+	var toFiles, props string
 	cmd := &cobra.Command{
 		Use:   "load",
 		Short: "Create the TPC-C tables and load the initial population (clause 4.3)",
@@ -42,6 +42,9 @@ and indexes in parallel and ANALYZE. The load is recorded in table pgoltp_meta
 load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := applyProps(cmd, props, "load"); err != nil {
+				return err
+			}
 			if err := opts.Validate(); err != nil {
 				return problem.BadInput("see 'pgoltp tpcc load --help'", "%s", asFlags(err, nil).Error())
 			}
@@ -82,6 +85,7 @@ load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
 	f := cmd.Flags()
 	addTPCCLoadFlags(f, &opts)
 	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, schemasLoadUsage)
+	addPropsFlag(f, &props)
 	f.StringVar(&toFiles, "to-files", "", "write the data as COPY text files to this directory instead of loading (for benchmarks)")
 	return cmd
 }

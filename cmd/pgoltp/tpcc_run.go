@@ -2,10 +2,12 @@ package main
 
 import (
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/livemetrics"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
@@ -23,6 +25,8 @@ func tpccRunCommand() *cobra.Command {
 		rr         recordFlags
 		cpuProfile string
 		grp        groupFlags
+		props      string
+		metricsAt  string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -40,6 +44,9 @@ A live line is printed every --progress seconds on stderr; Ctrl-C stops the run
 cleanly and still prints the summary.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := applyProps(cmd, props, "run"); err != nil {
+				return err
+			}
 			w, err := fl.workload(opts)
 			if err != nil {
 				return err
@@ -51,6 +58,12 @@ cleanly and still prints the summary.`,
 			if err := joinGroup(&ro, grp, &w.Options.Part); err != nil {
 				return err
 			}
+			stopLive, err := startLive(metricsAt, &ro, livemetrics.Info{Workload: w.Kind(), Path: w.Options.Path, Mode: w.Options.Mode},
+				cmd.ErrOrStderr(), livemetrics.Rate{Figure: "tpmC", Type: "new_order", Per: time.Minute})
+			if err != nil {
+				return err
+			}
+			defer stopLive()
 			dsn, err := targetDSN(cmd.Context())
 			if err != nil {
 				return err
@@ -77,6 +90,8 @@ cleanly and still prints the summary.`,
 	grp.add(f, "warehouses (remote ones still from all loaded)")
 	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, schemasRunUsage)
 	rr.add(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU measurements)")
+	addPropsFlag(f, &props)
+	addMetricsFlag(f, &metricsAt)
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
 	_ = f.MarkHidden("cpuprofile")
 	return cmd

@@ -162,7 +162,7 @@ func (d *downloader) download(ctx context.Context, artifact string, major int, c
 	if b, done, err := cached(dest); done {
 		return b, err
 	}
-	if err := makeCache(cacheDir); err != nil {
+	if err := prepareCache(cacheDir, progress); err != nil {
 		return Binaries{}, err
 	}
 
@@ -173,7 +173,7 @@ func (d *downloader) download(ctx context.Context, artifact string, major int, c
 		}
 		fmt.Fprintf(progress, "note: PostgreSQL build %s is not pinned in pgoltp; it is verified against the SHA-256 the repository publishes (%s)\n", version, d.repo)
 	}
-	jar, err := os.CreateTemp(cacheDir, "download-*.jar")
+	jar, err := os.CreateTemp(cacheDir, partialPattern("jar"))
 	if err != nil {
 		return Binaries{}, err
 	}
@@ -187,7 +187,7 @@ func (d *downloader) download(ctx context.Context, artifact string, major int, c
 		return Binaries{}, fmt.Errorf("checksum mismatch for %s: got sha256 %s, expected %s", jarURL, sum, want)
 	}
 
-	tmp, err := os.MkdirTemp(cacheDir, "unpack-")
+	tmp, err := os.MkdirTemp(cacheDir, partialPattern("unpack"))
 	if err != nil {
 		return Binaries{}, err
 	}
@@ -233,6 +233,18 @@ func cached(dest string) (b Binaries, done bool, err error) {
 	return b, true, nil
 }
 
+// prepareCache creates the cache directory if it is missing and removes
+// what killed downloads left in it, saying so.
+func prepareCache(dir string, progress io.Writer) error {
+	if err := makeCache(dir); err != nil {
+		return err
+	}
+	for _, path := range sweepPartials(dir) {
+		fmt.Fprintf(progress, "removed %s, left by an interrupted download\n", path)
+	}
+	return nil
+}
+
 // makeCache creates the cache directory if it is missing. Only a directory
 // it made is chmod'ed (whatever the umask, the server user must reach the
 // binaries); an existing one keeps its mode.
@@ -257,7 +269,7 @@ func install(tmp, dest string) error {
 	if verifyTree(dest) != errNoManifest {
 		return nil
 	}
-	aside, err := os.MkdirTemp(filepath.Dir(dest), "unverified-")
+	aside, err := os.MkdirTemp(filepath.Dir(dest), partialPattern("aside"))
 	if err != nil {
 		return err
 	}

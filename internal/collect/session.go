@@ -41,6 +41,7 @@ type Session struct {
 
 	mu      sync.Mutex
 	samples Samples // Points holds only what Take has not handed out yet
+	latest  map[[2]string]Point
 
 	os           *osSampler
 	pg           *pgSampler
@@ -299,7 +300,28 @@ func (s *Session) keep(pts []Point, evs []Event) {
 	s.mu.Lock()
 	s.samples.Points = append(s.samples.Points, pts...)
 	s.samples.Events = append(s.samples.Events, evs...)
+	if s.latest == nil {
+		s.latest = map[[2]string]Point{}
+	}
+	for _, p := range pts {
+		s.latest[[2]string{p.Metric, p.Key}] = p
+	}
 	s.mu.Unlock()
+}
+
+// Major is the server's major version (0 before it was read).
+func (s *Session) Major() int { return s.major }
+
+// Latest returns the last value sampled of every metric (and key): what a
+// live view (the OpenMetrics endpoint) shows while the run goes.
+func (s *Session) Latest() []Point {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Point, 0, len(s.latest))
+	for _, p := range s.latest {
+		out = append(out, p)
+	}
+	return out
 }
 
 // Take hands out the points and events sampled since the previous Take and

@@ -8,6 +8,8 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/group"
+	"github.com/pgoltp/pgoltp/internal/livemetrics"
+	"github.com/pgoltp/pgoltp/internal/metrics"
 	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
@@ -23,6 +25,12 @@ type Options struct {
 	Params []workload.Param
 	// Log, if set, gets "checking consistency..." and where the run was stored.
 	Log io.Writer
+	// Live, if set, is fed every interval of the run and the collectors'
+	// latest samples as they come (the --metrics-addr endpoint).
+	Live *livemetrics.Exporter
+	// StartedAt, if set, is when the run began: a run made earlier and
+	// imported (its series is placed on its own time axis).
+	StartedAt time.Time
 	// Group, when its Name is set, makes the run one part of a group
 	// (internal/group): it registers in the results store, waits for the
 	// other parts, starts at the agreed time, and checks the database only
@@ -52,6 +60,9 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 	}
 	var rec *Recording
 	run := &store.Run{Workload: w.Kind(), Title: w.Name(), StartedAt: time.Now()}
+	if !opts.StartedAt.IsZero() {
+		run.StartedAt = opts.StartedAt
+	}
 	var member *group.Member
 	if opts.Group.Name != "" {
 		var err error
@@ -68,8 +79,8 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 	}
 	out := &Outcome{}
 	runCtx := ctx
-	if rec != nil {
-		runCtx = workload.WithIntervals(ctx, rec.AddInterval)
+	if fn := intervalsTo(rec, opts.Live, run); fn != nil {
+		runCtx = workload.WithIntervals(ctx, fn)
 	}
 	res, runErr := w.Run(runCtx, dsn, 0)
 	out.Result = res
@@ -82,7 +93,7 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 		notes = append(notes, note)
 	}
 	if runErr == nil && !interrupted && check {
-		if opts.Log != nil {
+		if _, unchecked := w.(workload.Unchecked); opts.Log != nil && !unchecked {
 			fmt.Fprintln(opts.Log, "checking consistency...")
 		}
 		chk, err := w.Check(ctx, dsn)
@@ -110,6 +121,27 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 		return out, runErr
 	}
 	return out, storeErr
+}
+
+// intervalsTo is where the run's intervals go: the recording, the live
+// endpoint, both or neither (nil).
+func intervalsTo(rec *Recording, live *livemetrics.Exporter, run *store.Run) workload.IntervalFunc {
+	if live != nil {
+		live.SetRunID(run.ID)
+		if rec != nil && rec.sess != nil {
+			live.SetCollected(rec.sess.Latest)
+			live.SetMajor(rec.sess.Major())
+		}
+	}
+	switch {
+	case rec != nil && live != nil:
+		return func(s *metrics.Snapshot, ec string) { rec.AddInterval(s, ec); live.Interval(s, ec) }
+	case rec != nil:
+		return rec.AddInterval
+	case live != nil:
+		return live.Interval
+	}
+	return nil
 }
 
 // fillRun completes the stored run with what the workload measured, the

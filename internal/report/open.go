@@ -35,7 +35,7 @@ func Open(ctx context.Context, s *store.Store, ref, format string) (*Subject, er
 	if err != nil {
 		return nil, err
 	}
-	render := map[string]func(io.Writer, *store.Run) error{"html": HTML, "json": JSON, "csv": CSV}[format]
+	render := map[string]func(io.Writer, *store.Run) error{"html": HTML, "json": JSON, "csv": CSV, "openmetrics": OpenMetrics}[format]
 	return &Subject{Kind: "run", ID: run.ID, Status: string(run.Status), OwnFile: true,
 		Render: func(w io.Writer) error { return render(w, run) }}, nil
 }
@@ -56,8 +56,8 @@ func openSearch(ctx context.Context, s *store.Store, ref, format string) (*Subje
 	switch format {
 	case "json":
 		render = SearchJSON
-	case "csv":
-		return nil, problem.BadInput("use --format html or json", "a tune search has no CSV form")
+	case "csv", "openmetrics":
+		return nil, problem.BadInput("use --format html or json", "a tune search has no %s form", format)
 	}
 	return &Subject{Kind: "search", ID: v.ID, Status: v.Status, OwnFile: true,
 		Render: func(w io.Writer) error { return render(w, v) }}, nil
@@ -77,8 +77,8 @@ func openGroup(ctx context.Context, s *store.Store, ref, format string) (*Subjec
 	switch format {
 	case "json":
 		render = GroupJSON
-	case "csv":
-		return nil, problem.BadInput("use --format json or text, or report each part's run by its id", "a group has no CSV report")
+	case "csv", "openmetrics":
+		return nil, problem.BadInput("use --format json or text, or report each part's run by its id", "a group has no %s report", format)
 	}
 	return &Subject{Kind: "group", ID: v.Name, Status: v.Status,
 		Render: func(w io.Writer) error { return render(w, v) }}, nil

@@ -3,6 +3,7 @@ package settings_test
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -92,6 +93,9 @@ func TestToUnit(t *testing.T) {
 		{"2s", "ms", 2000},
 		{"4096", "kB", 4096},
 		{"0.9", "", 0.9},
+		{"1e3kB", "kB", 1000},
+		{"1.5e1MB", "kB", 15360},
+		{"2E-1s", "ms", 200},
 	}
 	for _, c := range cases {
 		got, err := settings.ToUnit(c.value, c.unit)
@@ -101,6 +105,32 @@ func TestToUnit(t *testing.T) {
 	}
 	if got := settings.FormatMemory(1536 * 1024); got != "1536MB" {
 		t.Errorf("FormatMemory = %s", got)
+	}
+}
+
+// ToUnit reads a value as the server does: each value below is set in a
+// session and the server's own reading (pg_settings.setting, in the
+// setting's unit) must be what ToUnit returns.
+func TestToUnitMatchesServer(t *testing.T) {
+	ctx := context.Background()
+	conn, _ := pgtest.Conn(t)
+	cases := []struct{ name, value string }{
+		{"work_mem", "1e3kB"}, {"work_mem", "1.5e1MB"}, {"work_mem", "4096"}, {"work_mem", "1GB"},
+		{"statement_timeout", "2E-1s"}, {"statement_timeout", "5min"}, {"statement_timeout", "1.5s"},
+	}
+	for _, c := range cases {
+		var setting, unit string
+		err := conn.QueryRow(ctx, `SELECT set_config($1, $2, false) IS NOT NULL,
+			(SELECT setting || '|' || coalesce(unit, '') FROM pg_settings WHERE name = $1)`,
+			c.name, c.value).Scan(new(bool), &setting)
+		if err != nil {
+			t.Fatalf("the server refused %s = %s: %v", c.name, c.value, err)
+		}
+		setting, unit, _ = strings.Cut(setting, "|")
+		got, err := settings.ToUnit(c.value, unit)
+		if err != nil || strconv.FormatFloat(got, 'f', -1, 64) != setting {
+			t.Errorf("ToUnit(%s, %s) = %v, %v; the server reads %s", c.value, unit, got, err, setting)
+		}
 	}
 }
 

@@ -59,10 +59,7 @@ func ToUnit(value, unit string) (float64, error) {
 		}
 		return num, nil // a bare number is already in unit
 	}
-	i := 0
-	for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == '.' || v[i] == '-' || v[i] == '+') {
-		i++
-	}
+	i := numberPrefix(v)
 	num, err := strconv.ParseFloat(v[:i], 64)
 	if err != nil || i == 0 {
 		return 0, fmt.Errorf("%q is not a number", value)
@@ -90,6 +87,32 @@ func ToUnit(value, unit string) (float64, error) {
 		return num * s / scale, nil
 	}
 	return 0, fmt.Errorf("%q: this setting takes a plain number, without a unit", value)
+}
+
+// numberPrefix returns the length of the number at the start of v: digits,
+// sign and point, and an exponent ("1e3kB", which PostgreSQL 12 and later
+// read as 1000kB). No unit starts with "e", so an "e" followed by digits is
+// always the exponent.
+func numberPrefix(v string) int {
+	digitAt := func(i int) bool { return i < len(v) && v[i] >= '0' && v[i] <= '9' }
+	i := 0
+	for i < len(v) && (digitAt(i) || v[i] == '.' || v[i] == '-' || v[i] == '+') {
+		i++
+	}
+	if i == 0 || i >= len(v) || (v[i] != 'e' && v[i] != 'E') {
+		return i
+	}
+	j := i + 1
+	if j < len(v) && (v[j] == '+' || v[j] == '-') {
+		j++
+	}
+	if !digitAt(j) {
+		return i
+	}
+	for digitAt(j) {
+		j++
+	}
+	return j
 }
 
 // ParseBool reads a boolean the way PostgreSQL does (on/off, true/false,

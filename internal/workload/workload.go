@@ -54,6 +54,13 @@ type Ready interface {
 	Ready(ctx context.Context, dsn string) error
 }
 
+// Unchecked is implemented by workloads whose Check never checks anything
+// (a recorded command, an imported log): internal/recorder then does not say
+// it is checking consistency.
+type Unchecked interface {
+	Unchecked()
+}
+
 // UpdatedInPlace is implemented by workloads that update rows in place: the
 // tables whose fillfactor `pgoltp tune --layout` searches (internal/tuner).
 type UpdatedInPlace interface {

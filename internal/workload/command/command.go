@@ -1,0 +1,164 @@
+// Package command is a workload that runs another program as it is (the
+// real pgbench, HammerDB, sysbench, a script) while pgoltp records around it:
+// `pgoltp record -- CMD ...`. For pgbench it also reads the per-transaction
+// logs into the series and per-script histograms a run of pgoltp's own
+// has, so report, compare and the statistics treat the two alike.
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/secret"
+	"github.com/pgoltp/pgoltp/internal/workload"
+)
+
+// Command is one program to run and record.
+type Command struct {
+	Argv  []string // the program and its arguments, run as given
+	Title string   // "" = the command line
+	// Env is added to the program's environment (where the lab's server is).
+	Env            []string
+	Stdout, Stderr io.Writer // where its output goes as it runs (and is kept)
+	// LogDir is where pgoltp has pgbench write its logs when the command
+	// line asks for none; pgoltp removes the logs it asked for.
+	LogDir string
+}
+
+// ExitError is a program that exited with a code other than 0: pgoltp
+// exits with the same code.
+type ExitError struct{ Code int }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("the command exited with code %d", e.Code) }
+
+// Pgbench says the program is pgbench.
+func (c *Command) Pgbench() bool {
+	return len(c.Argv) > 0 && filepath.Base(c.Argv[0]) == "pgbench"
+}
+
+// Kind is "pgbench" for pgbench, "command" for anything else.
+func (c *Command) Kind() string {
+	if c.Pgbench() {
+		return "pgbench"
+	}
+	return "command"
+}
+
+// Name is the title, or the command line with any password left out.
+func (c *Command) Name() string {
+	if c.Title != "" {
+		return c.Title
+	}
+	return c.commandLine()
+}
+
+// commandLine is the command line as stored: an argument holding a password
+// is redacted.
+func (c *Command) commandLine() string {
+	out := make([]string, len(c.Argv))
+	for i, a := range c.Argv {
+		out[i] = secret.Redact("argument", a)
+		if strings.ContainsAny(out[i], " \t'\"") {
+			out[i] = "'" + strings.ReplaceAll(out[i], "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// Prepare is refused: a recorded command brings its own data.
+func (c *Command) Prepare(context.Context, string, workload.Layout) error {
+	return errors.New("a recorded command loads nothing: it runs as given")
+}
+
+// Unchecked: there is no consistency check to announce.
+func (c *Command) Unchecked() {}
+
+// Check has nothing to check: the program's own output says how it went.
+func (c *Command) Check(context.Context, string) (*workload.Check, error) { return nil, nil }
+
+// libpqVars are the environment variables that tell a libpq program where
+// to connect.
+var libpqVars = []string{"PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE", "PGUSER", "PGSERVICE"}
+
+// ConnectsItself says pgbench is told where to connect, by its command line
+// (-h, -p, -U, dbname) or by PG* variables; DSN is then that server, for
+// the collectors.
+func (c *Command) ConnectsItself() bool {
+	if !c.Pgbench() {
+		return false
+	}
+	if parsePgbenchArgs(c.Argv[1:]).connects() {
+		return true
+	}
+	for _, v := range libpqVars {
+		if os.Getenv(v) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// DSN is the server pgbench connects to (see ConnectsItself): what its
+// command line says, the rest from PG* variables as libpq reads them.
+func (c *Command) DSN() string {
+	if dsn := parsePgbenchArgs(c.Argv[1:]).dsn(); dsn != "" {
+		return dsn
+	}
+	return "connect_timeout=10" // every other parameter from the environment
+}
+
+// Run runs the program to its end (d is ignored: the command line says how
+// long) and returns what it measured. Ctrl-C reaches the program as an
+// interrupt, as it would without pgoltp.
+func (c *Command) Run(ctx context.Context, _ string, _ time.Duration) (*workload.Result, error) {
+	argv, logs, err := c.plan()
+	if err != nil {
+		return nil, err
+	}
+	var stdout tail
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), c.Env...)
+	cmd.Stdin = os.Stdin
+	cmd.Stdout = io.MultiWriter(orDiscard(c.Stdout), &stdout)
+	var stderr tail
+	cmd.Stderr = io.MultiWriter(orDiscard(c.Stderr), &stderr)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
+	cmd.WaitDelay = 30 * time.Second
+	started := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
+	}
+	runErr := cmd.Wait()
+	res := &workload.Result{End: time.Now(), Interrupted: ctx.Err() != nil}
+	res.Params = append(res.Params, workload.Param{Name: "command", Value: c.commandLine()})
+	if logs != nil {
+		logs.pid = cmd.Process.Pid
+		c.measurePgbench(ctx, res, logs, stdout.String())
+	} else {
+		res.Elapsed = res.End.Sub(started)
+	}
+	res.Notes = append(res.Notes, outputNotes(stdout.String(), stderr.String())...)
+	var exit *exec.ExitError
+	if errors.As(runErr, &exit) && !res.Interrupted {
+		return res, &ExitError{Code: exit.ExitCode()}
+	}
+	if runErr != nil && !res.Interrupted {
+		return res, runErr
+	}
+	return res, nil
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
