@@ -6,13 +6,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/advise"
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/host"
 	"github.com/pgoltp/pgoltp/internal/problem"
-	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
 func init() {
-	var f tune.AdviseOptions
+	var f advise.AdviseOptions
 	cmd := &cobra.Command{
 		Use:   "advise",
 		Short: "Recommend postgresql.conf settings for this machine and workload, each with its reason and risk",
@@ -33,7 +34,7 @@ pgoltp's catalog for --pg.`,
 	rootCmd.AddCommand(cmd)
 }
 
-func runAdvise(ctx context.Context, cmd *cobra.Command, f tune.AdviseOptions) error {
+func runAdvise(ctx context.Context, cmd *cobra.Command, f advise.AdviseOptions) error {
 	if err := f.Validate(global.json); err != nil {
 		return err
 	}
@@ -68,12 +69,12 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f tune.AdviseOptions) er
 	} else if f.MeasureWAL > 0 {
 		return problem.BadInput("pass --dsn or create the lab's cluster, or use --wal-rate", "--measure-wal needs a server")
 	}
-	in.Host = tune.DetectHost(dataPath)
+	in.Host = host.DetectHost(dataPath)
 	if labDir != "" && f.Storage == "" {
 		in.Host.MeasureFlush(labDir, dataPath) // the lab is pgoltp's: the probe file goes there
 	}
 	f.Override(&in.Host)
-	advice, err := tune.Advise(in)
+	advice, err := advise.Advise(in)
 	if err != nil {
 		return problem.BadInput("check --ram, --cpus and --workload", "%v", err)
 	}

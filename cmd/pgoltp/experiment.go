@@ -9,13 +9,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/crashaudit"
+	"github.com/pgoltp/pgoltp/internal/experiment"
 	"github.com/pgoltp/pgoltp/internal/problem"
-	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
 
 type experimentFlags struct {
-	tune.CrashOptions
+	crashaudit.CrashOptions
 	crash, example bool
 }
 
@@ -61,7 +62,7 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.example {
-				_, err := io.WriteString(cmd.OutOrStdout(), tune.ExamplePlan)
+				_, err := io.WriteString(cmd.OutOrStdout(), experiment.ExamplePlan)
 				return err
 			}
 			if f.crash {
@@ -81,7 +82,7 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if len(f.Set) > 0 {
 		return problem.BadInput("put settings in the plan file", "--set is only for --crash")
 	}
-	plan, err := tune.ReadPlan(path)
+	plan, err := experiment.ReadPlan(path)
 	if err != nil {
 		return err
 	}
@@ -100,12 +101,12 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if err != nil {
 		return err
 	}
-	e := &tune.Experiment{Plan: plan, Workload: w, Server: server, DSN: dsn, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr, Pending: guard}
+	e := &experiment.Experiment{Plan: plan, Workload: w, Server: server, DSN: dsn, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr, Pending: guard}
 	rep, err := e.Run(ctx)
 	ran := rep != nil && len(rep.Steps) > 0
 	if ran {
 		// Nothing lost: the report is kept in the lab even when the run was interrupted.
-		tune.KeepReport(global.lab, "experiment", rep, os.Stderr)
+		experiment.KeepReport(global.lab, "experiment", rep, os.Stderr)
 	}
 	if p := (*problem.Problem)(nil); err == nil || ran && !errors.As(err, &p) {
 		if werr := emit(out, rep, rep.WriteText); werr != nil && err == nil {
@@ -134,7 +135,7 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	audit.Pending = guard
 	rep, err := audit.Run(ctx)
 	if rep != nil {
-		tune.KeepReport(global.lab, "crash", rep, os.Stderr)
+		experiment.KeepReport(global.lab, "crash", rep, os.Stderr)
 	}
 	if err == nil {
 		if err := emit(out, rep, rep.WriteText); err != nil {

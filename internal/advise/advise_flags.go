@@ -1,0 +1,18 @@
+package advise
+
+import "github.com/spf13/pflag"
+
+// AddFlags declares the flags of 'pgoltp advise' that fill o.
+func (o *AdviseOptions) AddFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.RAM, "ram", "", "memory PostgreSQL may use, e.g. 16GB (default: detected, cgroup limit included)")
+	f.Float64Var(&o.CPUs, "cpus", 0, "CPUs PostgreSQL may use (default: detected, cgroup quota included)")
+	f.StringVar(&o.Storage, "storage", "", "storage under the data: ssd, hdd or nvme (default: detected)")
+	f.IntVar(&o.Connections, "connections", 0, "client connections the workload opens")
+	f.StringVar(&o.Workload, "workload", "oltp", "tpcc, tpcb or oltp")
+	f.IntVar(&o.Major, "pg", 0, "PostgreSQL major version (default: the server's, else 18)")
+	f.StringVar(&o.Format, "format", "conf", "output: conf (postgresql.conf snippet), sql (ALTER SYSTEM) or json")
+	f.DurationVar(&o.MeasureWAL, "measure-wal", 0, "sample the server's WAL rate for this long (run it during a workload) to size max_wal_size")
+	f.StringVar(&o.WALRate, "wal-rate", "", "WAL rate per second measured elsewhere, e.g. 12MB, to size max_wal_size")
+	f.BoolVar(&o.Offline, "offline", false, "do not connect to any server; validate against pgoltp's catalog")
+	f.StringVar(&o.Run, "run", "", "size WAL settings from what this stored run measured (an id from 'pgoltp runs', or 'last')")
+}
