@@ -86,7 +86,7 @@ func runRestore(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	names, secret := rec.Restorable()
-	if err := restore.Restore(ctx, srv, dsn, rec.Settings, names); err != nil {
+	if err := restore.Settings(ctx, srv, dsn, rec.Settings, names); err != nil {
 		return problem.Failed("could not restore the settings %s left on %s: %v (the record stays: fix the cause and run 'pgoltp restore' again)",
 			rec.Command, rec.Server, err)
 	}

@@ -20,10 +20,10 @@ const (
 )
 
 // NewestMajor is the PostgreSQL major the advisor assumes when told nothing;
-// OldestMajor the oldest it advises for.
+// OldestMajor the oldest it advises for: the catalog's (internal/settings).
 const (
-	NewestMajor = 18
-	OldestMajor = 10
+	NewestMajor = settings.NewestMajor
+	OldestMajor = settings.OldestMajor
 )
 
 // AdviseInput is everything the advisor bases its advice on.

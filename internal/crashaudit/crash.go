@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -73,7 +74,7 @@ func (c *CrashAudit) Run(ctx context.Context) (_ *CrashReport, err error) {
 	if err != nil {
 		return nil, err
 	}
-	names := experiment.SortedKeys(c.Settings)
+	names := slices.Sorted(maps.Keys(c.Settings))
 	rep := &CrashReport{Server: version, Settings: settings.Labelled(major, c.Settings), Workload: c.Workload.Name(),
 		KilledAfter: c.KillAfter, Caveat: killCaveat}
 	for _, p := range rep.Settings {
@@ -160,7 +161,7 @@ func (c *CrashAudit) checkServer(ctx context.Context) (map[string]settings.Live,
 	if err != nil {
 		return nil, 0, "", err
 	}
-	for _, n := range experiment.SortedKeys(c.Settings) {
+	for _, n := range slices.Sorted(maps.Keys(c.Settings)) {
 		if err := settings.ValidateLive(live, major, n, c.Settings[n]); err != nil {
 			return nil, 0, "", problem.BadInput("fix --set", "%v", err)
 		}

@@ -330,7 +330,7 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	observed := e.observeHalfway(runCtx, SortedKeys(values))
+	observed := e.observeHalfway(runCtx, sortedKeys(values))
 	res, err := e.Workload.Run(ctx, e.DSN, e.Plan.Duration)
 	if err != nil {
 		return rec, fmt.Errorf("workload: %w", err)
@@ -394,7 +394,7 @@ func connectExcept(ctx context.Context, dsn string, names []string) (*pgx.Conn, 
 // was not what the arm set (secret values redacted: the record is written).
 func (rec *RunRecord) compare(values map[string]string, observed map[string]settings.Live) {
 	rec.Observed = map[string]string{}
-	for _, name := range SortedKeys(values) {
+	for _, name := range sortedKeys(values) {
 		l, ok := observed[name]
 		if !ok {
 			rec.Mismatch = append(rec.Mismatch, name+" (not reported)")
@@ -508,7 +508,7 @@ func (e *Experiment) validate(live map[string]settings.Live, major int) error {
 	p := e.Plan
 	_, canRestart := e.Server.(restore.Restarter)
 	check := func(where string, values map[string]string) error {
-		for _, name := range SortedKeys(values) {
+		for _, name := range sortedKeys(values) {
 			v := values[name]
 			if err := settings.ValidateLive(live, major, name, v); err != nil {
 				return problem.BadInput("fix the plan", "%s: %v", where, err)
@@ -585,7 +585,7 @@ func (e *Experiment) validate(live map[string]settings.Live, major int) error {
 func unsafeList(major int, p *Plan) []string {
 	var out []string
 	add := func(values map[string]string) {
-		for _, name := range SortedKeys(values) {
+		for _, name := range sortedKeys(values) {
 			if r, _ := settings.LabelFor(major, name, values[name]); r.Unsafe() {
 				out = append(out, fmt.Sprintf("%s=%s %s", name, values[name], settings.Tag(r)))
 			}
@@ -611,8 +611,8 @@ func mismatchNote(m []string) string {
 	return "  NOT IN EFFECT: " + strings.Join(m, ", ")
 }
 
-// SortedKeys returns the keys of m in order.
-func SortedKeys[V any](m map[string]V) []string {
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

@@ -116,7 +116,7 @@ func Pairs(ps []settings.Pair, layout workload.Layout) string {
 		}
 		parts = append(parts, s)
 	}
-	for _, k := range SortedKeys(layout) {
+	for _, k := range sortedKeys(layout) {
 		parts = append(parts, fmt.Sprintf("layout %s=%s [data reloaded]", k, layout[k]))
 	}
 	if len(parts) == 0 {

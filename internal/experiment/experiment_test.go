@@ -11,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgoltp/pgoltp/internal/crashaudit"
 	"github.com/pgoltp/pgoltp/internal/experiment"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/problem"
@@ -258,67 +257,9 @@ func (r refuseApply) Apply(context.Context, map[string]string) (bool, error) {
 	return false, nil
 }
 
-func (r refuseApply) Kill() error {
-	r.t.Error("Kill called for settings that should have been rejected")
-	return nil
-}
-
-func (r refuseApply) Start(context.Context) error {
-	r.t.Error("Start called for settings that should have been rejected")
-	return nil
-}
-
-// TestCrashSynchronousCommitOnLosesNothing kills the server mid-run with
-// synchronous_commit=on and proves every acknowledged commit survived.
-func TestCrashSynchronousCommitOnLosesNothing(t *testing.T) {
-	c := pgtest.Cluster(t)
-	dsn := pgtest.NewDatabase(t)
-	a := &crashaudit.CrashAudit{Server: c, DSN: dsn, Settings: map[string]string{"synchronous_commit": "on"},
-		Workload: ledger.Ledger{Clients: 4, Accounts: 1000}, KillAfter: 3 * time.Second}
-	rep, err := a.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Acknowledged < 10 {
-		t.Fatalf("only %d commits acknowledged before the crash", rep.Acknowledged)
-	}
-	if rep.Missing != 0 {
-		t.Fatalf("%d acknowledged commits lost with synchronous_commit=on: %v", rep.Missing, rep.MissingIDs)
-	}
-	if !rep.Restored || rep.Recovery <= 0 || len(rep.Unsafe) != 0 || !strings.HasPrefix(rep.Verdict, "no acknowledged commit lost") {
-		t.Errorf("report: %+v", rep)
-	}
-}
-
-// TestCrashSynchronousCommitOffIsLabelled runs the audit of an unsafe setting:
-// it must run only with AllowUnsafe and label the report. Whether commits are
-// lost depends on timing, so the count is reported, not asserted.
-func TestCrashSynchronousCommitOffIsLabelled(t *testing.T) {
-	c := pgtest.Cluster(t)
-	dsn := pgtest.NewDatabase(t)
-	a := &crashaudit.CrashAudit{Server: c, DSN: dsn, Settings: map[string]string{"synchronous_commit": "off"}, AllowUnsafe: true,
-		Workload: ledger.Ledger{Clients: 4, Accounts: 1000}, KillAfter: 2 * time.Second}
-	rep, err := a.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text strings.Builder
-	_ = rep.WriteText(&text)
-	t.Log("\n" + text.String())
-	if rep.Acknowledged == 0 || rep.Missing < 0 || rep.Missing > rep.Acknowledged || !rep.Restored {
-		t.Errorf("report: %+v", rep)
-	}
-	if len(rep.Unsafe) != 1 || !strings.Contains(text.String(), "[UNSAFE: can-lose-data-on-crash]") || !strings.Contains(text.String(), "caveat:") {
-		t.Errorf("unsafe setting not labelled:\n%s", text.String())
-	}
-	if r := readSettings(t, dsn, "synchronous_commit"); r["synchronous_commit"] != "on" {
-		t.Errorf("synchronous_commit left at %s", r["synchronous_commit"])
-	}
-}
-
-// TestRefusedSettingsNeverApplied: a plan built without ParsePlan, and the
-// crash audit's --set, still refuse network and code settings before anything
-// is applied, even with AllowUnsafe.
+// TestRefusedSettingsNeverApplied: a plan built without ParsePlan still
+// refuses network and code settings before anything is applied, even with
+// AllowUnsafe (crashaudit's TestCrashRefusedSettingsNeverApplied: --set).
 func TestRefusedSettingsNeverApplied(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	plan := &experiment.Plan{Duration: 2 * time.Second, Repetitions: experiment.Repetitions{Pairs: 2}, Confidence: 0.95, Workload: experiment.PlanWorkload{Kind: "ledger", Scale: 1, Clients: 2},
@@ -326,19 +267,6 @@ func TestRefusedSettingsNeverApplied(t *testing.T) {
 	e := &experiment.Experiment{Plan: plan, Workload: ledger.Ledger{}, Server: refuseApply{t}, DSN: dsn, AllowUnsafe: true}
 	if _, err := e.Run(context.Background()); problem.ExitCode(err) != problem.ExitBadInput || !strings.Contains(err.Error(), "never sets ssl") {
 		t.Errorf("experiment with ssl=on: %v", err)
-	}
-	a := &crashaudit.CrashAudit{Server: refuseApply{t}, DSN: dsn, Settings: map[string]string{"archive_command": "cp %p /tmp/x"}, AllowUnsafe: true}
-	if _, err := a.Run(context.Background()); problem.ExitCode(err) != problem.ExitBadInput || !strings.Contains(err.Error(), "archive_command") {
-		t.Errorf("crash audit with archive_command: %v", err)
-	}
-}
-
-func TestCrashAuditNeedsAllowUnsafe(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
-	a := &crashaudit.CrashAudit{Server: nil, DSN: dsn, Settings: map[string]string{"synchronous_commit": "off"}}
-	_, err := a.Run(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "--allow-unsafe") || problem.ExitCode(err) != problem.ExitBadInput {
-		t.Fatalf("got %v", err)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/pgoltp/pgoltp/internal/advise"
+	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
 	"github.com/pgoltp/pgoltp/internal/workload"
@@ -214,7 +214,7 @@ func ParsePlan(r io.Reader) (*Plan, error) {
 	dec.KnownFields(true)
 	p := &Plan{}
 	if err := dec.Decode(p); err != nil {
-		return nil, fmt.Errorf("not a valid plan: %s", oneLine(err.Error()))
+		return nil, fmt.Errorf("not a valid plan: %s", problem.OneLine(err.Error()))
 	}
 	if err := p.Check(); err != nil {
 		return nil, err
@@ -312,8 +312,8 @@ func (p *Plan) Check() error {
 func (p *Plan) checkVersions() error {
 	seen := map[int]bool{}
 	for _, m := range p.Versions {
-		if m < advise.OldestMajor || m > advise.NewestMajor {
-			return fmt.Errorf("versions: PostgreSQL %d is not supported (%d to %d)", m, advise.OldestMajor, advise.NewestMajor)
+		if m < settings.OldestMajor || m > settings.NewestMajor {
+			return fmt.Errorf("versions: PostgreSQL %d is not supported (%d to %d)", m, settings.OldestMajor, settings.NewestMajor)
 		}
 		if seen[m] {
 			return fmt.Errorf("versions: %d is listed twice", m)
@@ -356,9 +356,6 @@ func (p *Plan) touched() []string {
 	sort.Strings(out)
 	return out
 }
-
-// oneLine folds a multi-line message into one line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // VersionStudy is a versions plan as compare-versions takes it: the majors
 // (--pg), the baseline's settings (--set, sorted) and the duration.

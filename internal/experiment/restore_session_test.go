@@ -79,7 +79,7 @@ func TestRestoreAfterRestartReconnects(t *testing.T) {
 	if restarted, err := c.Apply(ctx, map[string]string{"shared_buffers": "48MB"}); err != nil || !restarted {
 		t.Fatalf("the step's shared_buffers: restarted %v, %v", restarted, err)
 	}
-	if err := restore.Restore(ctx, c, dsn, before, []string{"shared_buffers"}); err != nil {
+	if err := restore.Settings(ctx, c, dsn, before, []string{"shared_buffers"}); err != nil {
 		t.Fatalf("restore after a restart: %v", err)
 	}
 	if got := readSettings(t, dsn, "shared_buffers")["shared_buffers"]; got != "40MB" {

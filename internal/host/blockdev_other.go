@@ -4,7 +4,7 @@ package host
 
 import "errors"
 
-// blockDevice: disks are looked up through /sys, on Linux only.
+// BlockDevice: disks are looked up through /sys, on Linux only.
 func BlockDevice(path string) (name, queue string, err error) {
 	return "", "", errors.New("storage detection reads /sys: Linux only")
 }

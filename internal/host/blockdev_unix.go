@@ -10,7 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// blockDevice finds the disk holding path: its name (the whole disk, not the
+// BlockDevice finds the disk holding path: its name (the whole disk, not the
 // partition) and its queue directory in /sys.
 func BlockDevice(path string) (name, queue string, err error) {
 	var st unix.Stat_t

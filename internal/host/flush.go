@@ -102,7 +102,7 @@ func sameDevice(a, b string) (bool, error) {
 	return da == db, nil
 }
 
-// shortDuration writes 87µs, 1.2ms, 8ms.
+// ShortDuration writes 87µs, 1.2ms, 8ms.
 func ShortDuration(d time.Duration) string {
 	switch {
 	case d < time.Millisecond:

@@ -155,7 +155,7 @@ func cgroupCPULimit() (float64, string, bool) {
 	return best, where, where != ""
 }
 
-// storageClass classifies the disk under path: nvme by name, hdd when the
+// StorageClass classifies the disk under path: nvme by name, hdd when the
 // kernel says rotational, ssd otherwise.
 func StorageClass(path string) (string, string) {
 	name, queue, err := BlockDevice(path)
@@ -176,7 +176,7 @@ func StorageClass(path string) (string, string) {
 	return StorageSSD, fmt.Sprintf("storage: %s holds %s (non-rotational)", name, path)
 }
 
-// humanBytes writes a byte count for people in binary units ("1.5 GiB"),
+// HumanBytes writes a byte count for people in binary units ("1.5 GiB"),
 // as the report and the collected facts do.
 func HumanBytes(n int64) string {
 	if n < 0 {

@@ -12,21 +12,22 @@ import (
 	"github.com/prometheus/procfs"
 )
 
-// memInfo is what advise and doctor read from /proc/meminfo: sizes in bytes,
+// MemInfo is what advise and doctor read from /proc/meminfo: sizes in bytes,
 // huge pages as counts. Zero where /proc is not available.
-type memInfo struct {
+type MemInfo struct {
 	Total, SwapTotal, HugePageSize               int64
 	HugePagesTotal, HugePagesFree, HugePagesRsvd int64
 }
 
-func ReadMeminfo() memInfo {
+// ReadMeminfo reads /proc/meminfo (zero values where it is not available).
+func ReadMeminfo() MemInfo {
 	fs, err := procfs.NewDefaultFS()
 	if err != nil {
-		return memInfo{}
+		return MemInfo{}
 	}
 	m, err := fs.Meminfo()
 	if err != nil {
-		return memInfo{}
+		return MemInfo{}
 	}
 	n := func(p *uint64) int64 {
 		if p == nil {
@@ -34,13 +35,13 @@ func ReadMeminfo() memInfo {
 		}
 		return int64(*p)
 	}
-	return memInfo{
+	return MemInfo{
 		Total: n(m.MemTotalBytes), SwapTotal: n(m.SwapTotalBytes), HugePageSize: n(m.HugepagesizeBytes),
 		HugePagesTotal: n(m.HugePagesTotal), HugePagesFree: n(m.HugePagesFree), HugePagesRsvd: n(m.HugePagesRsvd),
 	}
 }
 
-// sysctlInt reads a numeric sysctl ("vm.swappiness"), -1 when it cannot.
+// SysctlInt reads a numeric sysctl ("vm.swappiness"), -1 when it cannot.
 func SysctlInt(name string) int64 {
 	fs, err := procfs.NewDefaultFS()
 	if err != nil {
@@ -53,7 +54,7 @@ func SysctlInt(name string) int64 {
 	return int64(v[0])
 }
 
-// isLocalBackend reports whether the backend with this pid is a PostgreSQL
+// IsLocalBackend reports whether the backend with this pid is a PostgreSQL
 // process visible on this host: then the OS checks describe the server's OS.
 func IsLocalBackend(pid int) bool {
 	p, err := procfs.NewProc(pid)
@@ -64,7 +65,7 @@ func IsLocalBackend(pid int) bool {
 	return err == nil && (comm == "postgres" || comm == "postmaster")
 }
 
-// parentPID is the parent of pid (the postmaster of a backend), 0 if unknown.
+// ParentPID is the parent of pid (the postmaster of a backend), 0 if unknown.
 func ParentPID(pid int) int {
 	p, err := procfs.NewProc(pid)
 	if err != nil {
@@ -77,7 +78,7 @@ func ParentPID(pid int) int {
 	return st.PPID
 }
 
-// peakVirtualMemory is the VmPeak of pid in bytes, 0 if unknown.
+// PeakVirtualMemory is the VmPeak of pid in bytes, 0 if unknown.
 func PeakVirtualMemory(pid int) int64 {
 	p, err := procfs.NewProc(pid)
 	if err != nil {
@@ -90,7 +91,7 @@ func PeakVirtualMemory(pid int) int64 {
 	return int64(s.VmPeak)
 }
 
-// oomScoreAdj is /proc/<pid>/oom_score_adj, -1 if unknown. Read by hand:
+// OOMScoreAdj is /proc/<pid>/oom_score_adj, -1 if unknown. Read by hand:
 // procfs does not parse it.
 func OOMScoreAdj(pid int) int {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/oom_score_adj", pid))
@@ -104,7 +105,7 @@ func OOMScoreAdj(pid int) int {
 	return n
 }
 
-// usesHugePages reports whether any mapping of the process uses pages larger
+// UsesHugePages reports whether any mapping of the process uses pages larger
 // than 4kB. Read by hand: procfs parses only smaps_rollup, which sums the
 // mappings and drops KernelPageSize.
 func UsesHugePages(pid int) bool {

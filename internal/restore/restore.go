@@ -26,7 +26,7 @@ type Restarter interface {
 	Restart(ctx context.Context) error
 }
 
-// restore puts the named settings back as they were before: a value that was
+// Settings puts the named settings back as they were before: a value that was
 // set with ALTER SYSTEM is set again, any other is reset, so that
 // postgresql.conf or the built-in default applies again exactly as before
 // (setting the old value instead would pin computed values such as
@@ -37,7 +37,7 @@ type Restarter interface {
 // A statement that fails does not stop the rest: the configuration is
 // reloaded and read back whatever happened, so that no changed file is left
 // unread, and a failure is returned only when the values read back differ.
-func restore(ctx context.Context, server Server, dsn string, before map[string]settings.Live, names []string) error {
+func Settings(ctx context.Context, server Server, dsn string, before map[string]settings.Live, names []string) error {
 	putErr := putBack(ctx, server, dsn, before, names)
 	checkErr := checkRestored(ctx, dsn, before, names)
 	if checkErr != nil && putErr != nil {
@@ -52,7 +52,7 @@ func restore(ctx context.Context, server Server, dsn string, before map[string]s
 func Kept(ctx context.Context, server Server, dsn string, guard *pending.Guard, before map[string]settings.Live, names []string, notes []string) (bool, []string) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
-	if err := restore(rctx, server, dsn, before, names); err != nil {
+	if err := Settings(rctx, server, dsn, before, names); err != nil {
 		note := "could not restore the original settings: " + problem.OneLine(err.Error())
 		if guard != nil {
 			note += "; the lab keeps them: run 'pgoltp restore'"

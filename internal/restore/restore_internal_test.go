@@ -40,11 +40,11 @@ func TestRestoreChecksValuesReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	exec("ALTER SYSTEM SET commit_siblings = 9") // what the experiment left
-	err = restore(ctx, claimsApplied{}, dsn, before, []string{"commit_siblings"})
+	err = Settings(ctx, claimsApplied{}, dsn, before, []string{"commit_siblings"})
 	if err == nil || !strings.Contains(err.Error(), "commit_siblings=9 (was 7)") {
 		t.Fatalf("restore through a server that applied nothing: %v, want the difference named", err)
 	}
-	if err := restore(ctx, pgtest.Cluster(t), dsn, before, []string{"commit_siblings"}); err != nil {
+	if err := Settings(ctx, pgtest.Cluster(t), dsn, before, []string{"commit_siblings"}); err != nil {
 		t.Fatalf("a real restore: %v", err)
 	}
 }
@@ -71,7 +71,7 @@ func TestRestoreGoesOnAfterAFailedStatement(t *testing.T) {
 	t.Cleanup(func() { exec("ALTER SYSTEM RESET commit_siblings"); exec("SELECT pg_reload_conf()") })
 	exec("ALTER SYSTEM SET commit_siblings = 9")
 	exec("SELECT pg_reload_conf(), pg_sleep(0.2)")
-	err = restore(ctx, pgtest.Cluster(t), dsn, before, []string{"a_setting_no_server_has", "commit_siblings"})
+	err = Settings(ctx, pgtest.Cluster(t), dsn, before, []string{"a_setting_no_server_has", "commit_siblings"})
 	if err != nil {
 		t.Fatalf("restore: %v (the failed reset must not stop the rest, and the values read back are the originals)", err)
 	}

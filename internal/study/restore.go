@@ -91,7 +91,7 @@ func (ch *changed) restore(ctx context.Context) error {
 		return err
 	}
 	defer unlock()
-	if err := restore.Restore(ctx, ch.cluster, ch.cluster.DSN("postgres"), ch.before, ch.names); err != nil {
+	if err := restore.Settings(ctx, ch.cluster, ch.cluster.DSN("postgres"), ch.before, ch.names); err != nil {
 		return err
 	}
 	if err := ch.guard.Done(); err != nil {

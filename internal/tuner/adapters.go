@@ -57,7 +57,7 @@ func (s tunedServer) Checkpoint(ctx context.Context) error {
 }
 
 func (s tunedServer) Restore(ctx context.Context, before map[string]settings.Live, names []string) error {
-	return restore.Restore(ctx, s.server, s.dsn, before, names)
+	return restore.Settings(ctx, s.server, s.dsn, before, names)
 }
 
 // WorkloadOf is Workload over a workload.Workload run at dsn.

@@ -82,7 +82,7 @@ func checkpointLSN(ctx context.Context, dsn string) (string, error) {
 }
 
 func (s *countingServer) Restore(ctx context.Context, before map[string]settings.Live, names []string) error {
-	return restore.Restore(ctx, s.c, s.dsn, before, names)
+	return restore.Settings(ctx, s.c, s.dsn, before, names)
 }
 
 // tpcb is TPC-B from the registry as a tuner.Workload, counting its loads
