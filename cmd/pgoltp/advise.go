@@ -30,13 +30,13 @@ pgoltp's catalog for --pg.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runAdvise(cmd.Context(), cmd, f) },
 	}
-	f.AddFlags(cmd.Flags())
+	addAdviseFlags(cmd.Flags(), &f)
 	rootCmd.AddCommand(cmd)
 }
 
 func runAdvise(ctx context.Context, cmd *cobra.Command, f advise.AdviseOptions) error {
 	if err := f.Validate(global.json); err != nil {
-		return err
+		return problem.Named(err, adviseFlags)
 	}
 	in := f.Input()
 	var walNote, remoteNote string
@@ -63,7 +63,7 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f advise.AdviseOptions) 
 		}
 		sampled, remote, err := f.FromServer(ctx, dsn, &in)
 		if err != nil {
-			return err
+			return problem.Named(err, adviseFlags)
 		}
 		walNote, remoteNote = cmp.Or(sampled, walNote), remote
 	} else if f.MeasureWAL > 0 {

@@ -3,6 +3,7 @@ package advise
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,33 +39,36 @@ func (o *AdviseOptions) Validate(json bool) error {
 		o.Format = "json"
 	}
 	if o.Format != "conf" && o.Format != "sql" && o.Format != "json" {
-		return problem.BadInput("use --format conf, sql or json", "unknown output format %q", given)
+		return problem.BadField("Format", strconv.Quote(given), "is not an output format", "conf, sql or json")
 	}
 	switch o.Workload {
 	case WorkloadTPCC, WorkloadTPCB, WorkloadOLTP:
 	default:
-		return problem.BadInput("use --workload tpcc, tpcb or oltp", "unknown workload %q", o.Workload)
+		return problem.BadField("Workload", strconv.Quote(o.Workload), "is not a workload profile", "tpcc, tpcb or oltp")
 	}
 	if o.Storage != "" && o.Storage != host.StorageSSD && o.Storage != host.StorageHDD && o.Storage != host.StorageNVMe {
-		return problem.BadInput("use --storage ssd, hdd or nvme", "unknown storage %q", o.Storage)
+		return problem.BadField("Storage", strconv.Quote(o.Storage), "is not a storage class", "ssd, hdd or nvme")
 	}
 	if o.Major != 0 && (o.Major < OldestMajor || o.Major > NewestMajor) {
-		return problem.BadInput(fmt.Sprintf("use --pg %d to %d", OldestMajor, NewestMajor), "PostgreSQL %d is not supported", o.Major)
+		return problem.BadField("Major", strconv.Itoa(o.Major), "is not a supported PostgreSQL major", fmt.Sprintf("%d to %d", OldestMajor, NewestMajor))
 	}
-	if o.CPUs < 0 || o.Connections < 0 {
-		return problem.BadInput("give positive numbers", "--cpus and --connections cannot be negative")
+	if o.CPUs < 0 {
+		return problem.BadField("CPUs", fmt.Sprint(o.CPUs), "is negative", "0 (detected) or more")
+	}
+	if o.Connections < 0 {
+		return problem.BadField("Connections", strconv.Itoa(o.Connections), "is negative", "0 (not known) or more")
 	}
 	if o.WALRate != "" {
 		b, err := settings.ToUnit(o.WALRate, "B")
 		if err != nil || b <= 0 || !strings.ContainsAny(o.WALRate, "BkMGT") {
-			return problem.BadInput("give bytes per second with a unit, e.g. --wal-rate 12MB", "bad --wal-rate %q", o.WALRate)
+			return problem.BadField("WALRate", strconv.Quote(o.WALRate), "is not bytes per second with a unit", "12MB or another size with a unit (per second)")
 		}
 		o.walBytes = b
 	}
 	if o.RAM != "" {
 		b, err := settings.ToUnit(o.RAM, "B")
 		if err != nil || b <= 0 || !strings.ContainsAny(o.RAM, "BkMGT") {
-			return problem.BadInput("give a size with a unit, e.g. --ram 16GB", "bad --ram %q", o.RAM)
+			return problem.BadField("RAM", strconv.Quote(o.RAM), "is not a size with a unit", "16GB or another size with a unit")
 		}
 		o.ramBytes = int64(b)
 	}
@@ -113,7 +117,7 @@ func (o *AdviseOptions) FromServer(ctx context.Context, dsn string, in *AdviseIn
 		return "", "", err
 	}
 	if o.Major != 0 && o.Major != major {
-		return "", "", problem.BadInput(fmt.Sprintf("drop --pg or use --pg %d", major), "--pg %d but the server runs PostgreSQL %d", o.Major, major)
+		return "", "", problem.BadField("Major", strconv.Itoa(o.Major), fmt.Sprintf("is not the server's PostgreSQL %d", major), fmt.Sprintf("%d or leave it out", major))
 	}
 	in.Major, in.Live = major, live
 	if !local && (o.RAM == "" || o.CPUs == 0 || o.Storage == "") {

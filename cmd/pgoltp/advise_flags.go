@@ -1,9 +1,13 @@
-package advise
+package main
 
-import "github.com/spf13/pflag"
+import (
+	"github.com/spf13/pflag"
 
-// AddFlags declares the flags of 'pgoltp advise' that fill o.
-func (o *AdviseOptions) AddFlags(f *pflag.FlagSet) {
+	"github.com/pgoltp/pgoltp/internal/advise"
+)
+
+// addAdviseFlags declares the flags of 'pgoltp advise' that fill o.
+func addAdviseFlags(f *pflag.FlagSet, o *advise.AdviseOptions) {
 	f.StringVar(&o.RAM, "ram", "", "memory PostgreSQL may use, e.g. 16GB (default: detected, cgroup limit included)")
 	f.Float64Var(&o.CPUs, "cpus", 0, "CPUs PostgreSQL may use (default: detected, cgroup quota included)")
 	f.StringVar(&o.Storage, "storage", "", "storage under the data: ssd, hdd or nvme (default: detected)")
@@ -15,4 +19,12 @@ func (o *AdviseOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.WALRate, "wal-rate", "", "WAL rate per second measured elsewhere, e.g. 12MB, to size max_wal_size")
 	f.BoolVar(&o.Offline, "offline", false, "do not connect to any server; validate against pgoltp's catalog")
 	f.StringVar(&o.Run, "run", "", "size WAL settings from what this stored run measured (an id from 'pgoltp runs', or 'last')")
+}
+
+// adviseFlags names the flag of each advise.AdviseOptions field, for its
+// field errors.
+var adviseFlags = map[string]string{
+	"RAM": "--ram", "CPUs": "--cpus", "Storage": "--storage", "Connections": "--connections",
+	"Workload": "--workload", "Major": "--pg", "Format": "--format", "MeasureWAL": "--measure-wal",
+	"WALRate": "--wal-rate", "Offline": "--offline", "Run": "--run",
 }
