@@ -72,7 +72,7 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 		},
 	}
 	fl := cmd.Flags()
-	f.AddFlags(fl)
+	addCrashFlags(fl, &f.CrashOptions)
 	fl.BoolVar(&f.crash, "crash", false, "durability audit: run, kill the server mid-run, restart, count lost acknowledged commits")
 	fl.BoolVar(&f.example, "example", false, "print a commented example plan and exit")
 	rootCmd.AddCommand(cmd)
@@ -118,7 +118,7 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 
 func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	if err := f.Validate(); err != nil {
-		return err
+		return problem.Named(err, crashFlags)
 	}
 	if err := holdLab(); err != nil {
 		return err
@@ -134,6 +134,7 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	audit := f.Audit(c, c.DSN(experimentDatabase), os.Stderr)
 	audit.Pending = guard
 	rep, err := audit.Run(ctx)
+	err = problem.Named(err, crashFlags)
 	if rep != nil {
 		experiment.KeepReport(global.lab, "crash", rep, os.Stderr)
 	}

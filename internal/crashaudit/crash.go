@@ -163,7 +163,7 @@ func (c *CrashAudit) checkServer(ctx context.Context) (map[string]settings.Live,
 	}
 	for _, n := range slices.Sorted(maps.Keys(c.Settings)) {
 		if err := settings.ValidateLive(live, major, n, c.Settings[n]); err != nil {
-			return nil, 0, "", problem.BadInput("fix --set", "%v", err)
+			return nil, 0, "", &problem.Field{Name: "Settings", Wrong: err.Error(), Err: err}
 		}
 		if r, why := settings.LabelFor(major, n, c.Settings[n]); r.Unsafe() && !c.AllowUnsafe {
 			return nil, 0, "", problem.BadInput("pass --allow-unsafe to audit it (that is what the audit is for; it is labelled in every output)",
@@ -176,10 +176,10 @@ func (c *CrashAudit) checkServer(ctx context.Context) (map[string]settings.Live,
 	}
 	maps.Copy(effective, c.Settings)
 	if err := settings.CheckTogether(effective); err != nil {
-		return nil, 0, "", problem.BadInput("fix --set", "%v", err)
+		return nil, 0, "", &problem.Field{Name: "Settings", Wrong: err.Error(), Err: err}
 	}
 	if err := experiment.MemoryFits(effective); err != nil {
-		return nil, 0, "", problem.BadInput("fix --set", "%v", err)
+		return nil, 0, "", &problem.Field{Name: "Settings", Wrong: err.Error(), Err: err}
 	}
 	return live, major, version, nil
 }

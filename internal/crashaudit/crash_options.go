@@ -2,6 +2,7 @@ package crashaudit
 
 import (
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,20 +27,20 @@ type CrashOptions struct {
 func (o *CrashOptions) Validate() error {
 	sets, err := settings.ParseAssignments(o.Set)
 	if err != nil {
-		return problem.BadInput("use --set name=value, e.g. --set synchronous_commit=off", "bad --set %v", err)
+		return &problem.Field{Name: "Set", Value: err.Error(), Wrong: "is not name=value", Accept: "name=value, e.g. synchronous_commit=off", Err: err}
 	}
 	o.values = map[string]string{}
 	for _, a := range sets {
 		o.values[strings.ToLower(a.Name)] = a.Value
 	}
 	if err := settings.CheckApplicable(o.values); err != nil {
-		return problem.BadInput("leave it out of --set", "%v", err)
+		return &problem.Field{Name: "Set", Wrong: err.Error(), Accept: "only settings pgoltp may set", Err: err}
 	}
 	if o.KillAfter < time.Second {
-		return problem.BadInput("use --kill-after 1s or more", "--kill-after %s is too short to acknowledge any commits", o.KillAfter)
+		return problem.BadField("KillAfter", o.KillAfter.String(), "is too short to acknowledge any commits", "1s or more")
 	}
 	if o.Clients < 1 {
-		return problem.BadInput("use --clients 1 or more", "--clients %d", o.Clients)
+		return problem.BadField("Clients", strconv.Itoa(o.Clients), "is too few", "1 or more")
 	}
 	return nil
 }

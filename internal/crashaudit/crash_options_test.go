@@ -6,6 +6,8 @@ import (
 	"time"
 )
 
+// TestCrashOptionsValidate: each bad option is a field error naming its
+// field and what it accepts, never a flag.
 func TestCrashOptionsValidate(t *testing.T) {
 	good := CrashOptions{Set: []string{"Synchronous_Commit = off"}, KillAfter: 5 * time.Second, Clients: 2}
 	for _, c := range []struct {
@@ -14,15 +16,18 @@ func TestCrashOptionsValidate(t *testing.T) {
 		want   string // in the error; "" for none
 	}{
 		{"good", func(*CrashOptions) {}, ""},
-		{"set without =", func(o *CrashOptions) { o.Set = []string{"fsync"} }, `bad --set "fsync"`},
-		{"kill-after", func(o *CrashOptions) { o.KillAfter = time.Millisecond }, "--kill-after 1ms"},
-		{"clients", func(o *CrashOptions) { o.Clients = 0 }, "--clients 0"},
+		{"set without =", func(o *CrashOptions) { o.Set = []string{"fsync"} }, `Set "fsync" is not name=value`},
+		{"kill-after", func(o *CrashOptions) { o.KillAfter = time.Millisecond }, "KillAfter 1ms is too short"},
+		{"clients", func(o *CrashOptions) { o.Clients = 0 }, "Clients 0 is too few"},
 	} {
 		o := good
 		c.change(&o)
 		err := o.Validate()
 		if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "--") {
+			t.Errorf("%s: %v names a flag: the command names it (issue 26 point 5)", c.name, err)
 		}
 	}
 	o := good
