@@ -81,7 +81,7 @@ type DoctorOptions struct {
 // Validate checks the options.
 func (o DoctorOptions) Validate() error {
 	if o.Sample < 0 || o.Sample > time.Hour {
-		return problem.BadInput("use --sample between 0 and 1h", "bad --sample %s", o.Sample)
+		return problem.BadField("Sample", o.Sample.String(), "is out of range", "between 0 and 1h")
 	}
 	return nil
 }

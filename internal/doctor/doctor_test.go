@@ -2,12 +2,14 @@ package doctor_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/doctor"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/workload/ledger"
 )
@@ -113,5 +115,18 @@ func TestDoctorOnMisconfiguredServer(t *testing.T) {
 		if _, ok := byID[id]; !ok {
 			t.Errorf("OS check %s missing", id)
 		}
+	}
+}
+
+// TestDoctorOptionsValidate: a sample out of range is a field error that
+// names the field and its range, not a flag.
+func TestDoctorOptionsValidate(t *testing.T) {
+	err := doctor.DoctorOptions{Sample: 2 * time.Hour}.Validate()
+	var f *problem.Field
+	if !errors.As(err, &f) || f.Name != "Sample" || !strings.Contains(err.Error(), "between 0 and 1h") || strings.Contains(err.Error(), "--") {
+		t.Errorf("sample of 2h: %v", err)
+	}
+	if err := (doctor.DoctorOptions{Sample: time.Second}).Validate(); err != nil {
+		t.Errorf("sample of 1s: %v", err)
 	}
 }

@@ -1,21 +1,25 @@
-package tuner
+package main
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/pgoltp/pgoltp/internal/tuner"
+	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
 
-// AddFlags declares the flags of 'pgoltp tune' that fill o; o.Kinds are
+// addTuneFlags declares the flags of 'pgoltp tune' that fill o; o.Kinds are
 // the workloads --workload takes (the first its default), each with its
-// scale flag.
-func (o *Options) AddFlags(f *pflag.FlagSet) {
-	f.StringVar(&o.Workload, "workload", o.Kinds[0].Name, o.kindList())
-	for _, k := range o.Kinds {
-		if f.Lookup(k.ScaleFlag) == nil {
-			f.IntVar(&o.Scale, k.ScaleFlag, 0, fmt.Sprintf("%s %s (default %d)", k.Title, k.ScaleFlag, k.Scale))
+// scale flag (the registry's).
+func addTuneFlags(f *pflag.FlagSet, o *tuner.Options) {
+	f.StringVar(&o.Workload, "workload", o.Kinds[0].Name, o.KindList())
+	for _, e := range registry.For(registry.Search) {
+		if f.Lookup(e.ScaleFlag) == nil {
+			f.IntVar(&o.Scale, e.ScaleFlag, 0, fmt.Sprintf("%s %s (default %d)", e.Title, e.ScaleFlag, e.Scale))
 		}
 	}
 	f.IntVar(&o.Clients, "clients", 0, "concurrent connections (default 4)")
@@ -23,7 +27,7 @@ func (o *Options) AddFlags(f *pflag.FlagSet) {
 	f.IntVar(&o.Budget, "budget", 25, "number of trials")
 	f.DurationVar(&o.Trial, "trial", 60*time.Second, "measured run per trial")
 	f.DurationVar(&o.Prewarm, "prewarm", 0, "unmeasured run before every measured one (default: a sixth of --trial, at least 1s)")
-	f.StringVar(&o.Objective, "objective", "", fmt.Sprintf("tps, tpmc (%s) or p99 (default: %s)", o.tpmcTitles(), o.defaultObjectives()))
+	f.StringVar(&o.Objective, "objective", "", fmt.Sprintf("tps, tpmc (%s) or p99 (default: %s)", o.TPMCTitles(), defaultObjectives(o.Kinds)))
 	f.DurationVar(&o.MaxP99, "max-p99", 0, "penalise configurations whose p99 latency exceeds this")
 	f.BoolVar(&o.AllowUnsafe, "allow-unsafe", false, "also search settings that can lose or corrupt data on a crash (labelled in every output)")
 	f.BoolVar(&o.Apply, "apply", false, "keep the result on the server instead of restoring the original settings")
@@ -39,34 +43,31 @@ func (o *Options) AddFlags(f *pflag.FlagSet) {
 	_ = f.MarkHidden("test-inject")
 }
 
-// kindList is the workloads' names as the help lists them: "a, b or c".
-func (o *Options) kindList() string {
-	names := make([]string, len(o.Kinds))
-	for i, k := range o.Kinds {
-		names[i] = k.Name
-	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// tpmcTitles names the workloads tpmC is a figure of: "TPC-C".
-func (o *Options) tpmcTitles() string {
-	var titles []string
-	for _, k := range o.Kinds {
-		if k.Objective == ObjectiveTPMC {
-			titles = append(titles, k.Title)
-		}
-	}
-	return strings.Join(titles, ", ")
-}
-
 // defaultObjectives says each workload's default objective: "tps for tpcb, ...".
-func (o *Options) defaultObjectives() string {
+func defaultObjectives(kinds []tuner.Kind) string {
 	var each []string
-	for _, k := range o.Kinds {
+	for _, k := range kinds {
 		each = append(each, k.Objective+" for "+k.Name)
 	}
 	return strings.Join(each, ", ")
+}
+
+// tuneFlags names the flag of each tuner.Options field, for its field
+// errors; Scale is named by the workload's entry (scaleFlag).
+var tuneFlags = map[string]string{
+	"Workload": "--workload", "Clients": "--clients", "Budget": "--budget", "Trial": "--trial",
+	"Prewarm": "--prewarm", "Objective": "--objective", "MaxP99": "--max-p99", "AllowUnsafe": "--allow-unsafe",
+	"Apply": "--apply", "Format": "--format", "Resume": "--resume", "Seed": "--seed", "Confirm": "--confirm",
+	"Ablation": "--ablation", "Reload": "--reload", "Layout": "--layout", "Inject": "--test-inject",
+}
+
+// tuneFlagNames is tuneFlags with Scale as the flag of workload's scale
+// ("--scale", "--warehouses").
+func tuneFlagNames(workload string) map[string]string {
+	names := maps.Clone(tuneFlags)
+	names["Scale"] = "--scale/--warehouses"
+	if e, err := registry.Lookup(workload); err == nil {
+		names["Scale"] = "--" + e.ScaleFlag
+	}
+	return names
 }
