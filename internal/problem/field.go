@@ -23,13 +23,13 @@ func BadField(name, value, wrong, accept string) *Field {
 	return &Field{Name: name, Value: value, Wrong: wrong, Accept: accept}
 }
 
-func (f *Field) Error() string { return f.As(f.Name).Error() }
+func (f *Field) Error() string { return f.For(f.Name).Error() }
 
 func (f *Field) Unwrap() error { return f.Err }
 
-// As is the Field as a Problem about name, the flag or key the user wrote:
+// For is the Field as a Problem about name, the flag or key the user wrote:
 // "--format "xml" is not an output format; use --format conf, sql or json".
-func (f *Field) As(name string) *Problem {
+func (f *Field) For(name string) *Problem {
 	what := name + ": " + f.Wrong
 	if f.Value != "" {
 		what = name + " " + f.Value + " " + f.Wrong
@@ -49,7 +49,7 @@ func Named(err error, names map[string]string) error {
 		return err
 	}
 	if name, ok := names[f.Name]; ok {
-		return f.As(name)
+		return f.For(name)
 	}
-	return f.As(strings.ToLower(f.Name))
+	return f.For(strings.ToLower(f.Name))
 }
