@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	var f advise.AdviseOptions
+	f := advise.AdviseOptions{Profiles: adviseProfiles()}
 	cmd := &cobra.Command{
 		Use:   "advise",
 		Short: "Recommend postgresql.conf settings for this machine and workload, each with its reason and risk",

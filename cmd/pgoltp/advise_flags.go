@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pgoltp/pgoltp/internal/advise"
+	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
 
 // addAdviseFlags declares the flags of 'pgoltp advise' that fill o.
@@ -12,7 +13,9 @@ func addAdviseFlags(f *pflag.FlagSet, o *advise.AdviseOptions) {
 	f.Float64Var(&o.CPUs, "cpus", 0, "CPUs PostgreSQL may use (default: detected, cgroup quota included)")
 	f.StringVar(&o.Storage, "storage", "", "storage under the data: ssd, hdd or nvme (default: detected)")
 	f.IntVar(&o.Connections, "connections", 0, "client connections the workload opens")
-	f.StringVar(&o.Workload, "workload", "oltp", "tpcc, tpcb or oltp")
+	// The list as it always read (the registry's order would swap tpcc and
+	// tpcb); TestAdviseHelpNamesTheProfiles keeps it the registry's.
+	f.StringVar(&o.Workload, "workload", advise.WorkloadOLTP, "tpcc, tpcb or oltp")
 	f.IntVar(&o.Major, "pg", 0, "PostgreSQL major version (default: the server's, else 18)")
 	f.StringVar(&o.Format, "format", "conf", "output: conf (postgresql.conf snippet), sql (ALTER SYSTEM) or json")
 	f.DurationVar(&o.MeasureWAL, "measure-wal", 0, "sample the server's WAL rate for this long (run it during a workload) to size max_wal_size")
@@ -27,4 +30,13 @@ var adviseFlags = map[string]string{
 	"RAM": "--ram", "CPUs": "--cpus", "Storage": "--storage", "Connections": "--connections",
 	"Workload": "--workload", "Major": "--pg", "Format": "--format", "MeasureWAL": "--measure-wal",
 	"WALRate": "--wal-rate", "Offline": "--offline", "Run": "--run",
+}
+
+// adviseProfiles are the registry's workloads advise has a profile for.
+func adviseProfiles() []advise.Profile {
+	var out []advise.Profile
+	for _, e := range registry.For(registry.Advise) {
+		out = append(out, advise.Profile{Name: e.Kind, HotRows: e.HotRows})
+	}
+	return out
 }

@@ -101,7 +101,7 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuner.Opt
 func tunerKinds() []tuner.Kind {
 	var kinds []tuner.Kind
 	for _, e := range registry.For(registry.Search) {
-		kinds = append(kinds, tuner.Kind{Name: e.Kind, Title: e.Title, Scale: e.Scale, Objective: e.Figure})
+		kinds = append(kinds, tuner.Kind{Name: e.Kind, Title: e.Title, Scale: e.Scale, Objective: e.Figure, HotRows: e.HotRows})
 	}
 	return kinds
 }

@@ -12,12 +12,9 @@ import (
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
-// Workload kinds the advisor knows.
-const (
-	WorkloadTPCC = "tpcc"
-	WorkloadTPCB = "tpcb"
-	WorkloadOLTP = "oltp"
-)
+// WorkloadOLTP is the advisor's generic profile: OLTP, no workload known.
+// The workloads it knows beyond that are the registry's (Profile).
+const WorkloadOLTP = "oltp"
 
 // NewestMajor is the PostgreSQL major the advisor assumes when told nothing;
 // OldestMajor the oldest it advises for: the catalog's (internal/settings).
@@ -30,8 +27,11 @@ const (
 type AdviseInput struct {
 	Host        host.Host
 	Connections int    // client connections the workload opens (0: not known)
-	Workload    string // tpcc | tpcb | oltp
-	Major       int    // PostgreSQL major version (0: NewestMajor)
+	Workload    string // the workload's name, as the output shows it; "": WorkloadOLTP
+	// HotRows: every transaction updates the same few rows of tiny tables
+	// (TPC-B's branches and tellers), whose dead rows pile up fastest.
+	HotRows bool
+	Major   int // PostgreSQL major version (0: NewestMajor)
 	// WALBytesPerSecond is the WAL rate measured under the real workload (from
 	// a past run or by sampling pg_current_wal_lsn); 0 when unknown.
 	WALBytesPerSecond float64
@@ -87,12 +87,8 @@ func Advise(in AdviseInput) (Advice, error) {
 	if in.Major == 0 {
 		in.Major = NewestMajor
 	}
-	switch in.Workload {
-	case "":
+	if in.Workload == "" {
 		in.Workload = WorkloadOLTP
-	case WorkloadTPCC, WorkloadTPCB, WorkloadOLTP:
-	default:
-		return Advice{}, fmt.Errorf("unknown workload %q (use tpcc, tpcb or oltp)", in.Workload)
 	}
 	if in.Host.RAM < 256*mB {
 		return Advice{}, fmt.Errorf("%s of memory is too little to advise on (at least 256MB)", host.HumanBytes(in.Host.RAM))
@@ -237,8 +233,8 @@ func adviseAutovacuum(c *adviceContext) {
 	avw := clampInt(int64(math.Round(c.cpus/2)), 3, 8)
 	c.add("autovacuum_max_workers", strconv.FormatInt(avw, 10), "half the CPUs (3..8) so large and small hot tables are vacuumed at the same time")
 	naptime := "30s"
-	if c.in.Workload == WorkloadTPCB {
-		naptime = "10s" // pgbench_branches and pgbench_tellers are tiny and updated by every transaction
+	if c.in.HotRows {
+		naptime = "10s" // tiny tables updated by every transaction (pgbench_branches, pgbench_tellers)
 	}
 	c.add("autovacuum_naptime", naptime, "hot tables bloat within a minute under OLTP updates; look at them more often")
 	c.add("autovacuum_vacuum_scale_factor", "0.05", "vacuum a table after 5% of its rows are dead instead of 20%: keeps free space for HOT updates")

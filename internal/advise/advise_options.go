@@ -12,10 +12,18 @@ import (
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
+// Profile is a workload the advisor knows beyond generic OLTP, as the
+// command gives it from the registry.
+type Profile struct {
+	Name    string // the registry's kind
+	HotRows bool   // see AdviseInput.HotRows
+}
+
 // AdviseOptions are the choices of `pgoltp advise` as given on the command
 // line.
 type AdviseOptions struct {
-	RAM         string // e.g. 16GB; "": detected
+	Profiles    []Profile // the workloads Workload may name besides WorkloadOLTP
+	RAM         string    // e.g. 16GB; "": detected
 	CPUs        float64
 	Storage     string
 	Connections int
@@ -41,10 +49,8 @@ func (o *AdviseOptions) Validate(json bool) error {
 	if o.Format != "conf" && o.Format != "sql" && o.Format != "json" {
 		return problem.BadField("Format", strconv.Quote(given), "is not an output format", "conf, sql or json")
 	}
-	switch o.Workload {
-	case WorkloadTPCC, WorkloadTPCB, WorkloadOLTP:
-	default:
-		return problem.BadField("Workload", strconv.Quote(o.Workload), "is not a workload profile", "tpcc, tpcb or oltp")
+	if _, ok := o.profile(); !ok {
+		return problem.BadField("Workload", strconv.Quote(o.Workload), "is not a workload profile", o.ProfileList())
 	}
 	if o.Storage != "" && o.Storage != host.StorageSSD && o.Storage != host.StorageHDD && o.Storage != host.StorageNVMe {
 		return problem.BadField("Storage", strconv.Quote(o.Storage), "is not a storage class", "ssd, hdd or nvme")
@@ -75,9 +81,36 @@ func (o *AdviseOptions) Validate(json bool) error {
 	return nil
 }
 
+// ProfileList is the names Workload takes, as a list says them: "a, b or oltp".
+func (o *AdviseOptions) ProfileList() string {
+	if len(o.Profiles) == 0 {
+		return WorkloadOLTP
+	}
+	var names []string
+	for _, p := range o.Profiles {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ") + " or " + WorkloadOLTP
+}
+
+// profile is the Profile Workload names (the zero Profile for WorkloadOLTP);
+// ok is false when it names none.
+func (o *AdviseOptions) profile() (Profile, bool) {
+	if o.Workload == WorkloadOLTP {
+		return Profile{Name: WorkloadOLTP}, true
+	}
+	for _, p := range o.Profiles {
+		if p.Name == o.Workload {
+			return p, true
+		}
+	}
+	return Profile{}, false
+}
+
 // Input is the advise input the options give before a server is read.
 func (o *AdviseOptions) Input() AdviseInput {
-	return AdviseInput{Connections: o.Connections, Workload: o.Workload, Major: o.Major, WALBytesPerSecond: o.walBytes}
+	p, _ := o.profile()
+	return AdviseInput{Connections: o.Connections, Workload: o.Workload, HotRows: p.HotRows, Major: o.Major, WALBytesPerSecond: o.walBytes}
 }
 
 // Override puts the host figures given on the command line over the

@@ -30,9 +30,9 @@ var hosts = []struct {
 	wal   float64
 }{
 	{"tiny hdd", host.Host{RAM: 256 * mb, CPUs: 1, Storage: host.StorageHDD, HugePage: 2 * mb}, 0, advise.WorkloadOLTP, 0},
-	{"laptop ssd", host.Host{RAM: 8 * gb, CPUs: 4, Storage: host.StorageSSD, HugePage: 2 * mb}, 50, advise.WorkloadTPCB, 0},
-	{"server nvme", host.Host{RAM: 256 * gb, CPUs: 64, Storage: host.StorageNVMe, HugePage: 2 * mb, HugePagesTotal: 40000}, 2000, advise.WorkloadTPCC, 200 * float64(mb)},
-	{"fractional cgroup", host.Host{RAM: 3 * gb / 2, CPUs: 0.5, Storage: host.StorageSSD}, 10, advise.WorkloadTPCC, 0},
+	{"laptop ssd", host.Host{RAM: 8 * gb, CPUs: 4, Storage: host.StorageSSD, HugePage: 2 * mb}, 50, "tpcb", 0},
+	{"server nvme", host.Host{RAM: 256 * gb, CPUs: 64, Storage: host.StorageNVMe, HugePage: 2 * mb, HugePagesTotal: 40000}, 2000, "tpcc", 200 * float64(mb)},
+	{"fractional cgroup", host.Host{RAM: 3 * gb / 2, CPUs: 0.5, Storage: host.StorageSSD}, 10, "tpcc", 0},
 }
 
 // TestAdviseValidatedAgainstServer validates every recommended value against
@@ -46,7 +46,7 @@ func TestAdviseValidatedAgainstServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, h := range hosts {
-		a, err := advise.Advise(advise.AdviseInput{Host: h.host, Connections: h.conns, Workload: h.wl, Major: major, Live: live, WALBytesPerSecond: h.wal})
+		a, err := advise.Advise(advise.AdviseInput{Host: h.host, Connections: h.conns, Workload: h.wl, HotRows: h.wl == "tpcb", Major: major, Live: live, WALBytesPerSecond: h.wal})
 		if err != nil {
 			t.Fatalf("%s: %v", h.name, err)
 		}
@@ -85,7 +85,7 @@ func TestAdviseValidatedAgainstServer(t *testing.T) {
 // version: settings the version lacks are left out, io_method only on 18.
 func TestAdviseVersions(t *testing.T) {
 	for major := advise.OldestMajor; major <= advise.NewestMajor; major++ {
-		a, err := advise.Advise(advise.AdviseInput{Host: hosts[1].host, Connections: 50, Workload: advise.WorkloadTPCC, Major: major})
+		a, err := advise.Advise(advise.AdviseInput{Host: hosts[1].host, Connections: 50, Workload: "tpcc", Major: major})
 		if err != nil {
 			t.Fatal(err)
 		}

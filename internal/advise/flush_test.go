@@ -33,7 +33,7 @@ func TestGroupCommitFollowsTheFlush(t *testing.T) {
 		{"fewer committers than 2 per CPU", onHost(host.StorageSSD, 87*time.Microsecond), 3, ""},
 	}
 	for _, c := range cases {
-		a, err := advise.Advise(advise.AdviseInput{Host: c.host, Connections: c.conns, Workload: advise.WorkloadTPCC, Major: 15})
+		a, err := advise.Advise(advise.AdviseInput{Host: c.host, Connections: c.conns, Workload: "tpcc", Major: 15})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,10 +14,11 @@ import (
 // Kind is a workload the search can drive, as the command gives it from the
 // registry: its defaults and what its flags call it.
 type Kind struct {
-	Name      string // the registry's kind: "tpcc"
+	Name      string // the registry's kind
 	Title     string // "TPC-C"
 	Scale     int    // the scale when given none
 	Objective string // the objective when given none: its primary figure
+	HotRows   bool   // for the advisor's warm start (advise.AdviseInput.HotRows)
 }
 
 // Options are the choices of `pgoltp tune` as given on the command line.
@@ -88,6 +89,16 @@ func (o *Options) Validate() error {
 	var err error
 	o.inject, err = parseInject(o.Inject)
 	return err
+}
+
+// kind is the Kind Workload names (the zero Kind if none: Validate says so).
+func (o *Options) kind() Kind {
+	for _, k := range o.Kinds {
+		if k.Name == o.Workload {
+			return k
+		}
+	}
+	return Kind{}
 }
 
 // KindList is the names of Kinds as a list says them: "a, b or c".

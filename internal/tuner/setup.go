@@ -78,7 +78,7 @@ func New(ctx context.Context, s Setup) (*Tuner, error) {
 		return nil, err
 	}
 	live = s.Resume.originals(live) // never a killed trial's leftovers
-	advice, err := advise.Advise(advise.AdviseInput{Host: host, Connections: s.Clients, Workload: s.Options.Workload, Major: major, Live: live})
+	advice, err := advise.Advise(advise.AdviseInput{Host: host, Connections: s.Clients, Workload: s.Options.Workload, HotRows: s.Options.kind().HotRows, Major: major, Live: live})
 	if err != nil {
 		return nil, problem.Failed("advise: %v", err)
 	}
