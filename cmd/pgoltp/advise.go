@@ -6,13 +6,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/advise"
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/host"
 	"github.com/pgoltp/pgoltp/internal/problem"
-	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
 func init() {
-	var f tune.AdviseOptions
+	f := advise.AdviseOptions{Profiles: adviseProfiles()}
 	cmd := &cobra.Command{
 		Use:   "advise",
 		Short: "Recommend postgresql.conf settings for this machine and workload, each with its reason and risk",
@@ -29,13 +30,13 @@ pgoltp's catalog for --pg.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runAdvise(cmd.Context(), cmd, f) },
 	}
-	f.AddFlags(cmd.Flags())
+	addAdviseFlags(cmd.Flags(), &f)
 	rootCmd.AddCommand(cmd)
 }
 
-func runAdvise(ctx context.Context, cmd *cobra.Command, f tune.AdviseOptions) error {
+func runAdvise(ctx context.Context, cmd *cobra.Command, f advise.AdviseOptions) error {
 	if err := f.Validate(global.json); err != nil {
-		return err
+		return problem.Named(err, adviseFlags)
 	}
 	in := f.Input()
 	var walNote, remoteNote string
@@ -62,18 +63,18 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f tune.AdviseOptions) er
 		}
 		sampled, remote, err := f.FromServer(ctx, dsn, &in)
 		if err != nil {
-			return err
+			return problem.Named(err, adviseFlags)
 		}
 		walNote, remoteNote = cmp.Or(sampled, walNote), remote
 	} else if f.MeasureWAL > 0 {
 		return problem.BadInput("pass --dsn or create the lab's cluster, or use --wal-rate", "--measure-wal needs a server")
 	}
-	in.Host = tune.DetectHost(dataPath)
+	in.Host = host.DetectHost(dataPath)
 	if labDir != "" && f.Storage == "" {
 		in.Host.MeasureFlush(labDir, dataPath) // the lab is pgoltp's: the probe file goes there
 	}
 	f.Override(&in.Host)
-	advice, err := tune.Advise(in)
+	advice, err := advise.Advise(in)
 	if err != nil {
 		return problem.BadInput("check --ram, --cpus and --workload", "%v", err)
 	}

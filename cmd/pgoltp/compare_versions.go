@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/experiment"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/study"
-	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
 )
@@ -76,7 +76,7 @@ func parseStudy(o *study.Options, pg, duration string) (err error) {
 
 // runVersionPlan runs an experiment plan with versions: [..] as the
 // compare-versions command would: the baseline's settings on every major.
-func runVersionPlan(ctx context.Context, out io.Writer, path string, p *tune.Plan) error {
+func runVersionPlan(ctx context.Context, out io.Writer, path string, p *experiment.Plan) error {
 	if kinds := registry.KindsFor(registry.Versions); !slices.Contains(kinds, p.Workload.Kind) {
 		return problem.BadInput("fix the plan file (see 'pgoltp experiment --help')", "%s: versions: compares %s, not %s",
 			path, registry.Or(kinds), p.Workload.Kind)

@@ -5,13 +5,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/doctor"
 	"github.com/pgoltp/pgoltp/internal/problem"
-	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
 func init() {
 	var (
-		opts   tune.DoctorOptions
+		opts   doctor.DoctorOptions
 		noOS   bool
 		strict bool
 		run    string
@@ -33,7 +33,7 @@ statistics describe what ran since they were last reset.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if err := opts.Validate(); err != nil {
-				return err
+				return problem.Named(err, map[string]string{"Sample": "--sample"})
 			}
 			dsn, err := targetDSN(ctx)
 			if err != nil {
@@ -47,7 +47,7 @@ statistics describe what ran since they were last reset.`,
 				}
 				opts.Run = &past
 			}
-			d, err := tune.DoctorAt(ctx, dsn, opts)
+			d, err := doctor.DoctorAt(ctx, dsn, opts)
 			if p := (*problem.Problem)(nil); errors.As(err, &p) {
 				return err
 			}

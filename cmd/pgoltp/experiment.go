@@ -9,13 +9,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/crashaudit"
+	"github.com/pgoltp/pgoltp/internal/experiment"
 	"github.com/pgoltp/pgoltp/internal/problem"
-	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
 
 type experimentFlags struct {
-	tune.CrashOptions
+	crashaudit.CrashOptions
 	crash, example bool
 }
 
@@ -61,7 +62,7 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.example {
-				_, err := io.WriteString(cmd.OutOrStdout(), tune.ExamplePlan)
+				_, err := io.WriteString(cmd.OutOrStdout(), experiment.ExamplePlan)
 				return err
 			}
 			if f.crash {
@@ -71,7 +72,7 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 		},
 	}
 	fl := cmd.Flags()
-	f.AddFlags(fl)
+	addCrashFlags(fl, &f.CrashOptions)
 	fl.BoolVar(&f.crash, "crash", false, "durability audit: run, kill the server mid-run, restart, count lost acknowledged commits")
 	fl.BoolVar(&f.example, "example", false, "print a commented example plan and exit")
 	rootCmd.AddCommand(cmd)
@@ -81,7 +82,7 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if len(f.Set) > 0 {
 		return problem.BadInput("put settings in the plan file", "--set is only for --crash")
 	}
-	plan, err := tune.ReadPlan(path)
+	plan, err := experiment.ReadPlan(path)
 	if err != nil {
 		return err
 	}
@@ -103,13 +104,13 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if err != nil {
 		return err
 	}
-	e := &tune.Experiment{Plan: plan, Workload: w, Server: server, DSN: dsn, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr, Pending: guard}
+	e := &experiment.Experiment{Plan: plan, Workload: w, Server: server, DSN: dsn, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr, Pending: guard}
 	rep, err := e.Run(ctx)
 	err = asPlanKeys(err)
 	ran := rep != nil && len(rep.Steps) > 0
 	if ran {
 		// Nothing lost: the report is kept in the lab even when the run was interrupted.
-		tune.KeepReport(global.lab, "experiment", rep, os.Stderr)
+		experiment.KeepReport(global.lab, "experiment", rep, os.Stderr)
 	}
 	if p := (*problem.Problem)(nil); err == nil || ran && !errors.As(err, &p) {
 		if werr := emit(out, rep, rep.WriteText); werr != nil && err == nil {
@@ -121,7 +122,7 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 
 // checkPlanWorkload checks the options a plan gives its workload before
 // anything runs, on a workload of its own (Validate fills in defaults).
-func checkPlanWorkload(plan *tune.Plan) error {
+func checkPlanWorkload(plan *experiment.Plan) error {
 	w, err := registry.New(plan.Workload.Kind, plan.Workload.Scale, plan.Workload.Clients)
 	if v, ok := w.(interface{ Validate() error }); ok && err == nil {
 		return v.Validate()
@@ -131,7 +132,7 @@ func checkPlanWorkload(plan *tune.Plan) error {
 
 func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	if err := f.Validate(); err != nil {
-		return err
+		return problem.Named(err, crashFlags)
 	}
 	if err := holdLab(); err != nil {
 		return err
@@ -147,8 +148,9 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	audit := f.Audit(c, c.DSN(experimentDatabase), os.Stderr)
 	audit.Pending = guard
 	rep, err := audit.Run(ctx)
+	err = problem.Named(err, crashFlags)
 	if rep != nil {
-		tune.KeepReport(global.lab, "crash", rep, os.Stderr)
+		experiment.KeepReport(global.lab, "crash", rep, os.Stderr)
 	}
 	if err == nil {
 		if err := emit(out, rep, rep.WriteText); err != nil {

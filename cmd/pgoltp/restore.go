@@ -12,9 +12,9 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/pending"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/restore"
 	"github.com/pgoltp/pgoltp/internal/server"
 	"github.com/pgoltp/pgoltp/internal/settings"
-	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
 func init() {
@@ -86,7 +86,7 @@ func runRestore(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	names, secret := rec.Restorable()
-	if err := tune.Restore(ctx, srv, dsn, rec.Settings, names); err != nil {
+	if err := restore.Settings(ctx, srv, dsn, rec.Settings, names); err != nil {
 		return problem.Failed("could not restore the settings %s left on %s: %v (the record stays: fix the cause and run 'pgoltp restore' again)",
 			rec.Command, rec.Server, err)
 	}
@@ -107,7 +107,7 @@ func runRestore(ctx context.Context, out io.Writer) error {
 // restoreTarget is the server 'pgoltp restore' works on and the DSN of an
 // administrative database: --dsn, or the lab's managed cluster, started and
 // held (its lock) to the end.
-func restoreTarget(ctx context.Context) (tune.Server, string, error) {
+func restoreTarget(ctx context.Context) (restore.Server, string, error) {
 	if global.dsn != "" {
 		dsn, err := checkDSN(ctx, global.dsn)
 		return server.External{DSN: dsn}, dsn, err

@@ -10,11 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/advise"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/report"
 	"github.com/pgoltp/pgoltp/internal/runfile"
 	"github.com/pgoltp/pgoltp/internal/store"
-	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
 // resultsStore holds --results-dsn: where runs are kept when not in the lab's
@@ -57,13 +57,13 @@ func openResults(ctx context.Context) (*store.Store, error) {
 }
 
 // pastRun loads a stored run and digests what the tuning rules need.
-func pastRun(ctx context.Context, ref string) (tune.PastRun, error) {
+func pastRun(ctx context.Context, ref string) (advise.PastRun, error) {
 	s, err := openResults(ctx)
 	if err != nil {
-		return tune.PastRun{}, err
+		return advise.PastRun{}, err
 	}
 	defer s.Close()
-	return tune.LoadPastRun(ctx, s, ref)
+	return advise.LoadPastRun(ctx, s, ref)
 }
 
 func listRuns(ctx context.Context, w io.Writer, format string) error {

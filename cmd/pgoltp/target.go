@@ -7,9 +7,9 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/restore"
 	"github.com/pgoltp/pgoltp/internal/runfile"
 	"github.com/pgoltp/pgoltp/internal/server"
-	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
 // The databases pgoltp works in on the managed cluster: what 'tpcc load' and
@@ -40,7 +40,7 @@ func targetDSN(ctx context.Context) (string, error) {
 // tunedServer is the server a command changes the settings of, and the
 // connection string of the database it runs in: --dsn, or the lab's managed
 // cluster (database db), whose lock the command then holds to its end.
-func tunedServer(ctx context.Context, db string) (tune.Server, string, error) {
+func tunedServer(ctx context.Context, db string) (restore.Server, string, error) {
 	if global.dsn != "" {
 		// The command's reports go to the lab: refuse an unsafe one before
 		// changing anything on the server.

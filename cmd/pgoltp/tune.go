@@ -55,13 +55,13 @@ does not restart a server it does not manage.`,
 			return runTune(cmd.Context(), cmd.OutOrStdout(), cmd, f)
 		},
 	}
-	f.AddFlags(cmd.Flags())
+	addTuneFlags(cmd.Flags(), &f)
 	rootCmd.AddCommand(cmd)
 }
 
 func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuner.Options) error {
 	if err := f.Validate(); err != nil {
-		return err
+		return problem.Named(err, tuneFlagNames(f.Workload))
 	}
 	w, err := registry.New(f.Workload, f.Scale, f.Clients)
 	if err != nil {
@@ -101,7 +101,7 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuner.Opt
 func tunerKinds() []tuner.Kind {
 	var kinds []tuner.Kind
 	for _, e := range registry.For(registry.Search) {
-		kinds = append(kinds, tuner.Kind{Name: e.Kind, Title: e.Title, ScaleFlag: e.ScaleFlag, Scale: e.Scale, Objective: e.Figure})
+		kinds = append(kinds, tuner.Kind{Name: e.Kind, Title: e.Title, Scale: e.Scale, Objective: e.Figure, HotRows: e.HotRows})
 	}
 	return kinds
 }

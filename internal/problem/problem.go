@@ -65,6 +65,10 @@ func ExitCode(err error) int {
 	if errors.As(err, &p) && p.Code != 0 {
 		return p.Code
 	}
+	var f *Field
+	if errors.As(err, &f) {
+		return ExitBadInput
+	}
 	return ExitFailed
 }
 

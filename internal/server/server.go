@@ -72,7 +72,7 @@ func withConnectTimeout(dsn string, cfg *pgx.ConnConfig) string {
 }
 
 // External applies settings to a server pgoltp does not own: reloads only,
-// since it may not restart it. It satisfies tune.Server.
+// since it may not restart it. It satisfies restore.Server.
 type External struct{ DSN string }
 
 // Apply sets values with ALTER SYSTEM and reloads; a setting that needs a

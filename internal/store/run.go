@@ -100,7 +100,7 @@ func (h HourHistogram) Histogram() (*hdrhistogram.Histogram, error) {
 // Run is one benchmark run as stored.
 type Run struct {
 	ID        string
-	Workload  string // "tpcc", "tpcb", "pgbench"
+	Workload  string // the workload's kind (the registry's name), or "pgbench"
 	Title     string
 	StartedAt time.Time
 	EndedAt   time.Time

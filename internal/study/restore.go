@@ -12,8 +12,8 @@ import (
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/pending"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/restore"
 	"github.com/pgoltp/pgoltp/internal/settings"
-	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
 // changed is what a study changed on one major's cluster: the original
@@ -91,7 +91,7 @@ func (ch *changed) restore(ctx context.Context) error {
 		return err
 	}
 	defer unlock()
-	if err := tune.Restore(ctx, ch.cluster, ch.cluster.DSN("postgres"), ch.before, ch.names); err != nil {
+	if err := restore.Settings(ctx, ch.cluster, ch.cluster.DSN("postgres"), ch.before, ch.names); err != nil {
 		return err
 	}
 	if err := ch.guard.Done(); err != nil {

@@ -2,7 +2,7 @@ package tuner
 
 // The adapters between the tuner's small interfaces and pgoltp's concrete
 // types: a registry workload, the managed cluster or an external server
-// (tune.Server), and the results store (recorder).
+// (restore.Server), and the results store (recorder).
 
 import (
 	"context"
@@ -15,26 +15,28 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/adminconn"
+	"github.com/pgoltp/pgoltp/internal/advise"
 	"github.com/pgoltp/pgoltp/internal/collect"
+	"github.com/pgoltp/pgoltp/internal/experiment"
 	"github.com/pgoltp/pgoltp/internal/recorder"
+	"github.com/pgoltp/pgoltp/internal/restore"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/store"
-	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/tuner/record"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
-// ServerOf is Server over tune.Server (the cluster or an external server)
+// ServerOf is Server over restore.Server (the cluster or an external server)
 // reached at dsn.
-func ServerOf(s tune.Server, dsn string) Server { return tunedServer{server: s, dsn: dsn} }
+func ServerOf(s restore.Server, dsn string) Server { return tunedServer{server: s, dsn: dsn} }
 
 type tunedServer struct {
-	server tune.Server
+	server restore.Server
 	dsn    string
 }
 
 func (s tunedServer) Read(ctx context.Context) (map[string]settings.Live, int, error) {
-	live, major, _, _, err := tune.ReadServer(ctx, s.dsn, 0)
+	live, major, _, _, err := advise.ReadServer(ctx, s.dsn, 0)
 	return live, major, err
 }
 
@@ -46,16 +48,16 @@ func (s tunedServer) Apply(ctx context.Context, values map[string]string) (bool,
 }
 
 func (s tunedServer) WarmCache(ctx context.Context) (int64, error) {
-	return tune.WarmCache(ctx, s.dsn)
+	return experiment.WarmCache(ctx, s.dsn)
 }
 
 func (s tunedServer) Checkpoint(ctx context.Context) error {
-	_, err := tune.Checkpoint(ctx, s.dsn)
+	_, err := experiment.Checkpoint(ctx, s.dsn)
 	return err
 }
 
 func (s tunedServer) Restore(ctx context.Context, before map[string]settings.Live, names []string) error {
-	return tune.Restore(ctx, s.server, s.dsn, before, names)
+	return restore.Settings(ctx, s.server, s.dsn, before, names)
 }
 
 // WorkloadOf is Workload over a workload.Workload run at dsn.

@@ -14,16 +14,16 @@ import (
 // Kind is a workload the search can drive, as the command gives it from the
 // registry: its defaults and what its flags call it.
 type Kind struct {
-	Name      string // --workload NAME
+	Name      string // the registry's kind
 	Title     string // "TPC-C"
-	ScaleFlag string // the flag of its scale: "scale", "warehouses"
 	Scale     int    // the scale when given none
 	Objective string // the objective when given none: its primary figure
+	HotRows   bool   // for the advisor's warm start (advise.AdviseInput.HotRows)
 }
 
 // Options are the choices of `pgoltp tune` as given on the command line.
 type Options struct {
-	Kinds       []Kind // the workloads --workload takes, the first its default
+	Kinds       []Kind // the workloads the search may drive, the first its default
 	Workload    string // one of Kinds
 	Scale       int    // the workload's scale (TPC-B scale, TPC-C warehouses)
 	Clients     int
@@ -51,7 +51,7 @@ type Options struct {
 func (o *Options) Validate() error {
 	i := slices.IndexFunc(o.Kinds, func(k Kind) bool { return k.Name == o.Workload })
 	if i < 0 {
-		return problem.BadInput("use --workload "+o.kindList(), "tune cannot drive workload %q", o.Workload)
+		return problem.BadField("Workload", strconv.Quote(o.Workload), "is not a workload the search can drive", o.KindList())
 	}
 	kind := o.Kinds[i]
 	if o.Scale == 0 {
@@ -65,23 +65,23 @@ func (o *Options) Validate() error {
 	}
 	switch {
 	case o.Scale < 1:
-		return problem.BadInput("use --scale/--warehouses 1 or more", "scale %d", o.Scale)
+		return problem.BadField("Scale", strconv.Itoa(o.Scale), "is too small", "1 or more")
 	case o.Clients < 1:
-		return problem.BadInput("use --clients 1 or more", "--clients %d", o.Clients)
+		return problem.BadField("Clients", strconv.Itoa(o.Clients), "is too few", "1 or more")
 	case o.Budget < 1:
-		return problem.BadInput("use --budget 1 or more", "--budget %d", o.Budget)
+		return problem.BadField("Budget", strconv.Itoa(o.Budget), "is too few trials", "1 or more")
 	case o.Trial < time.Second:
-		return problem.BadInput("use --trial 1s or more", "--trial %s is too short to measure", o.Trial)
+		return problem.BadField("Trial", o.Trial.String(), "is too short to measure", "1s or more")
 	case o.Objective != ObjectiveTPS && o.Objective != ObjectiveTPMC && o.Objective != ObjectiveP99:
-		return problem.BadInput("use --objective tps, tpmc or p99", "unknown objective %q", o.Objective)
+		return problem.BadField("Objective", strconv.Quote(o.Objective), "is not an objective", "tps, tpmc or p99")
 	case o.Objective == ObjectiveTPMC && kind.Objective != ObjectiveTPMC:
-		return problem.BadInput("use --objective tps with "+kind.Name, "tpmC is a %s figure", o.tpmcTitles())
+		return problem.BadField("Objective", strconv.Quote(o.Objective), "is a "+o.TPMCTitles()+" figure", "tps with "+kind.Name)
 	case o.Format != "" && o.Format != "conf" && o.Format != "sql":
-		return problem.BadInput("use --format conf or sql", "unknown format %q", o.Format)
+		return problem.BadField("Format", strconv.Quote(o.Format), "is not an output format", "conf or sql")
 	case o.Confirm < 1:
-		return problem.BadInput("use --confirm 1 or more", "--confirm %d", o.Confirm)
+		return problem.BadField("Confirm", strconv.Itoa(o.Confirm), "is too few candidates", "1 or more")
 	case o.Ablation < 0:
-		return problem.BadInput("use --ablation 0 (all) or more", "--ablation %d", o.Ablation)
+		return problem.BadField("Ablation", strconv.Itoa(o.Ablation), "is negative", "0 (all) or more")
 	}
 	if o.Prewarm == 0 {
 		o.Prewarm = max(time.Second, o.Trial/6)
@@ -91,7 +91,40 @@ func (o *Options) Validate() error {
 	return err
 }
 
-// parseInject reads the test-only --test-inject TRIAL:name=value flags.
+// kind is the Kind Workload names (the zero Kind if none: Validate says so).
+func (o *Options) kind() Kind {
+	for _, k := range o.Kinds {
+		if k.Name == o.Workload {
+			return k
+		}
+	}
+	return Kind{}
+}
+
+// KindList is the names of Kinds as a list says them: "a, b or c".
+func (o *Options) KindList() string {
+	names := make([]string, len(o.Kinds))
+	for i, k := range o.Kinds {
+		names[i] = k.Name
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// TPMCTitles names the workloads tpmC is a figure of: "TPC-C".
+func (o *Options) TPMCTitles() string {
+	var titles []string
+	for _, k := range o.Kinds {
+		if k.Objective == ObjectiveTPMC {
+			titles = append(titles, k.Title)
+		}
+	}
+	return strings.Join(titles, ", ")
+}
+
+// parseInject reads the test-only Inject, TRIAL:name=value each.
 func parseInject(list []string) (map[int]map[string]string, error) {
 	out := map[int]map[string]string{}
 	for _, s := range list {
@@ -99,14 +132,14 @@ func parseInject(list []string) (map[int]map[string]string, error) {
 		name, value, ok2 := strings.Cut(kv, "=")
 		trial, err := strconv.Atoi(n)
 		if !ok || !ok2 || err != nil || trial < 1 {
-			return nil, problem.BadInput("use --test-inject TRIAL:name=value", "bad --test-inject %q", s)
+			return nil, problem.BadField("Inject", strconv.Quote(s), "is not TRIAL:name=value", "TRIAL:name=value")
 		}
 		if out[trial] == nil {
 			out[trial] = map[string]string{}
 		}
 		out[trial][name] = value
 		if err := settings.CheckApplicable(out[trial]); err != nil {
-			return nil, problem.BadInput("inject only catalog settings", "%v", err)
+			return nil, &problem.Field{Name: "Inject", Wrong: err.Error(), Accept: "only catalog settings", Err: err}
 		}
 	}
 	return out, nil

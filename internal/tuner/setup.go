@@ -6,10 +6,12 @@ import (
 	"io"
 	"time"
 
+	"github.com/pgoltp/pgoltp/internal/advise"
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/host"
 	"github.com/pgoltp/pgoltp/internal/pending"
 	"github.com/pgoltp/pgoltp/internal/problem"
-	"github.com/pgoltp/pgoltp/internal/tune"
+	"github.com/pgoltp/pgoltp/internal/restore"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
@@ -47,7 +49,7 @@ type Setup struct {
 	Options
 	Resume          *State
 	Workload        workload.Workload
-	Server          tune.Server
+	Server          restore.Server
 	DSN             string
 	Lab, ResultsDSN string
 	Log             io.Writer
@@ -63,7 +65,7 @@ func New(ctx context.Context, s Setup) (*Tuner, error) {
 	if managed {
 		dataDir = c.DataDir
 	}
-	host := tune.DetectHost(dataDir)
+	host := host.DetectHost(dataDir)
 	if managed {
 		host.MeasureFlush(c.Lab, dataDir) // the lab is pgoltp's: the probe file goes there
 	}
@@ -76,7 +78,7 @@ func New(ctx context.Context, s Setup) (*Tuner, error) {
 		return nil, err
 	}
 	live = s.Resume.originals(live) // never a killed trial's leftovers
-	advice, err := tune.Advise(tune.AdviseInput{Host: host, Connections: s.Clients, Workload: s.Options.Workload, Major: major, Live: live})
+	advice, err := advise.Advise(advise.AdviseInput{Host: host, Connections: s.Clients, Workload: s.Options.Workload, HotRows: s.Options.kind().HotRows, Major: major, Live: live})
 	if err != nil {
 		return nil, problem.Failed("advise: %v", err)
 	}

@@ -23,7 +23,7 @@
 // again (a TPC-C run of a minute adds a tenth to the database: over a
 // search it grew from 1 to 7 GB and its throughput fell by 40%, so early
 // and late trials measured different databases), the cache is refilled,
-// and a checkpoint starts the run's cycle (tune.Checkpoint).
+// and a checkpoint starts the run's cycle (experiment.Checkpoint).
 package tuner
 
 import (
@@ -50,13 +50,13 @@ type Server interface {
 }
 
 // CacheWarmer is a Server that can refill shared buffers after a restart
-// (tune.WarmCache), so that a short trial after a restart is not measured
+// (experiment.WarmCache), so that a short trial after a restart is not measured
 // on a cold cache. Servers without it rely on the prewarm run alone.
 type CacheWarmer interface {
 	WarmCache(ctx context.Context) (int64, error)
 }
 
-// Checkpointer is a Server that can run a checkpoint (tune.Checkpoint), so
+// Checkpointer is a Server that can run a checkpoint (experiment.Checkpoint), so
 // that every measured run starts at the same point of the checkpoint cycle:
 // otherwise a trial right after a restart pays for full-page images that
 // the baseline beside it does not, and a checkpoint landing in one run of

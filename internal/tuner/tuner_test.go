@@ -9,9 +9,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/experiment"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/restore"
 	"github.com/pgoltp/pgoltp/internal/settings"
-	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/tuner"
 	"github.com/pgoltp/pgoltp/internal/tuner/record"
 	"github.com/pgoltp/pgoltp/internal/workload"
@@ -55,7 +56,7 @@ func (s *countingServer) Checkpoint(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tune.Checkpoint(ctx, s.dsn); err != nil {
+	if _, err := experiment.Checkpoint(ctx, s.dsn); err != nil {
 		return err
 	}
 	after, err := checkpointLSN(ctx, s.dsn)
@@ -81,7 +82,7 @@ func checkpointLSN(ctx context.Context, dsn string) (string, error) {
 }
 
 func (s *countingServer) Restore(ctx context.Context, before map[string]settings.Live, names []string) error {
-	return tune.Restore(ctx, s.c, s.dsn, before, names)
+	return restore.Settings(ctx, s.c, s.dsn, before, names)
 }
 
 // tpcb is TPC-B from the registry as a tuner.Workload, counting its loads

@@ -1,5 +1,5 @@
 // Package ledger is pgoltp's own small write workload, made for the
-// durability audit (internal/tune's crash audit) and for quick experiments.
+// durability audit (internal/crashaudit) and for quick experiments.
 package ledger
 
 import (

@@ -24,6 +24,7 @@ const (
 	Experiment Use = 1 << iota // experiment plans drive it (Prepare, Run)
 	Search                     // pgoltp tune searches settings on it
 	Versions                   // compare-versions runs it on several majors
+	Advise                     // pgoltp advise has a profile for it (HotRows)
 )
 
 // Spec is what every workload is built from.
@@ -45,6 +46,9 @@ type Entry struct {
 	Scale     int    // the scale a search uses when given none
 	Figure    string // its primary figure, a search's default objective: "tps" or "tpmc"
 	Uses      Use
+	// HotRows: every transaction updates the same few rows of tiny tables
+	// (TPC-B's branches and tellers); the advisor vacuums more often.
+	HotRows bool
 	// New builds it as experiments and searches drive it.
 	New func(Spec) workload.Workload
 	// Bench builds it as a version study runs it (nil without Versions).
@@ -56,9 +60,9 @@ var entries = []Entry{
 	{Kind: "ledger", Title: "ledger", ScaleFlag: "scale", Uses: Experiment, New: func(s Spec) workload.Workload {
 		return ledger.Ledger{Clients: s.Clients, Accounts: 10000 * s.Scale}
 	}},
-	{Kind: "tpcb", Title: "TPC-B", ScaleFlag: "scale", Scale: 10, Figure: "tps", Uses: Experiment | Search | Versions,
+	{Kind: "tpcb", Title: "TPC-B", ScaleFlag: "scale", Scale: 10, Figure: "tps", Uses: Experiment | Search | Versions | Advise, HotRows: true,
 		New: func(s Spec) workload.Workload { return tpcb.NewWorkload(s.Scale, s.Clients) }, Bench: tpcbBench},
-	{Kind: "tpcc", Title: "TPC-C", ScaleFlag: "warehouses", Scale: 2, Figure: "tpmc", Uses: Experiment | Search | Versions,
+	{Kind: "tpcc", Title: "TPC-C", ScaleFlag: "warehouses", Scale: 2, Figure: "tpmc", Uses: Experiment | Search | Versions | Advise,
 		New: func(s Spec) workload.Workload { return tpcc.NewWorkload(s.Scale, s.Clients) }, Bench: tpccBench},
 }
 

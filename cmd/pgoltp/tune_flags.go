@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/pgoltp/pgoltp/internal/tuner"
+	"github.com/pgoltp/pgoltp/internal/workload/registry"
+)
+
+// addTuneFlags declares the flags of 'pgoltp tune' that fill o; o.Kinds are
+// the workloads --workload takes (the first its default), each with its
+// scale flag (the registry's).
+func addTuneFlags(f *pflag.FlagSet, o *tuner.Options) {
+	f.StringVar(&o.Workload, "workload", o.Kinds[0].Name, o.KindList())
+	for _, e := range registry.For(registry.Search) {
+		if f.Lookup(e.ScaleFlag) == nil {
+			f.IntVar(&o.Scale, e.ScaleFlag, 0, fmt.Sprintf("%s %s (default %d)", e.Title, e.ScaleFlag, e.Scale))
+		}
+	}
+	f.IntVar(&o.Clients, "clients", 0, "concurrent connections (default 4)")
+	f.IntVar(&o.Clients, "conns", 0, "same as --clients")
+	f.IntVar(&o.Budget, "budget", 25, "number of trials")
+	f.DurationVar(&o.Trial, "trial", 60*time.Second, "measured run per trial")
+	f.DurationVar(&o.Prewarm, "prewarm", 0, "unmeasured run before every measured one (default: a sixth of --trial, at least 1s)")
+	f.StringVar(&o.Objective, "objective", "", fmt.Sprintf("tps, tpmc (%s) or p99 (default: %s)", o.TPMCTitles(), defaultObjectives(o.Kinds)))
+	f.DurationVar(&o.MaxP99, "max-p99", 0, "penalise configurations whose p99 latency exceeds this")
+	f.BoolVar(&o.AllowUnsafe, "allow-unsafe", false, "also search settings that can lose or corrupt data on a crash (labelled in every output)")
+	f.BoolVar(&o.Apply, "apply", false, "keep the result on the server instead of restoring the original settings")
+	f.StringVar(&o.Format, "format", "", "also print the result as conf (postgresql.conf lines) or sql (ALTER SYSTEM)")
+	f.StringVar(&o.Resume, "resume", "", "continue a stored search: --resume (the latest) or --resume=ID")
+	f.Lookup("resume").NoOptDefVal = "latest"
+	f.Int64Var(&o.Seed, "seed", 1, "random seed of the search")
+	f.IntVar(&o.Confirm, "confirm", 3, "top candidates re-run against the baseline before one is declared best")
+	f.IntVar(&o.Ablation, "ablation", 0, "ablate at most this many settings, largest changes first (0: all)")
+	f.BoolVar(&o.Reload, "reload", true, "load the data again before every measured run, so that each measures the same database (--reload=false: faster, but runs that write grow it as the search goes)")
+	f.BoolVar(&o.Layout, "layout", false, "then search the fillfactor of the tables updated in place (rewrites them before every run)")
+	f.StringArrayVar(&o.Inject, "test-inject", nil, "testing only: TRIAL:name=value overrides a trial's setting")
+	_ = f.MarkHidden("test-inject")
+}
+
+// defaultObjectives says each workload's default objective: "tps for tpcb, ...".
+func defaultObjectives(kinds []tuner.Kind) string {
+	var each []string
+	for _, k := range kinds {
+		each = append(each, k.Objective+" for "+k.Name)
+	}
+	return strings.Join(each, ", ")
+}
+
+// tuneFlags names the flag of each tuner.Options field, for its field
+// errors; Scale is named by the workload's entry (scaleFlag).
+var tuneFlags = map[string]string{
+	"Workload": "--workload", "Clients": "--clients", "Budget": "--budget", "Trial": "--trial",
+	"Prewarm": "--prewarm", "Objective": "--objective", "MaxP99": "--max-p99", "AllowUnsafe": "--allow-unsafe",
+	"Apply": "--apply", "Format": "--format", "Resume": "--resume", "Seed": "--seed", "Confirm": "--confirm",
+	"Ablation": "--ablation", "Reload": "--reload", "Layout": "--layout", "Inject": "--test-inject",
+}
+
+// tuneFlagNames is tuneFlags with Scale as the flag of workload's scale
+// ("--scale", "--warehouses").
+func tuneFlagNames(workload string) map[string]string {
+	names := maps.Clone(tuneFlags)
+	names["Scale"] = "--scale/--warehouses"
+	if e, err := registry.Lookup(workload); err == nil {
+		names["Scale"] = "--" + e.ScaleFlag
+	}
+	return names
+}

@@ -1,0 +1,304 @@
+package experiment_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/experiment"
+	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/stats"
+	"github.com/pgoltp/pgoltp/internal/workload/ledger"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+
+func TestParsePlanRejects(t *testing.T) {
+	cases := []struct{ name, plan, want string }{
+		{"empty", "", "empty"},
+		{"unknown key", "duration: 5s\nstepz: []\n", "field stepz not found"},
+		{"no duration", "steps: [{settings: {work_mem: 8MB}}]\n", "duration is missing"},
+		{"short duration", "duration: 100ms\nsteps: [{settings: {work_mem: 8MB}}]\n", "too short"},
+		{"one repetition", "duration: 5s\nrepetitions: 1\nsteps: [{settings: {work_mem: 8MB}}]\n", "at least two runs"},
+		{"zero repetitions", "duration: 5s\nrepetitions: 0\nsteps: [{settings: {work_mem: 8MB}}]\n", "repetitions 0: need 2"},
+		{"zero min_effect", "duration: 5s\nmin_effect: 0%\nsteps: [{settings: {work_mem: 8MB}}]\n", "min_effect 0%: must be above"},
+		{"words for repetitions", "duration: 5s\nrepetitions: many\nsteps: [{settings: {work_mem: 8MB}}]\n", "number of pairs or auto"},
+		{"max with fixed", "duration: 5s\nrepetitions: 3\nmax_repetitions: 8\nsteps: [{settings: {work_mem: 8MB}}]\n", "only apply to repetitions: auto"},
+		{"max of one", "duration: 5s\nmax_repetitions: 1\nsteps: [{settings: {work_mem: 8MB}}]\n", "max_repetitions 1"},
+		{"bad min_effect", "duration: 5s\nmin_effect: lots\nsteps: [{settings: {work_mem: 8MB}}]\n", "not a percentage"},
+		{"min_effect 100%", "duration: 5s\nmin_effect: 100%\nsteps: [{settings: {work_mem: 8MB}}]\n", "below 100%"},
+		{"no steps", "duration: 5s\n", "no steps"},
+		{"empty step", "duration: 5s\nsteps: [{name: x}]\n", "changes nothing"},
+		{"list value", "duration: 5s\nsteps: [{settings: {work_mem: [1, 2]}}]\n", "single value"},
+		{"duplicate step", "duration: 5s\nsteps: [{name: a, settings: {work_mem: 8MB}}, {name: a, settings: {work_mem: 9MB}}]\n", "two steps"},
+		{"not yaml", "duration: [5s\n", "not a valid plan"},
+		{"network setting", "duration: 5s\nsteps: [{settings: {listen_addresses: '*'}}]\n", "never sets listen_addresses"},
+		{"command in baseline", "duration: 5s\nbaseline: {settings: {restore_command: 'cp x y'}}\nsteps: [{settings: {work_mem: 8MB}}]\n", "never sets restore_command"},
+		{"code", "duration: 5s\nsteps: [{settings: {session_preload_libraries: auto_explain}}]\n", "loads code"},
+	}
+	for _, c := range cases {
+		_, err := experiment.ParsePlan(strings.NewReader(c.plan))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: got %v, want one line containing %q", c.name, err, c.want)
+		}
+	}
+	ex, err := experiment.ParsePlan(strings.NewReader(experiment.ExamplePlan))
+	if err != nil || len(ex.Steps) != 3 || ex.Workload.Kind != "tpcb" || ex.Baseline.Values()["max_wal_size"] != "1GB" {
+		t.Errorf("the example plan: %v %+v", err, ex)
+	}
+	p, err := experiment.ParsePlan(strings.NewReader("duration: 5s\nsteps: [{settings: {fsync: off, checkpoint_completion_target: 0.90}}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := p.Steps[0].Values(); v["fsync"] != "off" || v["checkpoint_completion_target"] != "0.90" {
+		t.Errorf("scalars must be kept as written, got %v", v)
+	}
+	if !p.Repetitions.Auto || p.MaxRepetitions != 6 || p.MinEffect != 3 || p.Confidence != 0.95 || p.Workload.Kind != "ledger" || p.Steps[0].Name != "step 1" {
+		t.Errorf("defaults not filled in: %+v", p)
+	}
+	if lvl := p.Level(); math.Abs(lvl-0.99) > 1e-9 {
+		t.Errorf("repetitions: auto looks at the 99%% level (Bonferroni over 5 looks), got %v", lvl)
+	}
+	p, err = experiment.ParsePlan(strings.NewReader("duration: 5s\nrepetitions: 4\nsteps: [{settings: {work_mem: 8MB}}]\n"))
+	if err != nil || p.Repetitions.Auto || p.Repetitions.Pairs != 4 || p.Level() != 0.95 {
+		t.Errorf("fixed repetitions: %v %+v", err, p)
+	}
+	p, err = experiment.ParsePlan(strings.NewReader("duration: 5s\nrepetitions: auto\nmax_repetitions: 10\nmin_effect: 1.5%\nsteps: [{settings: {work_mem: 8MB}}]\n"))
+	if err != nil || !p.Repetitions.Auto || p.MaxRepetitions != 10 || p.MinEffect != 1.5 {
+		t.Errorf("auto with bounds: %v %+v", err, p)
+	}
+}
+
+// TestExperimentTwoSteps runs a two-step plan end to end on the managed
+// cluster: a reload-only step and a step that needs a restart and changes the
+// data layout. It checks the report's shape, that every run read its settings
+// back from pg_settings with the intended values, and that the server's
+// original settings come back afterwards.
+func TestExperimentTwoSteps(t *testing.T) {
+	c := pgtest.Cluster(t)
+	dsn := pgtest.NewDatabase(t)
+	ctx := context.Background()
+	before := readSettings(t, dsn, "shared_buffers", "commit_delay", "commit_siblings")
+
+	plan, err := experiment.ParsePlan(strings.NewReader(`
+name: two steps
+workload: {kind: ledger, clients: 2}
+duration: 2s
+repetitions: 2
+baseline:
+  settings: {commit_delay: 0}
+steps:
+  - name: group commit
+    settings: {commit_delay: 50, commit_siblings: 2}
+  - name: small buffers, fillfactor 80
+    settings: {shared_buffers: 32MB}
+    layout: {fillfactor: 80}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	e := &experiment.Experiment{Plan: plan, Workload: ledger.Ledger{Clients: 2, Accounts: 2000}, Server: c, DSN: dsn, Log: &log}
+	rep, err := e.Run(ctx)
+	if err != nil {
+		t.Fatalf("experiment: %v\n%s", err, log.String())
+	}
+	if len(rep.Steps) != 2 || !rep.Restored || rep.Major == 0 || !strings.HasPrefix(rep.Server, "PostgreSQL") {
+		t.Fatalf("report shape: %d steps, restored %v, server %q", len(rep.Steps), rep.Restored, rep.Server)
+	}
+	for i, s := range rep.Steps {
+		// B1 S1 B2 S2 B3: every step run between two baseline runs.
+		if len(s.Runs) != 2*plan.Repetitions.Pairs+1 {
+			t.Fatalf("step %d: %d runs, want %d", i, len(s.Runs), 2*plan.Repetitions.Pairs+1)
+		}
+		for j, r := range s.Runs {
+			wantArm := experiment.ArmBaseline
+			if j%2 == 1 {
+				wantArm = experiment.ArmStep
+			}
+			if r.Arm != wantArm || r.Repetition != j/2+1 {
+				t.Errorf("step %d run %d: arm %s rep %d, want interleaved A/B", i, j, r.Arm, r.Repetition)
+			}
+			if r.Measurement.Transactions == 0 || r.TPS <= 0 || r.Measurement.P99 <= 0 || len(r.Measurement.PerSecond) == 0 || r.WALBytes <= 0 {
+				t.Errorf("step %d run %d measured nothing: %+v", i, j, r)
+			}
+			if len(r.Mismatch) > 0 {
+				t.Errorf("step %d run %d: settings not in effect: %v", i, j, r.Mismatch)
+			}
+		}
+		if !s.InEffect || !s.Throughput.Valid || s.Throughput.Pairs != 2 || s.StoppedBy != stats.StopFixed || s.Throughput.Level != 0.95 {
+			t.Errorf("step %d: in effect %v, interval %+v, stopped by %q", i, s.InEffect, s.Throughput, s.StoppedBy)
+		}
+		switch s.Verdict {
+		case experiment.VerdictBetter, experiment.VerdictWorse, experiment.VerdictSame:
+		default:
+			t.Errorf("step %d: verdict %q", i, s.Verdict)
+		}
+		if s.Throughput.Low > s.Throughput.Percent || s.Throughput.Percent > s.Throughput.High || !(s.Throughput.MDE > 0) {
+			t.Errorf("step %d: effect %v outside its own interval", i, s.Throughput)
+		}
+	}
+	// What pg_settings said during the runs, arm by arm.
+	g := rep.Steps[0]
+	if g.Runs[0].Observed["commit_delay"] != "0" || g.Runs[1].Observed["commit_delay"] != "50" || g.Runs[1].Observed["commit_siblings"] != "2" {
+		t.Errorf("group commit step observed %v / %v", g.Runs[0].Observed, g.Runs[1].Observed)
+	}
+	m := rep.Steps[1]
+	// An earlier step's setting never leaks into a later step: commit_siblings
+	// is back at its original value in every run of step 2.
+	for i, r := range m.Runs {
+		if r.Observed["commit_siblings"] != before["commit_siblings"] || r.Observed["commit_delay"] != "0" {
+			t.Errorf("step 2 run %d ran with commit_siblings=%s commit_delay=%s", i, r.Observed["commit_siblings"], r.Observed["commit_delay"])
+		}
+	}
+	if m.Runs[1].Observed["shared_buffers"] != "32MB" || m.Runs[0].Observed["shared_buffers"] != before["shared_buffers"] {
+		t.Errorf("shared_buffers observed %q (baseline) and %q (step), want %q and 32MB",
+			m.Runs[0].Observed["shared_buffers"], m.Runs[1].Observed["shared_buffers"], before["shared_buffers"])
+	}
+	if !m.Runs[1].Restarted || !m.Runs[1].Reloaded || !m.Runs[2].Reloaded {
+		t.Errorf("layout step: restarted %v, reloaded %v/%v", m.Runs[1].Restarted, m.Runs[1].Reloaded, m.Runs[2].Reloaded)
+	}
+	if g.Runs[0].Reloaded || g.Runs[1].Reloaded {
+		t.Error("a step without a layout must not reload the data")
+	}
+	// Every run started right after a checkpoint of its own.
+	seen := map[string]bool{}
+	for i, s := range rep.Steps {
+		for j, r := range s.Runs {
+			if r.Checkpoint == "" || seen[r.Checkpoint] {
+				t.Errorf("step %d run %d: checkpoint %q (a new one before every run)", i+1, j, r.Checkpoint)
+			}
+			seen[r.Checkpoint] = true
+		}
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"step 2", "verdict:", "CI", "minimum detectable effect: ±", "stopped: fixed repetitions", "method: each step run",
+		"shared_buffers=32MB [restart]", "layout fillfactor=80", "restored"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, text.String())
+		}
+	}
+	t.Log("\n" + text.String())
+	after := readSettings(t, dsn, "shared_buffers", "commit_delay", "commit_siblings")
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s not restored: %s, was %s", k, after[k], v)
+		}
+	}
+	// Settings that did not come from ALTER SYSTEM are reset, not pinned in
+	// postgresql.auto.conf with their old value.
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var pinned []string
+	rows, _ := conn.Query(ctx, "SELECT name FROM pg_settings WHERE sourcefile LIKE '%postgresql.auto.conf' AND name IN ('commit_delay', 'commit_siblings', 'shared_buffers')")
+	pinned, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(pinned) > 0 {
+		t.Errorf("left in postgresql.auto.conf: %v (%v)", pinned, err)
+	}
+}
+
+func TestExperimentRejectsUnsafeAndUnknown(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	cases := []struct {
+		name, settings, want string
+		allow                bool
+	}{
+		{"unsafe without permission", "{synchronous_commit: 'off'}", "--allow-unsafe", false},
+		{"unknown setting", "{shared_bufers: 1GB}", "shared_bufers", true},
+		{"below minimum", "{shared_buffers: 64kB}", "outside the range", true},
+		{"read-only", "{block_size: 4096}", "read-only", true},
+		{"would not start", "{wal_level: minimal}", "max_wal_senders=0", true},
+		{"too few connections", "{max_connections: 6}", "max_connections=6", true},
+		{"no huge pages", "{huge_pages: 'on'}", "huge pages", true}, // only where none are reserved
+		{"buffers beyond memory", "{shared_buffers: 1TB}", "90%", true},
+	}
+	for _, c := range cases {
+		if c.name == "no huge pages" && hugePagesReserved(t) {
+			continue
+		}
+		plan, err := experiment.ParsePlan(strings.NewReader("duration: 2s\nsteps: [{settings: " + c.settings + "}]\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Validation happens before anything is applied: no server changes needed.
+		e := &experiment.Experiment{Plan: plan, Workload: ledger.Ledger{}, Server: refuseApply{t}, DSN: dsn, AllowUnsafe: c.allow}
+		_, err = e.Run(context.Background())
+		var p *problem.Problem
+		if !errors.As(err, &p) || p.Code != problem.ExitBadInput || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want bad input naming %q", c.name, err, c.want)
+		}
+	}
+}
+
+// refuseApply fails the test if the experiment applies anything or restarts.
+type refuseApply struct{ t *testing.T }
+
+func (r refuseApply) Restart(context.Context) error {
+	r.t.Error("Restart called for a plan that should have been rejected")
+	return nil
+}
+
+func (r refuseApply) Apply(context.Context, map[string]string) (bool, error) {
+	r.t.Error("Apply called for a plan that should have been rejected")
+	return false, nil
+}
+
+// TestRefusedSettingsNeverApplied: a plan built without ParsePlan still
+// refuses network and code settings before anything is applied, even with
+// AllowUnsafe (crashaudit's TestCrashRefusedSettingsNeverApplied: --set).
+func TestRefusedSettingsNeverApplied(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	plan := &experiment.Plan{Duration: 2 * time.Second, Repetitions: experiment.Repetitions{Pairs: 2}, Confidence: 0.95, Workload: experiment.PlanWorkload{Kind: "ledger", Scale: 1, Clients: 2},
+		Steps: []experiment.Step{{Name: "net", Settings: map[string]experiment.Scalar{"ssl": "on"}}}}
+	e := &experiment.Experiment{Plan: plan, Workload: ledger.Ledger{}, Server: refuseApply{t}, DSN: dsn, AllowUnsafe: true}
+	if _, err := e.Run(context.Background()); problem.ExitCode(err) != problem.ExitBadInput || !strings.Contains(err.Error(), "never sets ssl") {
+		t.Errorf("experiment with ssl=on: %v", err)
+	}
+}
+
+func readSettings(t *testing.T, dsn string, names ...string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	live, _, err := settings.ReadServer(ctx, conn, names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, n := range names {
+		out[n] = live[n].Value()
+	}
+	return out
+}
+
+// hugePagesReserved reports whether this host has huge pages reserved.
+func hugePagesReserved(t *testing.T) bool {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "HugePages_Total:" {
+			return f[1] != "0"
+		}
+	}
+	return false
+}

@@ -1,0 +1,372 @@
+package experiment
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/stats"
+	"github.com/pgoltp/pgoltp/internal/workload"
+	"github.com/pgoltp/pgoltp/internal/workload/ledger"
+)
+
+// Plan is an experiment: a baseline and steps, each a set of settings (and
+// optionally a data layout), every step measured against the baseline.
+//
+//	name: checkpoints and WAL
+//	workload: {kind: tpcb, scale: 1, clients: 4}
+//	duration: 60s        # each measured run
+//	repetitions: auto    # A/B pairs per step: a number, or auto (until the verdict is clear)
+//	max_repetitions: 6   # auto: at most this many pairs
+//	min_effect: 3%       # auto: stop once the interval rules out effects this large
+//	prewarm: 10s         # discarded warm-up run before each measured run
+//	reload_each_run: false  # reload the data before every run (layout steps always do)
+//	baseline:
+//	  settings: {max_wal_size: 1GB}
+//	steps:
+//	  - name: bigger WAL
+//	    settings: {max_wal_size: 8GB, checkpoint_timeout: 15min}
+//	  - name: fillfactor 90
+//	    layout: {fillfactor: 90}
+type Plan struct {
+	Name     string        `yaml:"name"`
+	Workload PlanWorkload  `yaml:"workload"`
+	Duration time.Duration `yaml:"duration"`
+	// Repetitions is the number of A/B pairs per step, or auto: add pairs
+	// until the verdict is clear (see stats.Sequential), from 2 up to
+	// MaxRepetitions.
+	Repetitions    Repetitions   `yaml:"repetitions"`
+	MaxRepetitions int           `yaml:"max_repetitions"`
+	MinEffect      Percent       `yaml:"min_effect"` // the smallest effect worth knowing about (auto)
+	Prewarm        time.Duration `yaml:"prewarm"`
+	Confidence     float64       `yaml:"confidence"`
+	// ReloadEachRun reloads the data before every measured run, not only for
+	// steps that change the layout: for workloads whose data drift (growth,
+	// bloat) would otherwise favour whichever arm runs first.
+	ReloadEachRun bool   `yaml:"reload_each_run"`
+	Baseline      Step   `yaml:"baseline"`
+	Steps         []Step `yaml:"steps"`
+	// Versions makes the plan a version study instead (versions: [10, 15,
+	// 18]): the workload with the baseline's settings on each major, as
+	// 'pgoltp compare-versions' runs it; repetitions are runs per major.
+	Versions []int `yaml:"versions"`
+}
+
+// Repetitions is a plan's 'repetitions:': a number of pairs, or auto.
+type Repetitions struct {
+	Pairs int  // fixed number of pairs; 0 with Auto
+	Auto  bool // add pairs until the verdict is clear
+}
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (r *Repetitions) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && strings.EqualFold(strings.TrimSpace(n.Value), "auto") {
+		*r = Repetitions{Auto: true}
+		return nil
+	}
+	var pairs int
+	if err := n.Decode(&pairs); err != nil {
+		return fmt.Errorf("line %d: repetitions must be a number of pairs or auto, not %q", n.Line, n.Value)
+	}
+	if pairs == 0 {
+		// Here, because Check cannot tell a written 0 from a missing key.
+		return fmt.Errorf("line %d: repetitions 0: need 2 to 100, or auto", n.Line)
+	}
+	*r = Repetitions{Pairs: pairs}
+	return nil
+}
+
+// String is "auto" or the number of pairs.
+func (r Repetitions) String() string {
+	if r.Auto {
+		return "auto"
+	}
+	return strconv.Itoa(r.Pairs)
+}
+
+// Percent is a percentage written as "3%" or 3.
+type Percent float64
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (p *Percent) UnmarshalYAML(n *yaml.Node) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(n.Value), "%")), 64)
+	if n.Kind != yaml.ScalarNode || err != nil {
+		return fmt.Errorf("line %d: %q is not a percentage (write e.g. 3%%)", n.Line, n.Value)
+	}
+	if v == 0 {
+		// Here, because Check cannot tell a written 0 from a missing key.
+		return fmt.Errorf("line %d: min_effect 0%%: must be above 0%%, e.g. 3%%", n.Line)
+	}
+	*p = Percent(v)
+	return nil
+}
+
+// Sequential is the plan's stop rule for repetitions: auto.
+func (p *Plan) Sequential() stats.Sequential {
+	return stats.Sequential{MinPairs: minAutoPairs, MaxPairs: p.MaxRepetitions, MinEffect: float64(p.MinEffect), Confidence: p.Confidence}
+}
+
+// minAutoPairs is where repetitions: auto first looks at the interval: one
+// pair has no between-pair spread at all, and every extra look costs
+// interval width (see stats.Sequential).
+const minAutoPairs = 2
+
+// Level is the confidence level of each step's interval: the plan's, or
+// with repetitions: auto the level of each look, corrected for looking
+// after every pair.
+func (p *Plan) Level() float64 {
+	if p.Repetitions.Auto {
+		return p.Sequential().LookLevel()
+	}
+	return p.Confidence
+}
+
+// PlanWorkload names the workload and its size.
+type PlanWorkload struct {
+	Kind    string `yaml:"kind"`    // a registered workload (internal/workload/registry): ledger, tpcb, tpcc
+	Scale   int    `yaml:"scale"`   // tpcb scale, tpcc warehouses, ledger accounts (×1000)
+	Clients int    `yaml:"clients"` // connections (tpcc: terminals)
+}
+
+// Step is one set of settings and layout options.
+type Step struct {
+	Name     string            `yaml:"name"`
+	Settings map[string]Scalar `yaml:"settings"`
+	Layout   map[string]Scalar `yaml:"layout"`
+}
+
+// Scalar is a YAML scalar kept exactly as written: "off" stays "off" and
+// "0.90" stays "0.90", never turned into a bool or a float by the decoder.
+type Scalar string
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (s *Scalar) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: a setting's value must be a single value, not a list or a map", n.Line)
+	}
+	*s = Scalar(n.Value)
+	return nil
+}
+
+// Values returns the settings as name → value with names lower-cased.
+func (s Step) Values() map[string]string { return flatten(s.Settings) }
+
+// LayoutValues returns the layout options as name → value.
+func (s Step) LayoutValues() workload.Layout { return workload.Layout(flatten(s.Layout)) }
+
+func flatten(m map[string]Scalar) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[strings.ToLower(strings.TrimSpace(k))] = string(v)
+	}
+	return out
+}
+
+// ExamplePlan is a commented plan to start from ('pgoltp experiment --example').
+const ExamplePlan = `# pgoltp experiment plan: each step is measured against the baseline,
+# in interleaved pairs of runs (baseline, step, baseline, step, ...).
+name: checkpoints and commit path
+workload:
+  kind: tpcb        # ledger, tpcb or tpcc
+  scale: 1          # tpcb scale, tpcc warehouses, ledger accounts ×10000
+  clients: 4        # connections
+duration: 60s       # each measured run
+repetitions: auto   # pairs per step: auto adds pairs until the verdict is clear, or a number
+max_repetitions: 6  # auto: at most this many pairs per step
+min_effect: 3%      # auto: stop once the interval rules out effects this large
+prewarm: 10s        # a discarded warm-up run before each measured run
+confidence: 0.95
+reload_each_run: false   # steps with a layout reload the data before every run anyway
+baseline:
+  settings: {checkpoint_timeout: 5min, max_wal_size: 1GB}
+steps:
+  - name: spaced checkpoints
+    settings: {checkpoint_timeout: 15min, max_wal_size: 8GB}
+  - name: group commit
+    settings: {commit_delay: 200, commit_siblings: 5}
+  - name: fillfactor 90
+    layout: {fillfactor: 90}
+# Settings that can lose or corrupt data on a crash (synchronous_commit: 'off',
+# fsync: 'off', full_page_writes: 'off') need --allow-unsafe and are labelled
+# in every output.
+`
+
+// ParsePlan reads and checks a plan. Unknown keys are errors (a typo must not
+// silently drop a setting); every error is one line naming the problem.
+func ParsePlan(r io.Reader) (*Plan, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("the plan is empty")
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	p := &Plan{}
+	if err := dec.Decode(p); err != nil {
+		return nil, fmt.Errorf("not a valid plan: %s", problem.OneLine(err.Error()))
+	}
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Check validates the plan's shape and fills in defaults. Settings are
+// validated later against the server (Experiment.validate), which knows the
+// version and the real ranges.
+func (p *Plan) Check() error {
+	if p.Workload.Kind == "" {
+		p.Workload.Kind = ledger.Ledger{}.Kind()
+	}
+	if p.Workload.Scale < 0 || p.Workload.Clients < 0 {
+		return errors.New("workload scale and clients cannot be negative")
+	}
+	if p.Workload.Scale == 0 {
+		p.Workload.Scale = 1
+	}
+	if p.Workload.Clients == 0 {
+		p.Workload.Clients = 4
+	}
+	if p.Duration == 0 {
+		return errors.New("duration is missing (each measured run, e.g. duration: 60s)")
+	}
+	if p.Duration < time.Second {
+		return fmt.Errorf("duration %s is too short: at least 1s, so that per-second stability can be measured", p.Duration)
+	}
+	if p.Prewarm < 0 {
+		return errors.New("prewarm cannot be negative")
+	}
+	if len(p.Versions) > 0 {
+		return p.checkVersions()
+	}
+	if p.Repetitions == (Repetitions{}) {
+		p.Repetitions.Auto = true
+	}
+	if p.Repetitions.Auto {
+		if p.MaxRepetitions == 0 {
+			p.MaxRepetitions = 6
+		}
+		if p.MaxRepetitions < minAutoPairs || p.MaxRepetitions > 100 {
+			return fmt.Errorf("max_repetitions %d: need %d to 100", p.MaxRepetitions, minAutoPairs)
+		}
+		if p.MinEffect == 0 {
+			p.MinEffect = 3
+		}
+		if !(p.MinEffect > 0 && p.MinEffect < 100) { // also NaN, which compares false
+			return fmt.Errorf("min_effect %g%%: must be above 0%% and below 100%%, e.g. 3%%", float64(p.MinEffect))
+		}
+	} else {
+		if p.Repetitions.Pairs < 2 || p.Repetitions.Pairs > 100 {
+			return fmt.Errorf("repetitions %d: need 2 to 100, or auto (a confidence interval needs at least two runs per side)", p.Repetitions.Pairs)
+		}
+		if p.MaxRepetitions != 0 || p.MinEffect != 0 {
+			return fmt.Errorf("max_repetitions and min_effect only apply to repetitions: auto (this plan fixes %d)", p.Repetitions.Pairs)
+		}
+	}
+	if p.Confidence == 0 {
+		p.Confidence = 0.95
+	}
+	if !(p.Confidence >= 0.5 && p.Confidence < 1) { // also NaN (.nan), which compares false
+		return fmt.Errorf("confidence %g: must be at least 0.5 and below 1, e.g. 0.95", p.Confidence)
+	}
+	if len(p.Steps) == 0 {
+		return errors.New("the plan has no steps: add at least one under steps:")
+	}
+	seen := map[string]bool{}
+	for i := range p.Steps {
+		s := &p.Steps[i]
+		if s.Name == "" {
+			s.Name = fmt.Sprintf("step %d", i+1)
+		}
+		if seen[s.Name] {
+			return fmt.Errorf("two steps are named %q", s.Name)
+		}
+		seen[s.Name] = true
+		if len(s.Settings) == 0 && len(s.Layout) == 0 {
+			return fmt.Errorf("step %q changes nothing: give it settings or a layout", s.Name)
+		}
+		if err := settings.CheckApplicable(s.Values()); err != nil {
+			return fmt.Errorf("step %q: %v", s.Name, err)
+		}
+	}
+	if err := settings.CheckApplicable(p.Baseline.Values()); err != nil {
+		return fmt.Errorf("the baseline: %v", err)
+	}
+	return nil
+}
+
+// checkVersions validates a version study: two or more majors, the
+// baseline's settings, no steps. Which workloads a study can run is the
+// registry's to say (the command checks it).
+func (p *Plan) checkVersions() error {
+	seen := map[int]bool{}
+	for _, m := range p.Versions {
+		if m < settings.OldestMajor || m > settings.NewestMajor {
+			return fmt.Errorf("versions: PostgreSQL %d is not supported (%d to %d)", m, settings.OldestMajor, settings.NewestMajor)
+		}
+		if seen[m] {
+			return fmt.Errorf("versions: %d is listed twice", m)
+		}
+		seen[m] = true
+	}
+	if len(p.Versions) < 2 {
+		return errors.New("versions: list at least two majors to compare, e.g. versions: [10, 15]")
+	}
+	if len(p.Steps) > 0 || len(p.Baseline.Layout) > 0 {
+		return errors.New("versions: the majors are the steps; leave out steps and layout, and put settings under baseline")
+	}
+	if err := settings.CheckApplicable(p.Baseline.Values()); err != nil {
+		return fmt.Errorf("the baseline: %v", err)
+	}
+	switch {
+	case p.Repetitions.Auto || p.Repetitions == (Repetitions{}):
+		p.Repetitions = Repetitions{Pairs: 2}
+	case p.Repetitions.Pairs < 1 || p.Repetitions.Pairs > 100:
+		return fmt.Errorf("repetitions %d: runs per major, 1 to 100", p.Repetitions.Pairs)
+	}
+	return nil
+}
+
+// touched returns every setting any step or the baseline sets, sorted.
+func (p *Plan) touched() []string {
+	set := map[string]bool{}
+	for k := range p.Baseline.Values() {
+		set[k] = true
+	}
+	for _, s := range p.Steps {
+		for k := range s.Values() {
+			set[k] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// VersionStudy is a versions plan as compare-versions takes it: the majors
+// (--pg), the baseline's settings (--set, sorted) and the duration.
+func (p *Plan) VersionStudy() (pg string, sets []string, duration string) {
+	majors := make([]string, len(p.Versions))
+	for i, m := range p.Versions {
+		majors[i] = strconv.Itoa(m)
+	}
+	for name, value := range p.Baseline.Settings {
+		sets = append(sets, name+"="+string(value))
+	}
+	sort.Strings(sets)
+	return strings.Join(majors, ","), sets, p.Duration.String()
+}

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package tune
-
-import "os"
-
-// dataSync flushes f with fsync: fdatasync is Linux's.
-func dataSync(f *os.File) error { return f.Sync() }
