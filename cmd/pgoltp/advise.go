@@ -36,7 +36,7 @@ pgoltp's catalog for --pg.`,
 
 func runAdvise(ctx context.Context, cmd *cobra.Command, f advise.AdviseOptions) error {
 	if err := f.Validate(global.json); err != nil {
-		return problem.Named(err, adviseFlags)
+		return namedFlags(err, adviseFlags)
 	}
 	in := f.Input()
 	var walNote, remoteNote string
@@ -63,7 +63,7 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f advise.AdviseOptions) 
 		}
 		sampled, remote, err := f.FromServer(ctx, dsn, &in)
 		if err != nil {
-			return problem.Named(err, adviseFlags)
+			return namedFlags(err, adviseFlags)
 		}
 		walNote, remoteNote = cmp.Or(sampled, walNote), remote
 	} else if f.MeasureWAL > 0 {

@@ -33,7 +33,7 @@ statistics describe what ran since they were last reset.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if err := opts.Validate(); err != nil {
-				return problem.Named(err, map[string]string{"Sample": "--sample"})
+				return namedFlags(err, map[string]string{"Sample": "--sample"})
 			}
 			dsn, err := targetDSN(ctx)
 			if err != nil {

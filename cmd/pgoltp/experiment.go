@@ -132,7 +132,7 @@ func checkPlanWorkload(plan *experiment.Plan) error {
 
 func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	if err := f.Validate(); err != nil {
-		return problem.Named(err, crashFlags)
+		return namedFlags(err, crashFlags)
 	}
 	if err := holdLab(); err != nil {
 		return err
@@ -148,7 +148,7 @@ func runCrash(ctx context.Context, out io.Writer, f experimentFlags) error {
 	audit := f.Audit(c, c.DSN(experimentDatabase), os.Stderr)
 	audit.Pending = guard
 	rep, err := audit.Run(ctx)
-	err = problem.Named(err, crashFlags)
+	err = namedFlags(err, crashFlags)
 	if rep != nil {
 		experiment.KeepReport(global.lab, "crash", rep, os.Stderr)
 	}

@@ -43,3 +43,13 @@ var groupFlagNames = map[string]string{"Name": "--group", "Timeout": "--group-ti
 
 // tpcbRunFlagNames are the flags of 'tpcb run' not named by their field.
 var tpcbRunFlagNames = map[string]string{"Transactions": "-t"}
+
+// namedFlags is err with its field error (if any) named by the command's
+// flags (asFlags) as bad input; any other error passes through unchanged.
+func namedFlags(err error, renamed map[string]string) error {
+	var fe *field.Error
+	if !errors.As(err, &fe) {
+		return err
+	}
+	return &problem.Problem{What: asFlags(err, renamed).Error(), Code: problem.ExitBadInput, Err: err}
+}

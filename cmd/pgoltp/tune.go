@@ -61,7 +61,7 @@ does not restart a server it does not manage.`,
 
 func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuner.Options) error {
 	if err := f.Validate(); err != nil {
-		return problem.Named(err, tuneFlagNames(f.Workload))
+		return namedFlags(err, tuneFlagNames(f.Workload))
 	}
 	w, err := registry.New(f.Workload, f.Scale, f.Clients)
 	if err != nil {

@@ -3,6 +3,7 @@ package advise
 import (
 	"context"
 	"fmt"
+	"github.com/pgoltp/pgoltp/internal/field"
 	"strconv"
 	"strings"
 	"time"
@@ -47,34 +48,34 @@ func (o *AdviseOptions) Validate(json bool) error {
 		o.Format = "json"
 	}
 	if o.Format != "conf" && o.Format != "sql" && o.Format != "json" {
-		return problem.BadField("Format", strconv.Quote(given), "is not an output format", "conf, sql or json")
+		return field.Bad("Format", strconv.Quote(given), "is not an output format", "conf, sql or json")
 	}
 	if _, ok := o.profile(); !ok {
-		return problem.BadField("Workload", strconv.Quote(o.Workload), "is not a workload profile", o.ProfileList())
+		return field.Bad("Workload", strconv.Quote(o.Workload), "is not a workload profile", o.ProfileList())
 	}
 	if o.Storage != "" && o.Storage != host.StorageSSD && o.Storage != host.StorageHDD && o.Storage != host.StorageNVMe {
-		return problem.BadField("Storage", strconv.Quote(o.Storage), "is not a storage class", "ssd, hdd or nvme")
+		return field.Bad("Storage", strconv.Quote(o.Storage), "is not a storage class", "ssd, hdd or nvme")
 	}
 	if o.Major != 0 && (o.Major < OldestMajor || o.Major > NewestMajor) {
-		return problem.BadField("Major", strconv.Itoa(o.Major), "is not a supported PostgreSQL major", fmt.Sprintf("%d to %d", OldestMajor, NewestMajor))
+		return field.Bad("Major", strconv.Itoa(o.Major), "is not a supported PostgreSQL major", fmt.Sprintf("%d to %d", OldestMajor, NewestMajor))
 	}
 	if o.CPUs < 0 {
-		return problem.BadField("CPUs", fmt.Sprint(o.CPUs), "is negative", "0 (detected) or more")
+		return field.Bad("CPUs", fmt.Sprint(o.CPUs), "is negative", "0 (detected) or more")
 	}
 	if o.Connections < 0 {
-		return problem.BadField("Connections", strconv.Itoa(o.Connections), "is negative", "0 (not known) or more")
+		return field.Bad("Connections", strconv.Itoa(o.Connections), "is negative", "0 (not known) or more")
 	}
 	if o.WALRate != "" {
 		b, err := settings.ToUnit(o.WALRate, "B")
 		if err != nil || b <= 0 || !strings.ContainsAny(o.WALRate, "BkMGT") {
-			return problem.BadField("WALRate", strconv.Quote(o.WALRate), "is not bytes per second with a unit", "12MB or another size with a unit (per second)")
+			return field.Bad("WALRate", strconv.Quote(o.WALRate), "is not bytes per second with a unit", "12MB or another size with a unit (per second)")
 		}
 		o.walBytes = b
 	}
 	if o.RAM != "" {
 		b, err := settings.ToUnit(o.RAM, "B")
 		if err != nil || b <= 0 || !strings.ContainsAny(o.RAM, "BkMGT") {
-			return problem.BadField("RAM", strconv.Quote(o.RAM), "is not a size with a unit", "16GB or another size with a unit")
+			return field.Bad("RAM", strconv.Quote(o.RAM), "is not a size with a unit", "16GB or another size with a unit")
 		}
 		o.ramBytes = int64(b)
 	}
@@ -150,7 +151,7 @@ func (o *AdviseOptions) FromServer(ctx context.Context, dsn string, in *AdviseIn
 		return "", "", err
 	}
 	if o.Major != 0 && o.Major != major {
-		return "", "", problem.BadField("Major", strconv.Itoa(o.Major), fmt.Sprintf("is not the server's PostgreSQL %d", major), fmt.Sprintf("%d or leave it out", major))
+		return "", "", field.Bad("Major", strconv.Itoa(o.Major), fmt.Sprintf("is not the server's PostgreSQL %d", major), fmt.Sprintf("%d or leave it out", major))
 	}
 	in.Major, in.Live = major, live
 	if !local && (o.RAM == "" || o.CPUs == 0 || o.Storage == "") {

@@ -16,13 +16,13 @@ func TestAdviseOptionsValidate(t *testing.T) {
 		want string // in the error; "" for none
 	}{
 		{"defaults", AdviseOptions{Workload: "oltp", Format: "conf"}, ""},
-		{"format", AdviseOptions{Workload: "oltp", Format: "yaml"}, `Format "yaml" is not an output format`},
-		{"workload", AdviseOptions{Workload: "olap", Format: "conf"}, `Workload "olap"`},
-		{"storage", AdviseOptions{Workload: "oltp", Format: "conf", Storage: "tape"}, `Storage "tape"`},
-		{"major", AdviseOptions{Workload: "oltp", Format: "conf", Major: 9}, "Major 9 is not a supported PostgreSQL major; use Major 10 to 18"},
-		{"cpus", AdviseOptions{Workload: "oltp", Format: "conf", CPUs: -1}, "CPUs -1 is negative"},
-		{"wal rate without unit", AdviseOptions{Workload: "oltp", Format: "conf", WALRate: "12"}, `WALRate "12"`},
-		{"ram without unit", AdviseOptions{Workload: "oltp", Format: "conf", RAM: "16"}, `RAM "16"`},
+		{"format", AdviseOptions{Workload: "oltp", Format: "yaml"}, `format "yaml" is not an output format`},
+		{"workload", AdviseOptions{Workload: "olap", Format: "conf"}, `workload "olap"`},
+		{"storage", AdviseOptions{Workload: "oltp", Format: "conf", Storage: "tape"}, `storage "tape"`},
+		{"major", AdviseOptions{Workload: "oltp", Format: "conf", Major: 9}, "major 9 is not a supported PostgreSQL major; use major 10 to 18"},
+		{"cpus", AdviseOptions{Workload: "oltp", Format: "conf", CPUs: -1}, "cpus -1 is negative"},
+		{"wal rate without unit", AdviseOptions{Workload: "oltp", Format: "conf", WALRate: "12"}, `wal-rate "12"`},
+		{"ram without unit", AdviseOptions{Workload: "oltp", Format: "conf", RAM: "16"}, `ram "16"`},
 	} {
 		err := c.o.Validate(false)
 		if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {

@@ -3,6 +3,7 @@ package crashaudit
 import (
 	"context"
 	"fmt"
+	"github.com/pgoltp/pgoltp/internal/field"
 	"io"
 	"maps"
 	"slices"
@@ -163,7 +164,7 @@ func (c *CrashAudit) checkServer(ctx context.Context) (map[string]settings.Live,
 	}
 	for _, n := range slices.Sorted(maps.Keys(c.Settings)) {
 		if err := settings.ValidateLive(live, major, n, c.Settings[n]); err != nil {
-			return nil, 0, "", &problem.Field{Name: "Settings", Wrong: err.Error(), Err: err}
+			return nil, 0, "", field.Bad("Settings", "", err.Error(), "").Because(err)
 		}
 		if r, why := settings.LabelFor(major, n, c.Settings[n]); r.Unsafe() && !c.AllowUnsafe {
 			return nil, 0, "", problem.BadInput("pass --allow-unsafe to audit it (that is what the audit is for; it is labelled in every output)",
@@ -176,10 +177,10 @@ func (c *CrashAudit) checkServer(ctx context.Context) (map[string]settings.Live,
 	}
 	maps.Copy(effective, c.Settings)
 	if err := settings.CheckTogether(effective); err != nil {
-		return nil, 0, "", &problem.Field{Name: "Settings", Wrong: err.Error(), Err: err}
+		return nil, 0, "", field.Bad("Settings", "", err.Error(), "").Because(err)
 	}
 	if err := experiment.MemoryFits(effective); err != nil {
-		return nil, 0, "", &problem.Field{Name: "Settings", Wrong: err.Error(), Err: err}
+		return nil, 0, "", field.Bad("Settings", "", err.Error(), "").Because(err)
 	}
 	return live, major, version, nil
 }

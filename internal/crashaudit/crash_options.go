@@ -1,12 +1,12 @@
 package crashaudit
 
 import (
+	"github.com/pgoltp/pgoltp/internal/field"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/workload/ledger"
 )
@@ -27,20 +27,20 @@ type CrashOptions struct {
 func (o *CrashOptions) Validate() error {
 	sets, err := settings.ParseAssignments(o.Set)
 	if err != nil {
-		return &problem.Field{Name: "Set", Value: err.Error(), Wrong: "is not name=value", Accept: "name=value, e.g. synchronous_commit=off", Err: err}
+		return field.Bad("Set", err.Error(), "is not name=value", "name=value, e.g. synchronous_commit=off").Because(err)
 	}
 	o.values = map[string]string{}
 	for _, a := range sets {
 		o.values[strings.ToLower(a.Name)] = a.Value
 	}
 	if err := settings.CheckApplicable(o.values); err != nil {
-		return &problem.Field{Name: "Set", Wrong: err.Error(), Accept: "only settings pgoltp may set", Err: err}
+		return field.Bad("Set", "", err.Error(), "only settings pgoltp may set").Because(err)
 	}
 	if o.KillAfter < time.Second {
-		return problem.BadField("KillAfter", o.KillAfter.String(), "is too short to acknowledge any commits", "1s or more")
+		return field.Bad("KillAfter", o.KillAfter.String(), "is too short to acknowledge any commits", "1s or more")
 	}
 	if o.Clients < 1 {
-		return problem.BadField("Clients", strconv.Itoa(o.Clients), "is too few", "1 or more")
+		return field.Bad("Clients", strconv.Itoa(o.Clients), "is too few", "1 or more")
 	}
 	return nil
 }

@@ -16,9 +16,9 @@ func TestCrashOptionsValidate(t *testing.T) {
 		want   string // in the error; "" for none
 	}{
 		{"good", func(*CrashOptions) {}, ""},
-		{"set without =", func(o *CrashOptions) { o.Set = []string{"fsync"} }, `Set "fsync" is not name=value`},
-		{"kill-after", func(o *CrashOptions) { o.KillAfter = time.Millisecond }, "KillAfter 1ms is too short"},
-		{"clients", func(o *CrashOptions) { o.Clients = 0 }, "Clients 0 is too few"},
+		{"set without =", func(o *CrashOptions) { o.Set = []string{"fsync"} }, `set "fsync" is not name=value`},
+		{"kill-after", func(o *CrashOptions) { o.KillAfter = time.Millisecond }, "kill-after 1ms is too short"},
+		{"clients", func(o *CrashOptions) { o.Clients = 0 }, "clients 0 is too few"},
 	} {
 		o := good
 		c.change(&o)

@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"github.com/pgoltp/pgoltp/internal/field"
 	"io"
 	"sort"
 	"strings"
@@ -81,7 +82,7 @@ type DoctorOptions struct {
 // Validate checks the options.
 func (o DoctorOptions) Validate() error {
 	if o.Sample < 0 || o.Sample > time.Hour {
-		return problem.BadField("Sample", o.Sample.String(), "is out of range", "between 0 and 1h")
+		return field.Bad("Sample", o.Sample.String(), "is out of range", "between 0 and 1h")
 	}
 	return nil
 }

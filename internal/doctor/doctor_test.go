@@ -3,13 +3,13 @@ package doctor_test
 import (
 	"context"
 	"errors"
+	"github.com/pgoltp/pgoltp/internal/field"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/doctor"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
-	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/workload/ledger"
 )
@@ -122,8 +122,8 @@ func TestDoctorOnMisconfiguredServer(t *testing.T) {
 // names the field and its range, not a flag.
 func TestDoctorOptionsValidate(t *testing.T) {
 	err := doctor.DoctorOptions{Sample: 2 * time.Hour}.Validate()
-	var f *problem.Field
-	if !errors.As(err, &f) || f.Name != "Sample" || !strings.Contains(err.Error(), "between 0 and 1h") || strings.Contains(err.Error(), "--") {
+	var f *field.Error
+	if !errors.As(err, &f) || f.Field != "Sample" || !strings.Contains(err.Error(), "between 0 and 1h") || strings.Contains(err.Error(), "--") {
 		t.Errorf("sample of 2h: %v", err)
 	}
 	if err := (doctor.DoctorOptions{Sample: time.Second}).Validate(); err != nil {

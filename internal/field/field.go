@@ -23,7 +23,17 @@ type Error struct {
 	// of option Other; the rest is fmt's.
 	what, fix text
 	names     func(field string) string
+	cause     error
 }
+
+// Because records the error that made the value bad, and returns e.
+func (e *Error) Because(err error) *Error {
+	e.cause = err
+	return e
+}
+
+// Unwrap is the cause (Because), if any.
+func (e *Error) Unwrap() error { return e.cause }
 
 type text struct {
 	format string
@@ -34,6 +44,20 @@ type text struct {
 // name and {Other} another option's (see Error); the rest is fmt's.
 func New(field string, value any, format string, args ...any) *Error {
 	return &Error{Field: field, Value: value, what: text{format, args}}
+}
+
+// Bad is the error for field holding value (as the user wrote it; "" to
+// leave it out), which is wrong as wrong says and accepts accept ("" when
+// wrong says it): "{} 10ms is too short; use {} 1s or more".
+func Bad(field, value, wrong, accept string) *Error {
+	e := New(field, value, "{} %s %s", value, wrong)
+	if value == "" {
+		e = New(field, value, "{}: %s", wrong)
+	}
+	if accept == "" {
+		return e.Fix("fix {}")
+	}
+	return e.Fix("use {} %s", accept)
 }
 
 // Fix adds what to do instead, written as New's format, and returns e.
@@ -78,14 +102,30 @@ func (e *Error) render(t text) string {
 // Name is how an option reads when nobody named it: its field in lower-case
 // words joined by '-' ("DeliveryWorkers": "delivery-workers").
 func Name(field string) string {
+	rs := []rune(field)
 	var b strings.Builder
-	for i, r := range field {
-		if unicode.IsUpper(r) && i > 0 {
+	for i, r := range rs {
+		if i > 0 && unicode.IsUpper(r) && wordStarts(rs, i) {
 			b.WriteByte('-')
 		}
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
+}
+
+// wordStarts says the upper-case rune at i starts a word: after a lower-case
+// letter or digit ("KillAfter"), or ending an acronym before a word
+// ("WALRate"), but not before a plural "s" ("CPUs").
+func wordStarts(rs []rune, i int) bool {
+	prev := rs[i-1]
+	if unicode.IsLower(prev) || unicode.IsDigit(prev) {
+		return true
+	}
+	next := i + 1
+	if next >= len(rs) || !unicode.IsLower(rs[next]) {
+		return false
+	}
+	return !(rs[next] == 's' && next == len(rs)-1)
 }
 
 // Rename returns err with the options of its field error (if any) named by

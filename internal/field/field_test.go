@@ -48,3 +48,33 @@ func TestOtherOptionsAndWrapping(t *testing.T) {
 		t.Errorf("Name = %q", Name("TxnsPerTerminal"))
 	}
 }
+
+// Bad reads as the flag or key the edge names it by, is bad input either
+// way, and keeps its cause.
+func TestBad(t *testing.T) {
+	f := Bad("KillAfter", "10ms", "is too short", "1s or more")
+	if got := f.Error(); got != "kill-after 10ms is too short; use kill-after 1s or more" {
+		t.Errorf("unnamed: %q", got)
+	}
+	named := Rename(fmt.Errorf("audit: %w", f), Names(map[string]string{"KillAfter": "--kill-after"}))
+	if got := named.Error(); got != "audit: --kill-after 10ms is too short; use --kill-after 1s or more" {
+		t.Errorf("named: %q", got)
+	}
+	cause := errors.New("refused")
+	noValue := Bad("Set", "", "pgoltp never sets ssl", "").Because(cause)
+	if got := Rename(noValue, Names(map[string]string{"Set": "--set"})).Error(); got != "--set: pgoltp never sets ssl; fix --set" {
+		t.Errorf("without a value: %q", got)
+	}
+	if !errors.Is(noValue, cause) {
+		t.Error("the cause is lost")
+	}
+}
+
+func TestNameSplitsWords(t *testing.T) {
+	for field, want := range map[string]string{"KillAfter": "kill-after", "DeliveryWorkers": "delivery-workers", "CPUs": "cpus",
+		"RAM": "ram", "WALRate": "wal-rate", "MeasureWAL": "measure-wal", "Conns": "conns", "P99": "p99"} {
+		if got := Name(field); got != want {
+			t.Errorf("Name(%s) = %s, want %s", field, got, want)
+		}
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/pgoltp/pgoltp/internal/field"
 )
 
 // Exit codes used by every command.
@@ -65,7 +67,7 @@ func ExitCode(err error) int {
 	if errors.As(err, &p) && p.Code != 0 {
 		return p.Code
 	}
-	var f *Field
+	var f *field.Error
 	if errors.As(err, &f) {
 		return ExitBadInput
 	}

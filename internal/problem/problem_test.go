@@ -35,27 +35,3 @@ func TestExitCodes(t *testing.T) {
 		t.Error("Wrap lost its cause for errors.Is")
 	}
 }
-
-// TestField: a field error names no flag until the command names it, and is
-// bad input either way.
-func TestField(t *testing.T) {
-	f := BadField("KillAfter", "10ms", "is too short", "1s or more")
-	if got := f.Error(); got != "KillAfter 10ms is too short; use KillAfter 1s or more" {
-		t.Errorf("unnamed: %q", got)
-	}
-	err := fmt.Errorf("audit: %w", f)
-	if ExitCode(err) != ExitBadInput {
-		t.Errorf("exit %d for an unnamed field", ExitCode(err))
-	}
-	named := Named(err, map[string]string{"KillAfter": "--kill-after"})
-	if got := named.Error(); got != "--kill-after 10ms is too short; use --kill-after 1s or more" || ExitCode(named) != ExitBadInput {
-		t.Errorf("named: %q (exit %d)", got, ExitCode(named))
-	}
-	noValue := Named(&Field{Name: "Set", Wrong: "pgoltp never sets ssl"}, map[string]string{"Set": "--set"})
-	if got := noValue.Error(); got != "--set: pgoltp never sets ssl; fix --set" {
-		t.Errorf("without a value: %q", got)
-	}
-	if plain := errors.New("x"); Named(plain, nil) != plain {
-		t.Error("Named changed an error that is no field")
-	}
-}

@@ -1,13 +1,13 @@
 package tuner
 
 import (
+	"github.com/pgoltp/pgoltp/internal/field"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
@@ -51,7 +51,7 @@ type Options struct {
 func (o *Options) Validate() error {
 	i := slices.IndexFunc(o.Kinds, func(k Kind) bool { return k.Name == o.Workload })
 	if i < 0 {
-		return problem.BadField("Workload", strconv.Quote(o.Workload), "is not a workload the search can drive", o.KindList())
+		return field.Bad("Workload", strconv.Quote(o.Workload), "is not a workload the search can drive", o.KindList())
 	}
 	kind := o.Kinds[i]
 	if o.Scale == 0 {
@@ -65,23 +65,23 @@ func (o *Options) Validate() error {
 	}
 	switch {
 	case o.Scale < 1:
-		return problem.BadField("Scale", strconv.Itoa(o.Scale), "is too small", "1 or more")
+		return field.Bad("Scale", strconv.Itoa(o.Scale), "is too small", "1 or more")
 	case o.Clients < 1:
-		return problem.BadField("Clients", strconv.Itoa(o.Clients), "is too few", "1 or more")
+		return field.Bad("Clients", strconv.Itoa(o.Clients), "is too few", "1 or more")
 	case o.Budget < 1:
-		return problem.BadField("Budget", strconv.Itoa(o.Budget), "is too few trials", "1 or more")
+		return field.Bad("Budget", strconv.Itoa(o.Budget), "is too few trials", "1 or more")
 	case o.Trial < time.Second:
-		return problem.BadField("Trial", o.Trial.String(), "is too short to measure", "1s or more")
+		return field.Bad("Trial", o.Trial.String(), "is too short to measure", "1s or more")
 	case o.Objective != ObjectiveTPS && o.Objective != ObjectiveTPMC && o.Objective != ObjectiveP99:
-		return problem.BadField("Objective", strconv.Quote(o.Objective), "is not an objective", "tps, tpmc or p99")
+		return field.Bad("Objective", strconv.Quote(o.Objective), "is not an objective", "tps, tpmc or p99")
 	case o.Objective == ObjectiveTPMC && kind.Objective != ObjectiveTPMC:
-		return problem.BadField("Objective", strconv.Quote(o.Objective), "is a "+o.TPMCTitles()+" figure", "tps with "+kind.Name)
+		return field.Bad("Objective", strconv.Quote(o.Objective), "is a "+o.TPMCTitles()+" figure", "tps with "+kind.Name)
 	case o.Format != "" && o.Format != "conf" && o.Format != "sql":
-		return problem.BadField("Format", strconv.Quote(o.Format), "is not an output format", "conf or sql")
+		return field.Bad("Format", strconv.Quote(o.Format), "is not an output format", "conf or sql")
 	case o.Confirm < 1:
-		return problem.BadField("Confirm", strconv.Itoa(o.Confirm), "is too few candidates", "1 or more")
+		return field.Bad("Confirm", strconv.Itoa(o.Confirm), "is too few candidates", "1 or more")
 	case o.Ablation < 0:
-		return problem.BadField("Ablation", strconv.Itoa(o.Ablation), "is negative", "0 (all) or more")
+		return field.Bad("Ablation", strconv.Itoa(o.Ablation), "is negative", "0 (all) or more")
 	}
 	if o.Prewarm == 0 {
 		o.Prewarm = max(time.Second, o.Trial/6)
@@ -132,14 +132,14 @@ func parseInject(list []string) (map[int]map[string]string, error) {
 		name, value, ok2 := strings.Cut(kv, "=")
 		trial, err := strconv.Atoi(n)
 		if !ok || !ok2 || err != nil || trial < 1 {
-			return nil, problem.BadField("Inject", strconv.Quote(s), "is not TRIAL:name=value", "TRIAL:name=value")
+			return nil, field.Bad("Inject", strconv.Quote(s), "is not TRIAL:name=value", "TRIAL:name=value")
 		}
 		if out[trial] == nil {
 			out[trial] = map[string]string{}
 		}
 		out[trial][name] = value
 		if err := settings.CheckApplicable(out[trial]); err != nil {
-			return nil, &problem.Field{Name: "Inject", Wrong: err.Error(), Accept: "only catalog settings", Err: err}
+			return nil, field.Bad("Inject", "", err.Error(), "only catalog settings").Because(err)
 		}
 	}
 	return out, nil

@@ -2,11 +2,10 @@ package tuner
 
 import (
 	"errors"
+	"github.com/pgoltp/pgoltp/internal/field"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/pgoltp/pgoltp/internal/problem"
 )
 
 // TestOptionsValidate: each bad option is a field error naming its field and
@@ -21,13 +20,13 @@ func TestOptionsValidate(t *testing.T) {
 		want   string
 	}{
 		{"good", func(*Options) {}, "", ""},
-		{"workload", func(o *Options) { o.Workload = "ledger" }, "Workload", `"ledger" is not a workload the search can drive; use Workload tpcb or tpcc`},
+		{"workload", func(o *Options) { o.Workload = "ledger" }, "Workload", `"ledger" is not a workload the search can drive; use workload tpcb or tpcc`},
 		{"scale", func(o *Options) { o.Scale = -1 }, "Scale", "-1 is too small"},
 		{"clients", func(o *Options) { o.Clients = -1 }, "Clients", "-1 is too few"},
 		{"budget", func(o *Options) { o.Budget = 0 }, "Budget", "0 is too few trials"},
 		{"trial", func(o *Options) { o.Trial = time.Millisecond }, "Trial", "1ms is too short to measure"},
 		{"objective", func(o *Options) { o.Objective = "fast" }, "Objective", `"fast" is not an objective`},
-		{"tpmc of tpcb", func(o *Options) { o.Objective = ObjectiveTPMC }, "Objective", "is a TPC-C figure; use Objective tps with tpcb"},
+		{"tpmc of tpcb", func(o *Options) { o.Objective = ObjectiveTPMC }, "Objective", "is a TPC-C figure; use objective tps with tpcb"},
 		{"format", func(o *Options) { o.Format = "yaml" }, "Format", `"yaml" is not an output format`},
 		{"confirm", func(o *Options) { o.Confirm = 0 }, "Confirm", "0 is too few"},
 		{"ablation", func(o *Options) { o.Ablation = -1 }, "Ablation", "-1 is negative"},
@@ -37,12 +36,12 @@ func TestOptionsValidate(t *testing.T) {
 		o := good
 		c.change(&o)
 		err := o.Validate()
-		var f *problem.Field
+		var f *field.Error
 		switch {
 		case c.field == "" && err != nil:
 			t.Errorf("%s: %v", c.name, err)
 		case c.field == "":
-		case !errors.As(err, &f) || f.Name != c.field || !strings.Contains(err.Error(), c.want):
+		case !errors.As(err, &f) || f.Field != c.field || !strings.Contains(err.Error(), c.want):
 			t.Errorf("%s: error %v, want field %s saying %q", c.name, err, c.field, c.want)
 		// settings' own refusal text names --allow-unsafe; the field's words must not name a flag.
 		case strings.Contains(strings.ReplaceAll(err.Error(), "--allow-unsafe does not unlock it", ""), "--"):
