@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
@@ -21,9 +21,9 @@ type book struct {
 	maxTries int           // --max-tries; 0 or less = unlimited
 	limit    time.Duration // --latency-limit; 0 = none
 	sched    *poissonSchedule
-	count    int            // -t per client; 0 = until the deadline
-	deadline time.Time      // end of -T; zero = none
-	budget   *driver.Budget // --stop-at-txns over all clients; nil = none
+	count    int             // -t per client; 0 = until the deadline
+	deadline time.Time       // end of -T; zero = none
+	budget   *measure.Budget // --stop-at-txns over all clients; nil = none
 
 	done  int       // transactions scheduled so far, skipped and failed ones included
 	start time.Time // when the current transaction was due: its latency counts from there

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
@@ -32,7 +33,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		return nil, err
 	}
 	def, _ := opts.Script.def()
-	opts.budget = driver.NewBudget(opts.StopAtTxns)
+	opts.budget = measure.NewBudget(opts.StopAtTxns)
 	cfg, err := clientConfig(dsn, opts)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
@@ -33,7 +34,7 @@ type runner struct {
 	dlog     *deliveryLog
 	dlogTag  string // "schema=NAME " before each delivery log line when several schemas share the log
 	errors   errorLog
-	budget   *driver.Budget // --stop-at-txns; nil = none
+	budget   *measure.Budget // --stop-at-txns; nil = none
 }
 
 // schemaRun is one schema of a run: its runner, random source, C_RUN, result,
@@ -163,7 +164,7 @@ func openSchemaRun(ctx context.Context, dsn string, opts RunOptions, dlog *deliv
 	}
 
 	r := &runner{opts: opts, loaded: meta.Warehouses, work: make(chan *request), dlog: dlog, dlogTag: dlogTag,
-		budget: driver.NewBudget(opts.StopAtTxns)}
+		budget: measure.NewBudget(opts.StopAtTxns)}
 	r.rec = metrics.NewRecorder(kindNames(), counterNames()...)
 	r.pool, err = driver.NewPool(ctx, driver.PoolOptions{
 		Size:     opts.Conns + opts.DeliveryWorkers,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
@@ -132,7 +133,7 @@ func (t *tally) finish() {
 
 // timeLeft is the --stop-at-txns estimate of the schema furthest from its end.
 func (t *tally) timeLeft(elapsed time.Duration) string {
-	var slowest *driver.Budget
+	var slowest *measure.Budget
 	for _, p := range t.schemas {
 		b := p.r.budget
 		if b == nil {

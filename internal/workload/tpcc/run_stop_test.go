@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
@@ -61,7 +61,7 @@ func TestRunStopAtTxnsOptions(t *testing.T) {
 // TestProgressLineEstimatesTimeLeft: a quarter of the budget in 10 s leaves
 // about 30 s, shown on the live line.
 func TestProgressLineEstimatesTimeLeft(t *testing.T) {
-	budget := driver.NewBudget(400)
+	budget := measure.NewBudget(400)
 	for range 100 {
 		budget.Take()
 	}

@@ -1,0 +1,60 @@
+package measure
+
+import (
+	"context"
+	"time"
+)
+
+// Stop says why a run's clock stopped.
+type Stop int
+
+const (
+	// StopDuration: ramp-up and the measured duration have passed.
+	StopDuration Stop = iota
+	// StopDone: the workers ended on their own (a count, a budget, errors).
+	StopDone
+	// StopInterrupted: ctx ended (Ctrl-C).
+	StopInterrupted
+)
+
+// Wait calls tick once per interval of each until, when end > 0, end has
+// passed since the call (ramp-up plus the measured duration), or done is
+// closed, or ctx ends, and says which. It runs on the caller's goroutine.
+func Wait(ctx context.Context, each, end time.Duration, done <-chan struct{}, tick func()) Stop {
+	if each <= 0 {
+		each = time.Second
+	}
+	t := time.NewTicker(each)
+	defer t.Stop()
+	var endC <-chan time.Time
+	if end > 0 {
+		endTimer := time.NewTimer(end)
+		defer endTimer.Stop()
+		endC = endTimer.C
+	}
+	for {
+		select {
+		case <-t.C:
+			tick()
+		case <-endC:
+			return StopDuration
+		case <-done:
+			return StopDone
+		case <-ctx.Done():
+			return StopInterrupted
+		}
+	}
+}
+
+// Background ticks the meter on its own goroutine until the returned stop,
+// which takes the final interval and waits for it: for engines whose own
+// goroutines (an event loop) keep the run's clock.
+func (m *Meter) Background() (stop func()) {
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		Wait(context.Background(), m.opts.Each, 0, quit, func() { m.Tick(false) })
+		m.Tick(true)
+		close(finished)
+	}()
+	return func() { close(quit); <-finished }
+}
