@@ -279,32 +279,22 @@ func startTerminals(schemas []*schemaRun, start time.Time) (twg *sync.WaitGroup,
 // waitForStop aggregates once per second until the run ends: on duration,
 // on the terminals' own end or on ctx; it says why.
 func waitForStop(ctx context.Context, schemas []*schemaRun, opts RunOptions, agg *tally, terminalsDone <-chan struct{}) (stopReason string, interrupted bool) {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	var endC <-chan time.Time
+	var end time.Duration
 	if opts.Duration > 0 {
-		endTimer := time.NewTimer(opts.Ramp + opts.Duration)
-		defer endTimer.Stop()
-		endC = endTimer.C
+		end = opts.Ramp + opts.Duration
 	}
-	for {
-		select {
-		case <-tick.C:
-			agg.interval(false)
-		case <-endC:
-			return "duration reached", false
-		case <-terminalsDone:
-			stopReason = "txns-per-terminal reached"
-			for _, p := range schemas {
-				if p.r.budget.Spent() {
-					stopReason = "stop-at-txns reached"
-				}
-			}
-			return stopReason, false
-		case <-ctx.Done():
-			return "interrupted", true
+	switch measure.Wait(ctx, time.Second, end, terminalsDone, func() { agg.interval(false) }) {
+	case measure.StopDuration:
+		return "duration reached", false
+	case measure.StopInterrupted:
+		return "interrupted", true
+	}
+	for _, p := range schemas {
+		if p.r.budget.Spent() {
+			return "stop-at-txns reached", false
 		}
 	}
+	return "txns-per-terminal reached", false
 }
 
 // collectResults fills each schema's result with how the run ended; with

@@ -66,8 +66,14 @@ func TestProgressLineEstimatesTimeLeft(t *testing.T) {
 		budget.Take()
 	}
 	start := time.Now()
-	a := newAggregator(RunOptions{}, metrics.NewRecorder(kindNames(), counterNames()...), budget.TimeLeft, &RunResult{}, start, start)
-	if line := a.progressLine(start.Add(10*time.Second), true); !strings.Contains(line, "~30s left (25% of 400 txns)") {
+	rec := metrics.NewRecorder(kindNames(), counterNames()...)
+	var out strings.Builder
+	opts := RunOptions{Progress: 10 * time.Second, ProgressOut: &out}
+	a := newAggregator(opts, rec, []*measure.Budget{budget}, &RunResult{}, start, start)
+	snap := rec.Interval()
+	snap.Start, snap.End = start, start.Add(10*time.Second)
+	a.interval(snap, false)
+	if line := out.String(); !strings.Contains(line, "~30s left (25% of 400 txns)") {
 		t.Fatalf("progress line %q lacks the estimate", line)
 	}
 }
