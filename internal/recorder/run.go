@@ -67,11 +67,11 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 		}
 	}
 	out := &Outcome{}
-	runCtx := ctx
+	var ro workload.RunOptions
 	if rec != nil {
-		runCtx = workload.WithIntervals(ctx, rec.AddInterval)
+		ro.OnInterval = rec.AddInterval
 	}
-	res, runErr := w.Run(runCtx, dsn, 0)
+	res, runErr := w.Run(ctx, dsn, ro)
 	out.Result = res
 	interrupted := ctx.Err() != nil || (res != nil && res.Interrupted)
 	var notes []string

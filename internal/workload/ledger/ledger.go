@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -89,8 +88,8 @@ func (l Ledger) Prepare(ctx context.Context, dsn string, layout workload.Layout)
 }
 
 // Run implements workload.Workload.
-func (l Ledger) Run(ctx context.Context, dsn string, d time.Duration) (*workload.Result, error) {
-	res, _, err := l.run(ctx, dsn, d, workload.IntervalsOf(ctx))
+func (l Ledger) Run(ctx context.Context, dsn string, opts workload.RunOptions) (*workload.Result, error) {
+	res, _, err := l.run(ctx, dsn, opts.Duration, opts.OnInterval)
 	return res, err
 }
 

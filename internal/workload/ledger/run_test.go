@@ -33,7 +33,7 @@ func TestRunReturnsSeriesHistogramsAndRate(t *testing.T) {
 			t.Errorf("interval's error counter %q", errorCounter)
 		}
 	}
-	res, err := l.Run(workload.WithIntervals(ctx, onInterval), dsn, 3*time.Second)
+	res, err := l.Run(ctx, dsn, workload.RunOptions{Duration: 3 * time.Second, OnInterval: onInterval})
 	if err != nil {
 		t.Fatal(err)
 	}
