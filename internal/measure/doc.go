@@ -2,11 +2,13 @@
 // run's clock and window (ramp-up, then the measured duration, or a budget of
 // transactions), the per-interval drain of the workers' metrics into the
 // per-second series, the measured and whole-run histograms, the live
-// progress line, windows of exact histograms, and the per-interval callback
-// (an explicit option: the recorder stores each interval as it arrives).
+// progress line, windows of exact histograms, the per-interval callback (an
+// explicit option: the recorder stores each interval as it arrives), and
+// pacing (when a worker's next transaction is due: a rate's schedule, TPC-C's
+// think times, pgbench's Poisson --rate), from which latency counts.
 //
-// A workload keeps only what is its own: its transactions, its deck, its
-// pacing and its engine (the tpcb event loop). Its workers record into
+// A workload keeps only what is its own: its transactions, its deck and its
+// engine (the tpcb event loop). Its workers record into
 // metrics.Local (the hot path, untouched here) and take tickets from a
 // Budget; a Meter drains them once per interval off the hot path. A new
 // workload (a pgbench script: many named transaction types, weights) names

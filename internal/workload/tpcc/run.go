@@ -337,7 +337,7 @@ func (r *runner) newTerminal(i int, seed uint64, cRun Constants, start time.Time
 	t := &terminal{
 		id: i, w: w, slDistrict: sl, warehouses: r.loaded,
 		rand: NewRand(seed), c: cRun,
-		sched: driver.NewSchedule(r.opts.Rate, i, r.opts.Terminals, start),
+		sched: measure.NewSchedule(r.opts.Rate, i, r.opts.Terminals, start),
 	}
 	t.deck, _ = driver.NewDeck(r.opts.Weights, func(n int) int { return t.rand.IntRange(0, n-1) })
 	t.req = request{t: t, reply: make(chan struct{}, 1)}
