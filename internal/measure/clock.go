@@ -2,6 +2,7 @@ package measure
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -57,4 +58,28 @@ func (m *Meter) Background() (stop func()) {
 		close(finished)
 	}()
 	return func() { close(quit); <-finished }
+}
+
+// Drive runs work(ctx, i) for workers 0..workers-1 on m's clock: it ticks m
+// each interval until d has passed (d ≤ 0: until ctx ends) or every worker
+// has returned, then cancels the workers' ctx, waits for them, and takes
+// the final interval. It returns each worker's error, when the workers
+// ended, and why the clock stopped. A workload whose workers are plain
+// goroutines needs nothing else to be measured.
+func (m *Meter) Drive(ctx context.Context, d time.Duration, workers int, work func(ctx context.Context, i int) error) (errs []error, end time.Time, stop Stop) {
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs = make([]error, workers)
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Go(func() { errs[i] = work(runCtx, i) })
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	stop = Wait(ctx, m.opts.Each, d, done, func() { m.Tick(false) })
+	cancel()
+	<-done
+	end = time.Now()
+	m.Tick(true)
+	return errs, end, stop
 }

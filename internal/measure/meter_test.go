@@ -2,6 +2,7 @@ package measure
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +123,38 @@ func TestBackgroundTakesTheFinalInterval(t *testing.T) {
 	stop()
 	if m.Total().Count(0) != 1 || len(m.Series().Points) != 1 {
 		t.Errorf("total %d, %d points", m.Total().Count(0), len(m.Series().Points))
+	}
+}
+
+// TestDriveMeasuresEveryWorker: Drive stops the workers at the end of the
+// duration, and everything they recorded is in the totals; workers that all
+// return end the run early, with their errors.
+func TestDriveMeasuresEveryWorker(t *testing.T) {
+	t.Parallel()
+	rec := metrics.NewRecorder([]string{"txn"})
+	locals := []*metrics.Local{rec.NewLocal(), rec.NewLocal(), rec.NewLocal()}
+	var done [3]int64
+	m := New(rec, time.Now(), Options{Each: 50 * time.Millisecond})
+	_, _, stop := m.Drive(context.Background(), 300*time.Millisecond, 3, func(ctx context.Context, i int) error {
+		for ctx.Err() == nil {
+			locals[i].Record(0, time.Millisecond)
+			done[i]++
+			time.Sleep(time.Millisecond)
+		}
+		return nil
+	})
+	if want := done[0] + done[1] + done[2]; stop != StopDuration || want == 0 || m.Total().Count(0) != want || len(m.Series().Points) < 3 {
+		t.Errorf("stop %v, total %d of %d recorded, %d points", stop, m.Total().Count(0), want, len(m.Series().Points))
+	}
+
+	failed := errors.New("worker failed")
+	errs, _, stop := New(rec, time.Now(), Options{}).Drive(context.Background(), time.Hour, 2, func(_ context.Context, i int) error {
+		if i == 1 {
+			return failed
+		}
+		return nil
+	})
+	if stop != StopDone || errs[0] != nil || errs[1] != failed {
+		t.Errorf("stop %v, errors %v", stop, errs)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,32 +42,24 @@ func (l Ledger) run(ctx context.Context, dsn string, d time.Duration, onInterval
 	}
 	var next atomic.Int64
 	next.Store(maxID)
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
 	rec := metrics.NewRecorder([]string{"transaction"}, errorCounter)
 	logs := make([]Acked, len(conns))
-	errs := make([]error, len(conns))
-	var wg sync.WaitGroup
+	clients := make([]client, len(conns))
 	start := time.Now()
 	rec.Interval() // the clock starts now
+	for i, conn := range conns {
+		clients[i] = client{id: i, conn: conn, local: rec.NewLocal(), accounts: int32(l.accounts()),
+			rng: rand.New(rand.NewPCG(uint64(start.UnixNano()), uint64(i))), next: &next}
+	}
 	var opts measure.Options
 	if onInterval != nil {
 		opts.OnInterval = func(iv measure.Interval) { onInterval(iv.Snap, errorCounter) }
 	}
 	meter := measure.New(rec, start, opts)
-	for i, conn := range conns {
-		c := client{id: i, conn: conn, local: rec.NewLocal(), accounts: int32(l.accounts()),
-			rng: rand.New(rand.NewPCG(uint64(start.UnixNano()), uint64(i))), next: &next}
-		wg.Go(func() { logs[i], errs[i] = c.run(runCtx) })
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	measure.Wait(ctx, time.Second, d, done, func() { meter.Tick(false) })
-	cancel()
-	<-done
-	end := time.Now()
-	meter.Tick(true)
+	errs, end, _ := meter.Drive(ctx, d, len(clients), func(ctx context.Context, i int) (err error) {
+		logs[i], err = clients[i].run(ctx)
+		return err
+	})
 	var acked Acked
 	for _, log := range logs {
 		acked = append(acked, log...)
