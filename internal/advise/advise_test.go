@@ -12,6 +12,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/host"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/ledger"
 )
 
@@ -132,7 +133,7 @@ func TestMeasureWALRate(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := l.Run(ctx, dsn, 2*time.Second)
+		_, err := l.Run(ctx, dsn, workload.RunOptions{Duration: 2 * time.Second})
 		done <- err
 	}()
 	conn, err := pgx.Connect(ctx, dsn)

@@ -11,6 +11,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/doctor"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/ledger"
 )
 
@@ -76,7 +77,7 @@ func TestDoctorOnMisconfiguredServer(t *testing.T) {
 	}
 	running := make(chan error, 1)
 	go func() {
-		_, err := ledger.Run(ctx, dsn, 3*time.Second)
+		_, err := ledger.Run(ctx, dsn, workload.RunOptions{Duration: 3 * time.Second})
 		running <- err
 	}()
 	time.Sleep(500 * time.Millisecond)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -40,37 +39,6 @@ func TestValidateWeights(t *testing.T) {
 		if err := ValidateWeights(tc.w); (err == nil) != tc.ok {
 			t.Errorf("ValidateWeights(%v) = %v, want ok=%v", tc.w, err, tc.ok)
 		}
-	}
-}
-
-func TestThinkTimeMeanAndCap(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	mean := 12 * time.Second
-	var sum time.Duration
-	const n = 200000
-	for range n {
-		tt := ThinkTime(mean, 1-r.Float64())
-		if tt > 10*mean || tt < 0 {
-			t.Fatalf("think time %v outside [0, 10×mean]", tt)
-		}
-		sum += tt
-	}
-	// The cap at 10× removes e^-10 of the mass: the mean stays within 1%.
-	if got := sum / n; got < mean*99/100 || got > mean*101/100 {
-		t.Errorf("mean think time %v, want ~%v", got, mean)
-	}
-}
-
-func TestScheduleSpacing(t *testing.T) {
-	start := time.Unix(0, 0)
-	s := NewSchedule(600, 0, 10, start) // 600/min over 10 terminals: each every second
-	a, b := s.Next(), s.Next()
-	if b.Sub(a) != time.Second {
-		t.Errorf("interval %v, want 1s", b.Sub(a))
-	}
-	var none Schedule
-	if none.Limited() {
-		t.Error("zero schedule is limited")
 	}
 }
 

@@ -315,7 +315,7 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 		}
 	}
 	if e.Plan.Prewarm > 0 {
-		if _, err := e.Workload.Run(ctx, e.DSN, e.Plan.Prewarm); err != nil {
+		if _, err := e.Workload.Run(ctx, e.DSN, workload.RunOptions{Duration: e.Plan.Prewarm}); err != nil {
 			return rec, fmt.Errorf("prewarm run: %w", err)
 		}
 	}
@@ -331,7 +331,7 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	observed := e.observeHalfway(runCtx, sortedKeys(values))
-	res, err := e.Workload.Run(ctx, e.DSN, e.Plan.Duration)
+	res, err := e.Workload.Run(ctx, e.DSN, workload.RunOptions{Duration: e.Plan.Duration})
 	if err != nil {
 		return rec, fmt.Errorf("workload: %w", err)
 	}

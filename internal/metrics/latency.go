@@ -5,8 +5,8 @@
 //
 // The hot path is Local.Record: each worker (a connection, a delivery worker)
 // owns a Local and records into it under that Local's own mutex, which is only
-// ever contended by the aggregator draining it once per interval. There is no
-// lock shared by all workers on the hot path.
+// ever contended by the run's measure.Meter draining it once per interval.
+// There is no lock shared by all workers on the hot path.
 package metrics
 
 import (

@@ -31,7 +31,7 @@ const flushTicks = 10
 // few seconds, until Finish.
 //
 //	rec, err := recorder.Begin(ctx, lab, resultsDSN, dsn, run, collect.Options{})
-//	res, runErr := w.Run(workload.WithIntervals(ctx, rec.AddInterval), dsn, 0) // Fill(run, res)
+//	res, runErr := w.Run(ctx, dsn, workload.RunOptions{OnInterval: rec.AddInterval}) // Fill(run, res)
 //	id, err := rec.Finish(ctx, store.Complete)       // or Interrupted / Failed
 type Recording struct {
 	st   *store.Store
@@ -130,7 +130,7 @@ func (r *Recording) store(ctx context.Context) {
 // When it begins a new hour, the hour it closes is stored in the background;
 // so are the series' rows every few seconds. errorCounter names the
 // snapshot's counter of failed transactions. recorder.Run hands it to the
-// workload (workload.WithIntervals); it is called from one goroutine, before
+// workload (workload.RunOptions.OnInterval); it is called from one goroutine, before
 // Finish.
 func (r *Recording) AddInterval(snap *metrics.Snapshot, errorCounter string) {
 	closed, err := r.hours.add(snap)

@@ -78,11 +78,8 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 		}
 	}
 	out := &Outcome{}
-	runCtx := ctx
-	if fn := intervalsTo(rec, opts.Live, run); fn != nil {
-		runCtx = workload.WithIntervals(ctx, fn)
-	}
-	res, runErr := w.Run(runCtx, dsn, 0)
+	ro := workload.RunOptions{OnInterval: intervalsTo(rec, opts.Live, run)}
+	res, runErr := w.Run(ctx, dsn, ro)
 	out.Result = res
 	interrupted := ctx.Err() != nil || (res != nil && res.Interrupted)
 	var notes []string

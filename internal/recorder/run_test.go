@@ -19,8 +19,9 @@ import (
 // shortLedger runs the ledger for a fixed 2 s whatever Run is asked for.
 type shortLedger struct{ ledger.Ledger }
 
-func (l shortLedger) Run(ctx context.Context, dsn string, _ time.Duration) (*workload.Result, error) {
-	return l.Ledger.Run(ctx, dsn, 2*time.Second)
+func (l shortLedger) Run(ctx context.Context, dsn string, opts workload.RunOptions) (*workload.Result, error) {
+	opts.Duration = 2 * time.Second
+	return l.Ledger.Run(ctx, dsn, opts)
 }
 
 // TestRunRecordsRunAndCheck: recorder.Run stores what the workload measured
@@ -68,6 +69,11 @@ func TestRunRecordsRunAndCheck(t *testing.T) {
 	if got.Samples == nil || len(got.Samples.Points) == 0 {
 		t.Error("no collector samples stored around the run")
 	}
+	// The ledger hands its intervals over like the others: a series and the
+	// hour's histogram are stored.
+	if len(got.Series) == 0 || len(got.Hourly) != 1 || got.Hourly[0].Type != "transaction" {
+		t.Errorf("stored %d series rows and hourly histograms %+v, want the series and hour 0 of transaction", len(got.Series), got.Hourly)
+	}
 }
 
 func load(t *testing.T, lab, id string) *store.Run {
@@ -94,7 +100,7 @@ func hasNote(r *store.Run, prefix string) bool {
 }
 
 // TestRunKeepsHourlyHistograms: recorder.Run hands the workload its
-// interval hook (workload.WithIntervals), so a real TPC-B run is stored with
+// interval hook (workload.RunOptions.OnInterval), so a real TPC-B run is stored with
 // the histogram of its (first, partial) hour, holding exactly the
 // transactions of its stored series.
 func TestRunKeepsHourlyHistograms(t *testing.T) {

@@ -71,7 +71,7 @@ type tunedWorkload struct {
 func (a tunedWorkload) Name() string                      { return a.w.Name() }
 func (a tunedWorkload) Prepare(ctx context.Context) error { return a.w.Prepare(ctx, a.dsn, nil) }
 func (a tunedWorkload) Run(ctx context.Context, d time.Duration) (workload.Measurement, error) {
-	res, err := a.w.Run(ctx, a.dsn, d)
+	res, err := a.w.Run(ctx, a.dsn, workload.RunOptions{Duration: d})
 	if res == nil {
 		return workload.Measurement{}, err
 	}

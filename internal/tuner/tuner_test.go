@@ -101,7 +101,7 @@ func (w tpcb) Prepare(ctx context.Context) error {
 	return w.w.Prepare(ctx, w.dsn, nil)
 }
 func (w tpcb) Run(ctx context.Context, d time.Duration) (workload.Measurement, error) {
-	res, err := w.w.Run(ctx, w.dsn, d)
+	res, err := w.w.Run(ctx, w.dsn, workload.RunOptions{Duration: d})
 	if res == nil {
 		return workload.Measurement{}, err
 	}

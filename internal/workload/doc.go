@@ -12,9 +12,12 @@
 //
 // Adding a workload (say a custom SQL script, "script"):
 //
-//  1. internal/workload/script: its schema, loader, driver and checks, and a
-//     type implementing Workload (Name, Prepare, Run returning a *Result,
-//     Check), plus LayoutOptions if it honours layout options.
+//  1. internal/workload/script: its schema, loader, transactions and checks,
+//     and a type implementing Workload (Name, Prepare, Run returning a
+//     *Result, Check), plus LayoutOptions if it honours layout options. Its
+//     workers record into a metrics.Recorder; a measure.Meter gives the run
+//     its clock, series, histograms, progress line and RunOptions.OnInterval
+//     (see internal/workload/ledger, the smallest).
 //  2. One entry in registry.go: {Kind: "script", Title: "script", ScaleFlag: "scale",
 //     Uses: registry.Experiment, New: func(s registry.Spec) workload.Workload {...}}.
 //     Experiment plans ("workload: {kind: script}") can then drive it, and

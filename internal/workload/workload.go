@@ -24,15 +24,36 @@ type Workload interface {
 	// the workload's defaults). Experiments also call it to restore the
 	// baseline data between runs of a step that changes the layout.
 	Prepare(ctx context.Context, dsn string, layout Layout) error
-	// Run drives the workload for d (0: as long as its own options say) and
-	// returns what it measured. A run cut short by ctx returns what it has,
-	// marked Interrupted; a run that could not start returns an error and
-	// possibly no result.
-	Run(ctx context.Context, dsn string, d time.Duration) (*Result, error)
+	// Run drives the workload as its own options and opts say and returns
+	// what it measured. A run cut short by ctx returns what it has, marked
+	// Interrupted; a run that could not start returns an error and possibly
+	// no result.
+	Run(ctx context.Context, dsn string, opts RunOptions) (*Result, error)
 	// Check verifies the database after a run: nil when the workload has no
 	// check, or its own options turned it off.
 	Check(ctx context.Context, dsn string) (*Check, error)
 }
+
+// RunOptions are what the caller of one run asks beyond the workload's own
+// options.
+type RunOptions struct {
+	// Duration, if set, replaces the workload's own length of run.
+	Duration time.Duration
+	// OnInterval, if set, gets each interval of the run's series as it is
+	// measured: how the recorder keeps one real histogram per hour of a long
+	// run, and every second of its series, without holding the run's
+	// intervals in memory.
+	OnInterval IntervalFunc
+}
+
+// IntervalFunc receives each interval snapshot a workload adds to its
+// Result.Series (same kinds, same intervals, ramp-up included), while the run
+// goes, on the workload's measuring goroutine, with the name of the
+// snapshot's counter of failed transactions (Result.ErrorCounter). It must
+// return quickly and must neither modify nor keep the snapshot: it reads it
+// (to merge its histograms into one per hour of the run, to store its row of
+// the series) and lets go.
+type IntervalFunc func(snap *metrics.Snapshot, errorCounter string)
 
 // Layout holds data-layout options that need the data rewritten to take
 // effect, e.g. {"fillfactor": "90"}. Each workload says which it supports.

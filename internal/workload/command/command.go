@@ -115,10 +115,10 @@ func (c *Command) DSN() string {
 	return "connect_timeout=10" // every other parameter from the environment
 }
 
-// Run runs the program to its end (d is ignored: the command line says how
-// long) and returns what it measured. Ctrl-C reaches the program as an
+// Run runs the program to its end (ro.Duration is ignored: the command line
+// says how long) and returns what it measured. Ctrl-C reaches the program as an
 // interrupt, as it would without pgoltp.
-func (c *Command) Run(ctx context.Context, _ string, _ time.Duration) (*workload.Result, error) {
+func (c *Command) Run(ctx context.Context, _ string, ro workload.RunOptions) (*workload.Result, error) {
 	argv, logs, err := c.plan()
 	if err != nil {
 		return nil, err
@@ -141,7 +141,7 @@ func (c *Command) Run(ctx context.Context, _ string, _ time.Duration) (*workload
 	res.Params = append(res.Params, workload.Param{Name: "command", Value: c.commandLine()})
 	if logs != nil {
 		logs.pid = cmd.Process.Pid
-		c.measurePgbench(ctx, res, logs, stdout.String())
+		c.measurePgbench(ro.OnInterval, res, logs, stdout.String())
 	} else {
 		res.Elapsed = res.End.Sub(started)
 	}

@@ -62,7 +62,7 @@ func (im *Imported) Start() (time.Time, error) {
 }
 
 // Run reads the log into a result.
-func (im *Imported) Run(ctx context.Context, _ string, _ time.Duration) (*workload.Result, error) {
+func (im *Imported) Run(_ context.Context, _ string, ro workload.RunOptions) (*workload.Result, error) {
 	opts := pgbenchlog.Options{Fields: im.Fields}
 	res := &workload.Result{}
 	if im.Output != nil {
@@ -75,7 +75,7 @@ func (im *Imported) Run(ctx context.Context, _ string, _ time.Duration) (*worklo
 		}
 	}
 	res.Params = append(res.Params, workload.Param{Name: "imported from", Value: strings.Join(im.Log.Files, ", ")})
-	if fn := workload.IntervalsOf(ctx); fn != nil {
+	if fn := ro.OnInterval; fn != nil {
 		opts.OnSecond = func(s *metrics.Snapshot) { fn(s, pgbenchlog.CounterFailed) }
 	}
 	sum, err := pgbenchlog.Summarize(im.Log, opts)

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"os"
@@ -64,7 +63,7 @@ func (c *Command) plan() ([]string, *logPlan, error) {
 }
 
 // measurePgbench fills res from pgbench's summary and its logs.
-func (c *Command) measurePgbench(ctx context.Context, res *workload.Result, lp *logPlan, stdout string) {
+func (c *Command) measurePgbench(onInterval workload.IntervalFunc, res *workload.Result, lp *logPlan, stdout string) {
 	out := pgbenchlog.ParseOutput(strings.NewReader(stdout))
 	for _, p := range out.Params {
 		res.Params = append(res.Params, workload.Param{Name: p[0], Value: p[1]})
@@ -81,8 +80,8 @@ func (c *Command) measurePgbench(ctx context.Context, res *workload.Result, lp *
 		defer removeLog(log)
 	}
 	onSecond := func(*metrics.Snapshot) {}
-	if fn := workload.IntervalsOf(ctx); fn != nil {
-		onSecond = func(s *metrics.Snapshot) { fn(s, pgbenchlog.CounterFailed) }
+	if onInterval != nil {
+		onSecond = func(s *metrics.Snapshot) { onInterval(s, pgbenchlog.CounterFailed) }
 	}
 	sum, err := pgbenchlog.Summarize(log, pgbenchlog.Options{Scripts: out.Scripts, Fields: lp.fields, OnSecond: onSecond})
 	if err != nil {

@@ -4,18 +4,11 @@ package ledger
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
-	"sync"
-	"sync/atomic"
-	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgoltp/pgoltp/internal/metrics"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
@@ -95,14 +88,8 @@ func (l Ledger) Prepare(ctx context.Context, dsn string, layout workload.Layout)
 }
 
 // Run implements workload.Workload.
-func (l Ledger) Run(ctx context.Context, dsn string, d time.Duration) (*workload.Result, error) {
-	m, _, err := l.RunLogged(ctx, dsn, d)
-	res := &workload.Result{Measurement: m, Interrupted: ctx.Err() != nil, End: time.Now(),
-		Params: []workload.Param{{Name: "workload", Value: "ledger"},
-			{Name: "accounts", Value: strconv.Itoa(l.accounts())}, {Name: "clients", Value: strconv.Itoa(l.clients())}},
-		Headline: []workload.Figure{{Name: "TPS", Value: m.TPS(), Unit: "txn/s"},
-			{Name: "latency p99", Value: float64(m.P99) / float64(time.Millisecond), Unit: "ms"},
-			{Name: "errors", Value: float64(m.Errors), Unit: "txn"}}}
+func (l Ledger) Run(ctx context.Context, dsn string, opts workload.RunOptions) (*workload.Result, error) {
+	res, _, err := l.run(ctx, dsn, opts.Duration, opts.OnInterval)
 	return res, err
 }
 
@@ -126,115 +113,4 @@ func (l Ledger) Check(ctx context.Context, dsn string) (*workload.Check, error) 
 	}
 	c.Note = workload.Summarize("consistency check", []workload.Verdict{v})
 	return c, nil
-}
-
-// Acked is a client's log of ids whose COMMIT returned success.
-type Acked []int64
-
-// RunLogged runs like Run and also returns every acknowledged id. A client
-// stops at its first error (a crashed server ends the run); a commit whose
-// outcome is unknown (the connection broke while waiting) is not in the log.
-func (l Ledger) RunLogged(ctx context.Context, dsn string, d time.Duration) (workload.Measurement, Acked, error) {
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return workload.Measurement{}, nil, err
-	}
-	var next atomic.Int64
-	var maxID int64
-	err = conn.QueryRow(ctx, "SELECT coalesce(max(id), 0) FROM ledger_entry").Scan(&maxID)
-	conn.Close(context.Background())
-	if err != nil {
-		return workload.Measurement{}, nil, fmt.Errorf("the ledger tables are missing (prepare first): %w", err)
-	}
-	next.Store(maxID)
-
-	n := l.clients()
-	conns := make([]*pgx.Conn, n)
-	for i := range conns {
-		if conns[i], err = pgx.Connect(ctx, dsn); err != nil {
-			for _, c := range conns[:i] {
-				c.Close(context.Background())
-			}
-			return workload.Measurement{}, nil, err
-		}
-	}
-	runCtx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-
-	var committed, failed atomic.Int64
-	logs := make([]Acked, n)
-	hists := make([]*hdrhistogram.Histogram, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	start := time.Now()
-	series := perSecond(runCtx, start, &committed)
-	for i := 0; i < n; i++ {
-		hists[i] = metrics.NewHistogram()
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			defer conns[i].Close(context.Background())
-			rng := rand.New(rand.NewPCG(uint64(start.UnixNano()), uint64(i)))
-			accounts := int32(l.accounts())
-			for runCtx.Err() == nil {
-				id := next.Add(1)
-				acct := rng.Int32N(accounts) + 1
-				t0 := time.Now()
-				b := &pgx.Batch{}
-				b.Queue("BEGIN")
-				b.Queue("UPDATE ledger_account SET balance = balance + 1 WHERE id = $1", acct)
-				b.Queue("INSERT INTO ledger_entry (id, account, client) VALUES ($1, $2, $3)", id, acct, i)
-				b.Queue("COMMIT")
-				err := conns[i].SendBatch(runCtx, b).Close()
-				if err != nil {
-					if runCtx.Err() != nil {
-						return // the run ended mid-transaction: its outcome is not counted
-					}
-					failed.Add(1)
-					errs[i] = err
-					return
-				}
-				// COMMIT returned success: only now is the id acknowledged.
-				logs[i] = append(logs[i], id)
-				committed.Add(1)
-				_ = hists[i].RecordValue(max(1, time.Since(t0).Microseconds()))
-			}
-		}(i)
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	cancel()
-	m := workload.Measurement{Transactions: committed.Load(), Errors: failed.Load(), Elapsed: elapsed, PerSecond: <-series}
-	all := metrics.NewHistogram()
-	var acked Acked
-	for i := range hists {
-		all.Merge(hists[i])
-		acked = append(acked, logs[i]...)
-	}
-	m.P50, m.P95, m.P99 = metrics.Percentile(all, 50), metrics.Percentile(all, 95), metrics.Percentile(all, 99)
-	return m, acked, errors.Join(errs...)
-}
-
-// perSecond samples a running counter once a second until ctx ends and then
-// sends the per-second increments (whole seconds only).
-func perSecond(ctx context.Context, start time.Time, counter *atomic.Int64) <-chan []float64 {
-	out := make(chan []float64, 1)
-	go func() {
-		var points []float64
-		last := int64(0)
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				out <- points
-				return
-			case <-tick.C:
-				now := counter.Load()
-				points = append(points, float64(now-last))
-				last = now
-			}
-		}
-	}()
-	return out
 }

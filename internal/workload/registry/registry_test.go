@@ -42,7 +42,7 @@ func TestEveryWorkloadEndToEnd(t *testing.T) {
 			if err := w.Prepare(ctx, dsn, nil); err != nil {
 				t.Fatalf("Prepare: %v", err)
 			}
-			res, err := w.Run(ctx, dsn, 2*time.Second)
+			res, err := w.Run(ctx, dsn, workload.RunOptions{Duration: 2 * time.Second})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}

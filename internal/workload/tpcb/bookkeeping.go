@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
@@ -20,10 +20,10 @@ type book struct {
 	lagKind  int
 	maxTries int           // --max-tries; 0 or less = unlimited
 	limit    time.Duration // --latency-limit; 0 = none
-	sched    *poissonSchedule
-	count    int            // -t per client; 0 = until the deadline
-	deadline time.Time      // end of -T; zero = none
-	budget   *driver.Budget // --stop-at-txns over all clients; nil = none
+	sched    *measure.Poisson
+	count    int             // -t per client; 0 = until the deadline
+	deadline time.Time       // end of -T; zero = none
+	budget   *measure.Budget // --stop-at-txns over all clients; nil = none
 
 	done  int       // transactions scheduled so far, skipped and failed ones included
 	start time.Time // when the current transaction was due: its latency counts from there
@@ -35,7 +35,7 @@ func newBook(local *metrics.Local, def *scriptDef, opts RunOptions, id int, star
 	b := &book{local: local, lagKind: kindLag(def), maxTries: opts.MaxTries, limit: opts.LatencyLimit,
 		count: opts.Transactions, deadline: deadline, budget: opts.budget}
 	if opts.Rate > 0 {
-		b.sched = newPoissonSchedule(opts.Rate, opts.Clients, start, rand.New(rand.NewPCG(opts.Seed, uint64(id))))
+		b.sched = measure.NewPoisson(opts.Rate, opts.Clients, start, rand.New(rand.NewPCG(opts.Seed, uint64(id))))
 	}
 	return b
 }
@@ -56,7 +56,7 @@ func (b *book) next(now time.Time) (due time.Time, ok bool) {
 	if b.sched == nil {
 		return now, b.budget.Take()
 	}
-	due = b.sched.take()
+	due = b.sched.Take()
 	for b.limit > 0 && now.Sub(due) > b.limit {
 		if !b.budget.Take() {
 			return time.Time{}, false
@@ -65,7 +65,7 @@ func (b *book) next(now time.Time) (due time.Time, ok bool) {
 		if b.done++; b.count > 0 && b.done >= b.count {
 			return time.Time{}, false
 		}
-		due = b.sched.take()
+		due = b.sched.Take()
 	}
 	if !b.deadline.IsZero() && !due.Before(b.deadline) {
 		return time.Time{}, false

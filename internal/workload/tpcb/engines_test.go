@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
@@ -107,11 +108,11 @@ func TestBookSkipsLateTransactions(t *testing.T) {
 	opts := RunOptions{Clients: 1, Rate: 1000, LatencyLimit: 10 * time.Millisecond, Transactions: 200, MaxTries: 1, Seed: 7}
 	b := newBook(rec.NewLocal(), &def, opts, 0, start, time.Time{})
 	// The same schedule, to know which starts are late.
-	sched := newPoissonSchedule(opts.Rate, opts.Clients, start, rand.New(rand.NewPCG(opts.Seed, 0)))
+	sched := measure.NewPoisson(opts.Rate, opts.Clients, start, rand.New(rand.NewPCG(opts.Seed, 0)))
 
 	now := start.Add(100 * time.Millisecond) // the client comes 100 ms late
 	wantSkipped := 0
-	for due := sched.take(); now.Sub(due) > opts.LatencyLimit; due = sched.take() {
+	for due := sched.Take(); now.Sub(due) > opts.LatencyLimit; due = sched.Take() {
 		wantSkipped++
 	}
 	due, ok := b.next(now)

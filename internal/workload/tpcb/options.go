@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/field"
+	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
@@ -60,7 +60,7 @@ type RunOptions struct {
 	// clock starts when it returns; an error ends the run.
 	StartGate func(context.Context) error `json:"-"`
 
-	budget *driver.Budget // StopAtTxns, shared by the clients of one Run
+	budget *measure.Budget // StopAtTxns, shared by the clients of one Run
 }
 
 // isolationLevels maps the accepted names to PostgreSQL's.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
@@ -78,13 +79,8 @@ type StatementResult struct {
 
 // HistogramSnapshot is the latency histograms of one window of the run,
 // per kind ("transaction", each statement, "schedule_lag"), in HdrHistogram's
-// compressed V2 encoding (µs), with their digests.
-type HistogramSnapshot struct {
-	From       time.Duration                     `json:"from_ns"` // since the run started
-	To         time.Duration                     `json:"to_ns"`
-	Histograms map[string][]byte                 `json:"histograms"`
-	Summaries  map[string]metrics.LatencySummary `json:"summaries"`
-}
+// compressed V2 encoding (µs), with their digests: the Meter's windows.
+type HistogramSnapshot = measure.Window
 
 // Processed is committed plus failed transactions: all that ran to an end.
 func (r *RunResult) Processed() int64 { return r.Committed + r.Failed }

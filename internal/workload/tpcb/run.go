@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
@@ -32,7 +33,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		return nil, err
 	}
 	def, _ := opts.Script.def()
-	opts.budget = driver.NewBudget(opts.StopAtTxns)
+	opts.budget = measure.NewBudget(opts.StopAtTxns)
 	cfg, err := clientConfig(dsn, opts)
 	if err != nil {
 		return nil, err
@@ -73,8 +74,8 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	usage0 := driver.ReadProcessUsage()
 	start := time.Now()
 	rec.Interval() // drop anything recorded while preparing
-	agg := newAggregator(rec, &def, opts, start)
-	stopAgg := agg.run()
+	meter := newMeter(rec, &def, opts, start)
+	stopMeter := meter.Background()
 
 	var deadline time.Time
 	if opts.Duration > 0 {
@@ -84,16 +85,16 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	rc := newReconnector(ctx, cfg, len(clients), deadline)
 	errs, looped, err := runClients(ctx, clients, books, rc, opts)
 	if err != nil {
-		stopAgg()
+		stopMeter()
 		return nil, err
 	}
 	rc.result(res)
 	res.EventLoop = looped
 	end := time.Now()
-	stopAgg()
+	stopMeter()
 
 	res.Interrupted = ctx.Err() != nil
-	res.fillMeasured(agg, errs, start, end, usage0)
+	res.fillMeasured(meter, &def, errs, start, end, usage0)
 
 	// A part of a group does not check its own before/after sums: the other
 	// parts' transactions move them too. The group's last part to finish
@@ -133,23 +134,15 @@ func closeClients(clients []*client) {
 // fillMeasured fills res with the measured window from start to end, the
 // driver's own cost since usage0, the clients' errors and the aggregated
 // figures.
-func (res *RunResult) fillMeasured(agg *aggregator, errs []error, start, end time.Time, usage0 driver.ProcessUsage) {
+func (res *RunResult) fillMeasured(meter *measure.Meter, def *scriptDef, errs []error, start, end time.Time, usage0 driver.ProcessUsage) {
 	usage := driver.ReadProcessUsage()
 	res.Start, res.Elapsed = start, end.Sub(start)
 	res.DriverCPU, res.PeakRSS = usage.CPU-usage0.CPU, usage.PeakRSS
 	res.addClientErrors(errs)
-	agg.fill(res)
+	res.fillMeasures(meter, def)
 	if res.Committed > 0 {
 		res.DriverCPUPer1k = res.DriverCPU.Seconds() / (float64(res.Committed) / 1000)
 	}
-}
-
-// run runs the aggregator's loop until the returned stop, which waits for
-// it to end.
-func (a *aggregator) run() (stop func()) {
-	done, quit := make(chan struct{}), make(chan struct{})
-	go func() { a.loop(quit); close(done) }()
-	return func() { close(quit); <-done }
 }
 
 // newBooks opens each client's bookkeeping for a run from start.

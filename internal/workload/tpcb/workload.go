@@ -79,12 +79,12 @@ func (w *Workload) Ready(ctx context.Context, dsn string) error {
 }
 
 // Run implements workload.Workload.
-func (w *Workload) Run(ctx context.Context, dsn string, d time.Duration) (*workload.Result, error) {
+func (w *Workload) Run(ctx context.Context, dsn string, ro workload.RunOptions) (*workload.Result, error) {
 	opts := w.Options
-	if d > 0 {
-		opts.Duration, opts.Transactions = d, 0
+	if ro.Duration > 0 {
+		opts.Duration, opts.Transactions = ro.Duration, 0
 	}
-	if fn := workload.IntervalsOf(ctx); fn != nil && opts.OnInterval == nil {
+	if fn := ro.OnInterval; fn != nil && opts.OnInterval == nil {
 		opts.OnInterval = func(s *metrics.Snapshot) { fn(s, counterNames[cntFailures]) }
 	}
 	res, err := Run(ctx, dsn, opts)

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
@@ -33,7 +34,7 @@ type runner struct {
 	dlog     *deliveryLog
 	dlogTag  string // "schema=NAME " before each delivery log line when several schemas share the log
 	errors   errorLog
-	budget   *driver.Budget // --stop-at-txns; nil = none
+	budget   *measure.Budget // --stop-at-txns; nil = none
 }
 
 // schemaRun is one schema of a run: its runner, random source, C_RUN, result,
@@ -163,7 +164,7 @@ func openSchemaRun(ctx context.Context, dsn string, opts RunOptions, dlog *deliv
 	}
 
 	r := &runner{opts: opts, loaded: meta.Warehouses, work: make(chan *request), dlog: dlog, dlogTag: dlogTag,
-		budget: driver.NewBudget(opts.StopAtTxns)}
+		budget: measure.NewBudget(opts.StopAtTxns)}
 	r.rec = metrics.NewRecorder(kindNames(), counterNames()...)
 	r.pool, err = driver.NewPool(ctx, driver.PoolOptions{
 		Size:     opts.Conns + opts.DeliveryWorkers,
@@ -278,32 +279,22 @@ func startTerminals(schemas []*schemaRun, start time.Time) (twg *sync.WaitGroup,
 // waitForStop aggregates once per second until the run ends: on duration,
 // on the terminals' own end or on ctx; it says why.
 func waitForStop(ctx context.Context, schemas []*schemaRun, opts RunOptions, agg *tally, terminalsDone <-chan struct{}) (stopReason string, interrupted bool) {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	var endC <-chan time.Time
+	var end time.Duration
 	if opts.Duration > 0 {
-		endTimer := time.NewTimer(opts.Ramp + opts.Duration)
-		defer endTimer.Stop()
-		endC = endTimer.C
+		end = opts.Ramp + opts.Duration
 	}
-	for {
-		select {
-		case <-tick.C:
-			agg.interval(false)
-		case <-endC:
-			return "duration reached", false
-		case <-terminalsDone:
-			stopReason = "txns-per-terminal reached"
-			for _, p := range schemas {
-				if p.r.budget.Spent() {
-					stopReason = "stop-at-txns reached"
-				}
-			}
-			return stopReason, false
-		case <-ctx.Done():
-			return "interrupted", true
+	switch measure.Wait(ctx, time.Second, end, terminalsDone, func() { agg.interval(false) }) {
+	case measure.StopDuration:
+		return "duration reached", false
+	case measure.StopInterrupted:
+		return "interrupted", true
+	}
+	for _, p := range schemas {
+		if p.r.budget.Spent() {
+			return "stop-at-txns reached", false
 		}
 	}
+	return "txns-per-terminal reached", false
 }
 
 // collectResults fills each schema's result with how the run ended; with
@@ -346,7 +337,7 @@ func (r *runner) newTerminal(i int, seed uint64, cRun Constants, start time.Time
 	t := &terminal{
 		id: i, w: w, slDistrict: sl, warehouses: r.loaded,
 		rand: NewRand(seed), c: cRun,
-		sched: driver.NewSchedule(r.opts.Rate, i, r.opts.Terminals, start),
+		sched: measure.NewSchedule(r.opts.Rate, i, r.opts.Terminals, start),
 	}
 	t.deck, _ = driver.NewDeck(r.opts.Weights, func(n int) int { return t.rand.IntRange(0, n-1) })
 	t.req = request{t: t, reply: make(chan struct{}, 1)}

@@ -1,36 +1,44 @@
 package tpcc
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
-// aggregator folds the drained intervals of one schema (or of all of them,
-// merged) into the per-second series, the measured total (after ramp-up),
-// and, when it is the run's own, the live progress line and the OnSecond
-// hook. It runs on the Run goroutine only.
+// aggregator is one result's measurement (one schema's, or all of them
+// merged): the run's measure.Meter, with the live progress line and the
+// OnSecond hook when it is the run's own, and the TPC-C figures it finishes
+// into the result. It runs on the Run goroutine only.
 type aggregator struct {
-	opts           RunOptions // Progress, ProgressOut and OnSecond cleared on a schema's own when several run
-	rec            *metrics.Recorder
-	timeLeft       func(elapsed time.Duration) string // --stop-at-txns estimate for the live line
-	res            *RunResult
-	start, rampEnd time.Time
-	series         *metrics.Series
-	total          *metrics.Snapshot // measured interval only
-	all            *metrics.Snapshot // including ramp-up, for cumulative counts
-	prog           *metrics.Snapshot // since the last progress line
-	lastProg       time.Time
-	first, last    time.Time // the measured window
+	opts  RunOptions // Progress, ProgressOut and OnSecond cleared on a schema's own when several run
+	meter *measure.Meter
+	res   *RunResult
 }
 
-func newAggregator(opts RunOptions, rec *metrics.Recorder, timeLeft func(time.Duration) string, res *RunResult, start, rampEnd time.Time) *aggregator {
-	return &aggregator{opts: opts, rec: rec, timeLeft: timeLeft, res: res, start: start, rampEnd: rampEnd,
-		series: metrics.NewSeries(rec, start), total: rec.EmptySnapshot(),
-		all: rec.EmptySnapshot(), prog: rec.EmptySnapshot(), lastProg: start}
+// newAggregator measures res from start; intervals that begin before
+// rampEnd are ramp-up. budgets give the live line its --stop-at-txns estimate.
+func newAggregator(opts RunOptions, rec *metrics.Recorder, budgets []*measure.Budget, res *RunResult, start, rampEnd time.Time) *aggregator {
+	mo := measure.Options{Ramp: rampEnd.Sub(start), Budgets: budgets,
+		Progress: opts.Progress, ProgressOut: opts.ProgressOut, ProgressLine: progressLine}
+	if h := opts.OnSecond; h != nil {
+		mo.OnInterval = func(iv measure.Interval) { h(secondOf(iv)) }
+	}
+	return &aggregator{opts: opts, meter: measure.New(rec, start, mo), res: res}
+}
+
+// secondOf is one interval for OnSecond, with its TPC-C rates.
+func secondOf(iv measure.Interval) Second {
+	p := iv.Point
+	sec := Second{Elapsed: p.Elapsed, Measured: iv.Measured, Point: p, Interval: iv.Snap}
+	if minutes := p.Length.Minutes(); minutes > 0 {
+		sec.TpmC = float64(p.Counts[kindNewOrder]) / minutes
+		sec.TpmTotal = float64(dealtCount(iv.Snap)) / minutes
+	}
+	return sec
 }
 
 // tally drains every schema's recorder at the same instants (one clock), so
@@ -51,10 +59,14 @@ func newTally(schemas []*schemaRun, merged *RunResult, start, rampEnd time.Time)
 		if merged != nil {
 			opts.Progress, opts.ProgressOut, opts.OnSecond = 0, nil, nil
 		}
-		t.own = append(t.own, newAggregator(opts, p.r.rec, p.r.budget.TimeLeft, p.res, start, rampEnd))
+		t.own = append(t.own, newAggregator(opts, p.r.rec, []*measure.Budget{p.r.budget}, p.res, start, rampEnd))
 	}
 	if merged != nil {
-		t.merged = newAggregator(merged.Options, schemas[0].r.rec, t.timeLeft, merged, start, rampEnd)
+		var budgets []*measure.Budget
+		for _, p := range schemas {
+			budgets = append(budgets, p.r.budget)
+		}
+		t.merged = newAggregator(merged.Options, schemas[0].r.rec, budgets, merged, start, rampEnd)
 	}
 	first := t.take()
 	t.hammer.maybeStart(first[0].End)
@@ -79,7 +91,7 @@ func (t *tally) merge(snaps []*metrics.Snapshot) *metrics.Snapshot {
 	if t.merged == nil {
 		return nil
 	}
-	m := t.merged.rec.EmptySnapshot()
+	m := t.schemas[0].r.rec.EmptySnapshot()
 	for _, s := range snaps {
 		m.Merge(s)
 	}
@@ -130,64 +142,13 @@ func (t *tally) finish() {
 	mergeVerdicts(t.merged.res)
 }
 
-// timeLeft is the --stop-at-txns estimate of the schema furthest from its end.
-func (t *tally) timeLeft(elapsed time.Duration) string {
-	var slowest *driver.Budget
-	for _, p := range t.schemas {
-		b := p.r.budget
-		if b == nil {
-			continue
-		}
-		if slowest == nil || float64(b.Taken())/float64(b.Limit()) < float64(slowest.Taken())/float64(slowest.Limit()) {
-			slowest = b
-		}
-	}
-	return slowest.TimeLeft(elapsed)
-}
-
 // interval handles one drained interval; final marks the one taken when the
 // terminals have stopped.
-func (a *aggregator) interval(snap *metrics.Snapshot, final bool) {
-	// Intervals are one second from the start; one that began (within
-	// rounding) at or after the end of ramp-up is measured.
-	measured := !snap.Start.Before(a.rampEnd.Add(-100 * time.Millisecond))
-	p := a.series.Add(snap, measured)
-	a.all.Merge(snap)
-	if measured {
-		a.total.Merge(snap)
-		if a.first.IsZero() {
-			a.first = snap.Start
-		}
-		a.last = snap.End
-	}
-	a.prog.Merge(snap)
-	if h := a.opts.OnSecond; h != nil {
-		minutes := p.Length.Minutes()
-		sec := Second{Elapsed: p.Elapsed, Measured: measured, Point: p, Interval: snap}
-		if minutes > 0 {
-			sec.TpmC = float64(p.Counts[kindNewOrder]) / minutes
-			sec.TpmTotal = float64(dealtCount(snap)) / minutes
-		}
-		h(sec)
-	}
-	if out := a.opts.ProgressOut; out != nil && a.opts.Progress > 0 && !final &&
-		snap.End.Sub(a.lastProg) >= a.opts.Progress-100*time.Millisecond {
-		fmt.Fprintln(out, a.progressLine(snap.End, measured))
-		a.prog = a.rec.EmptySnapshot()
-		a.lastProg = snap.End
-	}
-}
+func (a *aggregator) interval(snap *metrics.Snapshot, final bool) { a.meter.Add(snap, final) }
 
 // drainDeliveries takes the last interval, after the queued Deliveries were
 // executed: it counts in the totals but does not stretch the measured window.
-func (a *aggregator) drainDeliveries(snap *metrics.Snapshot) {
-	measured := !a.first.IsZero()
-	a.series.Add(snap, measured)
-	a.all.Merge(snap)
-	if measured {
-		a.total.Merge(snap)
-	}
-}
+func (a *aggregator) drainDeliveries(snap *metrics.Snapshot) { a.meter.Drain(snap) }
 
 func dealtCount(s *metrics.Snapshot) int64 {
 	var n int64
@@ -197,45 +158,45 @@ func dealtCount(s *metrics.Snapshot) int64 {
 	return n
 }
 
-func (a *aggregator) progressLine(now time.Time, measured bool) string {
-	window := now.Sub(a.lastProg).Minutes()
+// progressLine is the live line: tpmC and tpmTOTAL since the last line, the
+// p95 of each kind, and the errors and retries of the whole run so far.
+func progressLine(p measure.Progress) string {
+	window := p.Window.Minutes()
 	figures := []driver.Figure{
-		{Name: "tpmC", Value: float64(a.prog.Count(kindNewOrder)) / window},
-		{Name: "tpmTOTAL", Value: float64(dealtCount(a.prog)) / window},
+		{Name: "tpmC", Value: float64(p.Since.Count(kindNewOrder)) / window},
+		{Name: "tpmTOTAL", Value: float64(dealtCount(p.Since)) / window},
 	}
 	lat := make([]driver.KindLatency, 0, numDealt)
 	for k := 0; k < numDealt; k++ {
-		lat = append(lat, driver.KindLatency{Short: kinds[k].short, P95: a.prog.Percentile(k, 95), Count: a.prog.Count(k)})
+		lat = append(lat, driver.KindLatency{Short: kinds[k].short, P95: p.Since.Percentile(k, 95), Count: p.Since.Count(k)})
 	}
 	note := ""
-	if !measured {
+	if !p.Measured {
 		note = "(ramp-up)"
 	}
-	if left := a.timeLeft(now.Sub(a.start)); left != "" {
-		note = strings.TrimSpace(note + " " + left)
+	if p.TimeLeft != "" {
+		note = strings.TrimSpace(note + " " + p.TimeLeft)
 	}
-	return driver.ProgressLine(now.Sub(a.start), figures, lat, a.all.CounterTotal(cntErrors), a.all.CounterTotal(cntRetries), note)
+	return driver.ProgressLine(p.Elapsed, figures, lat, p.All.CounterTotal(cntErrors), p.All.CounterTotal(cntRetries), note)
 }
 
 // finish computes the result from the measured totals.
 func (a *aggregator) finish() {
-	res, opts := a.res, a.opts
-	res.Start, res.MeasureStart, res.MeasureEnd = a.start, a.first, a.last
-	res.Series = a.series
-	res.Total = a.total
-	res.Histograms = a.total.Export()
-	if !a.first.IsZero() {
-		res.Measured = a.last.Sub(a.first)
-	}
+	res, opts, m := a.res, a.opts, a.meter
+	res.Start, res.MeasureStart, res.MeasureEnd = m.Start(), m.MeasureStart(), m.MeasureEnd()
+	res.Series = m.Series()
+	res.Total = m.Total()
+	res.Histograms = res.Total.Export()
+	res.Measured = m.Measured()
 	minutes := res.Measured.Minutes()
-	t := a.total
+	t, all := m.Total(), m.All()
 	if minutes > 0 {
 		res.TpmC = float64(t.Count(kindNewOrder)) / minutes
 		res.TpmTotal = float64(dealtCount(t)) / minutes
 		res.NOPM = float64(t.Count(kindNewOrder)-t.Counter(kindNewOrder, cntRollbacks)) / minutes
 	}
-	if !a.last.IsZero() {
-		res.Others.compute(res.Measured, a.last.Sub(a.start), a.all.Count(kindNewOrder), dealtCount(a.all))
+	if !m.MeasureEnd().IsZero() {
+		res.Others.compute(res.Measured, m.MeasureEnd().Sub(m.Start()), all.Count(kindNewOrder), dealtCount(all))
 	}
 	res.MaxTpmCPerWarehouse = MaxTpmCPerWarehouse(opts.Weights, opts.KeyingScale)
 	if opts.Mode == ModeSpec && res.MaxTpmCPerWarehouse > 0 {
@@ -245,8 +206,8 @@ func (a *aggregator) finish() {
 		sum := t.Summary(k)
 		tr := TxnResult{
 			Name: kinds[k].name, Count: sum.Count, Latency: sum,
-			Errors: a.all.Counter(k, cntErrors), Retries: a.all.Counter(k, cntRetries),
-			Rollbacks: t.Counter(k, cntRollbacks), LostConnection: a.all.Counter(k, cntLost),
+			Errors: all.Counter(k, cntErrors), Retries: all.Counter(k, cntRetries),
+			Rollbacks: t.Counter(k, cntRollbacks), LostConnection: all.Counter(k, cntLost),
 			P90Limit: kinds[k].p90,
 		}
 		tr.P90OK = sum.Count == 0 || sum.P90 <= tr.P90Limit
@@ -255,7 +216,7 @@ func (a *aggregator) finish() {
 		res.Retries += tr.Retries
 	}
 	res.Rollbacks = t.Counter(kindNewOrder, cntRollbacks)
-	res.OrderStatusMismatches = a.all.Counter(kindOrderStatus, cntOSMismatch)
+	res.OrderStatusMismatches = all.Counter(kindOrderStatus, cntOSMismatch)
 	// The measured window, as the table beside it and the 2.7.4.2 audit.
 	res.Deliveries = DeliveryStats{
 		Queued:            t.Count(kindDelivery),
@@ -270,7 +231,7 @@ func (a *aggregator) finish() {
 			res.Reconnects++
 		}
 	}
-	if n := dealtCount(a.all); n > 0 {
+	if n := dealtCount(all); n > 0 {
 		res.DriverCPUPer1k = res.DriverCPU.Seconds() / (float64(n) / 1000)
 	}
 	res.Audits = audit(t, res.LoadedWarehouses)

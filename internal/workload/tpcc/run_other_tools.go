@@ -63,7 +63,7 @@ type hammerDBSampler struct {
 }
 
 // maybeStart takes the start counters once the measured interval begins:
-// an interval starting at now is measured (aggregator.interval).
+// an interval starting at now is measured (measure.Meter.Add).
 func (s *hammerDBSampler) maybeStart(now time.Time) {
 	if s.started || now.Before(s.rampEnd.Add(-100*time.Millisecond)) {
 		return

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/metrics"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 func TestParseSchemas(t *testing.T) {
@@ -177,7 +178,7 @@ func TestRunSchemas(t *testing.T) {
 			if err := w.Ready(ctx, dsn); err != nil {
 				t.Fatalf("ready: %v", err)
 			}
-			out, err := w.Run(ctx, dsn, 0)
+			out, err := w.Run(ctx, dsn, workload.RunOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

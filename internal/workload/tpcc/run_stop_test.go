@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
@@ -61,13 +61,19 @@ func TestRunStopAtTxnsOptions(t *testing.T) {
 // TestProgressLineEstimatesTimeLeft: a quarter of the budget in 10 s leaves
 // about 30 s, shown on the live line.
 func TestProgressLineEstimatesTimeLeft(t *testing.T) {
-	budget := driver.NewBudget(400)
+	budget := measure.NewBudget(400)
 	for range 100 {
 		budget.Take()
 	}
 	start := time.Now()
-	a := newAggregator(RunOptions{}, metrics.NewRecorder(kindNames(), counterNames()...), budget.TimeLeft, &RunResult{}, start, start)
-	if line := a.progressLine(start.Add(10*time.Second), true); !strings.Contains(line, "~30s left (25% of 400 txns)") {
+	rec := metrics.NewRecorder(kindNames(), counterNames()...)
+	var out strings.Builder
+	opts := RunOptions{Progress: 10 * time.Second, ProgressOut: &out}
+	a := newAggregator(opts, rec, []*measure.Budget{budget}, &RunResult{}, start, start)
+	snap := rec.Interval()
+	snap.Start, snap.End = start, start.Add(10*time.Second)
+	a.interval(snap, false)
+	if line := out.String(); !strings.Contains(line, "~30s left (25% of 400 txns)") {
 		t.Fatalf("progress line %q lacks the estimate", line)
 	}
 }

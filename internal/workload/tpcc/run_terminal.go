@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/measure"
 )
 
 // terminal is one emulated terminal (clause 4.2.2): a goroutine with a fixed
@@ -22,7 +23,7 @@ type terminal struct {
 	rand       *Rand
 	c          Constants // C_RUN
 	deck       *driver.Deck
-	sched      driver.Schedule
+	sched      measure.Schedule
 	done       int
 	conn       *driver.Conn // own connection when terminals ≤ connections
 
@@ -143,7 +144,7 @@ func (r *runner) terminalLoop(t *terminal) {
 		}
 		t.done++
 		if spec {
-			think := driver.ThinkTime(time.Duration(float64(kinds[kind].think)*scale), float64(t.rand.IntRange(1, 1<<30))/(1<<30))
+			think := measure.ThinkTime(time.Duration(float64(kinds[kind].think)*scale), float64(t.rand.IntRange(1, 1<<30))/(1<<30))
 			if !driver.Sleep(r.stop, think) {
 				return
 			}

@@ -158,12 +158,12 @@ func ready(ctx context.Context, dsn string, opts *RunOptions) error {
 
 // Run implements workload.Workload. Transactions counts all five kinds; ×60
 // of the New-Order share would be tpmC.
-func (w *Workload) Run(ctx context.Context, dsn string, d time.Duration) (*workload.Result, error) {
+func (w *Workload) Run(ctx context.Context, dsn string, ro workload.RunOptions) (*workload.Result, error) {
 	opts := w.Options
-	if d > 0 {
-		opts.Duration = d
+	if ro.Duration > 0 {
+		opts.Duration = ro.Duration
 	}
-	if fn := workload.IntervalsOf(ctx); fn != nil {
+	if fn := ro.OnInterval; fn != nil {
 		// Every interval of the series but the last drain of queued
 		// Deliveries after the terminals stopped (no New-Order in it).
 		onSecond := opts.OnSecond

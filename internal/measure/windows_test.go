@@ -1,4 +1,4 @@
-package tpcb
+package measure
 
 import (
 	"testing"
@@ -9,14 +9,14 @@ import (
 	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
-// TestSnapshotsStayBoundedAndExact feeds three days of one-minute windows:
-// the run never holds more than maxSnapshots, the windows still tile the run
+// TestWindowsStayBoundedAndExact feeds three days of one-minute windows:
+// the run never holds more than MaxWindows, the windows still tile the run
 // end to end, every latency is still counted once, and a merged window's
 // p99 is the p99 of all its raw latencies (merging histograms is exact).
-func TestSnapshotsStayBoundedAndExact(t *testing.T) {
+func TestWindowsStayBoundedAndExact(t *testing.T) {
 	t.Parallel()
 	const windows = 3 * 24 * 60
-	var snaps []HistogramSnapshot
+	var snaps []Window
 	raw := make([]*hdrhistogram.Histogram, windows)
 	longest := 0
 	for i := range windows {
@@ -33,14 +33,14 @@ func TestSnapshotsStayBoundedAndExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := HistogramSnapshot{From: time.Duration(i) * time.Minute, To: time.Duration(i+1) * time.Minute,
+		w := Window{From: time.Duration(i) * time.Minute, To: time.Duration(i+1) * time.Minute,
 			Histograms: map[string][]byte{"transaction": enc},
 			Summaries:  map[string]metrics.LatencySummary{"transaction": metrics.SummaryOf(h, 1)}}
-		snaps = keepSnapshot(snaps, w)
+		snaps = keepWindow(snaps, w)
 		longest = max(longest, len(snaps))
 	}
-	if longest >= maxSnapshots {
-		t.Fatalf("held %d snapshots, want fewer than %d", longest, maxSnapshots)
+	if longest >= MaxWindows {
+		t.Fatalf("held %d snapshots, want fewer than %d", longest, MaxWindows)
 	}
 	var count, clamped int64
 	next := time.Duration(0)

@@ -1,10 +1,14 @@
-package driver
+package measure
 
 import (
-	"context"
 	"math"
+	"math/rand/v2"
 	"time"
 )
+
+// Pacing: when a worker's next transaction is due. Latency counts from the
+// due time, so that a server falling behind shows as queueing (lag), not as
+// a silently lower offered load.
 
 // ThinkTime returns a think time drawn from the negative exponential
 // distribution with the given mean, capped at 10 × mean (TPC-C clause 5.2.5.4).
@@ -55,26 +59,39 @@ func (s *Schedule) Next() time.Time {
 	return t
 }
 
-// SleepUntil waits until t or ctx is done; it reports false if ctx ended first.
-func SleepUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	return Sleep(ctx, d)
+// Poisson is pgbench's --rate: transactions start at the times of
+// a Poisson process (exponentially distributed gaps), and latency counts
+// from the scheduled start so that a server falling behind shows as lag
+// rather than as a lower offered load. Each client paces its share of the
+// rate; the sum of independent Poisson processes is the Poisson process of
+// the total rate, which is what pgbench's per-thread schedule produces.
+type Poisson struct {
+	mean time.Duration // mean gap for this client
+	next time.Time
+	rng  *rand.Rand
 }
 
-// Sleep waits d or until ctx is done; it reports false if ctx ended first.
-func Sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
+// NewPoisson is one client's share of totalPerSecond over clients, from
+// start, drawing its gaps from rng; nil (no pacing) for a rate of 0.
+func NewPoisson(totalPerSecond float64, clients int, start time.Time, rng *rand.Rand) *Poisson {
+	if totalPerSecond <= 0 {
+		return nil
 	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-tm.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	s := &Poisson{mean: time.Duration(float64(time.Second) * float64(clients) / totalPerSecond), next: start, rng: rng}
+	s.next = start.Add(s.gap())
+	return s
+}
+
+// gap draws one exponential gap; like pgbench's getPoissonRand it never
+// returns more than about 9.2 mean gaps (u is at least 1e-4).
+func (s *Poisson) gap() time.Duration {
+	u := 1 - s.rng.Float64()*(1-1e-4)
+	return time.Duration(-math.Log(u) * float64(s.mean))
+}
+
+// Take returns the scheduled start of the next transaction and advances.
+func (s *Poisson) Take() time.Time {
+	t := s.next
+	s.next = s.next.Add(s.gap())
+	return t
 }

@@ -1,0 +1,145 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgoltp/pgoltp/internal/measure"
+	"github.com/pgoltp/pgoltp/internal/metrics"
+	"github.com/pgoltp/pgoltp/internal/workload"
+)
+
+// The ledger's one transaction type and its counter of failed ones.
+const (
+	kindTxn      = 0
+	cntErrors    = 0
+	errorCounter = "errors"
+)
+
+// Acked is a client's log of ids whose COMMIT returned success.
+type Acked []int64
+
+// RunLogged runs like Run and also returns every acknowledged id. A client
+// stops at its first error (a crashed server ends the run); a commit whose
+// outcome is unknown (the connection broke while waiting) is not in the log.
+func (l Ledger) RunLogged(ctx context.Context, dsn string, d time.Duration) (*workload.Result, Acked, error) {
+	return l.run(ctx, dsn, d, nil)
+}
+
+// run drives the clients for d (until ctx ends when d is 0) on a
+// measure.Meter, handing each interval to onInterval (nil: none).
+func (l Ledger) run(ctx context.Context, dsn string, d time.Duration, onInterval workload.IntervalFunc) (*workload.Result, Acked, error) {
+	conns, maxID, err := l.connect(ctx, dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	var next atomic.Int64
+	next.Store(maxID)
+	rec := metrics.NewRecorder([]string{"transaction"}, errorCounter)
+	logs := make([]Acked, len(conns))
+	clients := make([]client, len(conns))
+	start := time.Now()
+	rec.Interval() // the clock starts now
+	for i, conn := range conns {
+		clients[i] = client{id: i, conn: conn, local: rec.NewLocal(), accounts: int32(l.accounts()),
+			rng: rand.New(rand.NewPCG(uint64(start.UnixNano()), uint64(i))), next: &next}
+	}
+	var opts measure.Options
+	if onInterval != nil {
+		opts.OnInterval = func(iv measure.Interval) { onInterval(iv.Snap, errorCounter) }
+	}
+	meter := measure.New(rec, start, opts)
+	errs, end, _ := meter.Drive(ctx, d, len(clients), func(ctx context.Context, i int) (err error) {
+		logs[i], err = clients[i].run(ctx)
+		return err
+	})
+	var acked Acked
+	for _, log := range logs {
+		acked = append(acked, log...)
+	}
+	return l.result(meter, end, ctx.Err() != nil), acked, errors.Join(errs...)
+}
+
+// connect opens one connection per client and reads the last entry's id.
+func (l Ledger) connect(ctx context.Context, dsn string) (conns []*pgx.Conn, maxID int64, err error) {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return nil, 0, err
+	}
+	err = conn.QueryRow(ctx, "SELECT coalesce(max(id), 0) FROM ledger_entry").Scan(&maxID)
+	conn.Close(context.Background())
+	if err != nil {
+		return nil, 0, fmt.Errorf("the ledger tables are missing (prepare first): %w", err)
+	}
+	conns = make([]*pgx.Conn, l.clients())
+	for i := range conns {
+		if conns[i], err = pgx.Connect(ctx, dsn); err != nil {
+			for _, c := range conns[:i] {
+				c.Close(context.Background())
+			}
+			return nil, 0, err
+		}
+	}
+	return conns, maxID, nil
+}
+
+// client is one connection's loop.
+type client struct {
+	id       int
+	conn     *pgx.Conn
+	local    *metrics.Local
+	rng      *rand.Rand
+	accounts int32
+	next     *atomic.Int64
+}
+
+// run commits transactions until ctx ends or one fails, and returns the ids
+// acknowledged and the error that stopped it.
+func (c client) run(ctx context.Context) (Acked, error) {
+	defer c.conn.Close(context.Background())
+	var log Acked
+	for ctx.Err() == nil {
+		id := c.next.Add(1)
+		acct := c.rng.Int32N(c.accounts) + 1
+		t0 := time.Now()
+		b := &pgx.Batch{}
+		b.Queue("BEGIN")
+		b.Queue("UPDATE ledger_account SET balance = balance + 1 WHERE id = $1", acct)
+		b.Queue("INSERT INTO ledger_entry (id, account, client) VALUES ($1, $2, $3)", id, acct, c.id)
+		b.Queue("COMMIT")
+		if err := c.conn.SendBatch(ctx, b).Close(); err != nil {
+			if ctx.Err() != nil {
+				return log, nil // the run ended mid-transaction: its outcome is not counted
+			}
+			c.local.Add(kindTxn, cntErrors, 1)
+			return log, err
+		}
+		// COMMIT returned success: only now is the id acknowledged.
+		log = append(log, id)
+		c.local.Record(kindTxn, time.Since(t0))
+	}
+	return log, nil
+}
+
+// result is the run in the terms every workload shares.
+func (l Ledger) result(m *measure.Meter, end time.Time, interrupted bool) *workload.Result {
+	t := m.Total()
+	meas := workload.Measurement{Transactions: t.Count(kindTxn), Errors: t.Counter(kindTxn, cntErrors),
+		Elapsed: end.Sub(m.Start()), PerSecond: workload.PerSecondOf(m.Series()),
+		P50: t.Percentile(kindTxn, 50), P95: t.Percentile(kindTxn, 95), P99: t.Percentile(kindTxn, 99)}
+	return &workload.Result{Measurement: meas, Latency: workload.LatencyOf(t), Series: m.Series(), ErrorCounter: errorCounter,
+		Rate: workload.Rate{Figure: "TPS", Type: "transaction", Unit: "txn/s", Per: time.Second},
+		End:  end, Interrupted: interrupted,
+		Params: []workload.Param{{Name: "workload", Value: "ledger"},
+			{Name: "accounts", Value: strconv.Itoa(l.accounts())}, {Name: "clients", Value: strconv.Itoa(l.clients())}},
+		Headline: []workload.Figure{{Name: "TPS", Value: meas.TPS(), Unit: "txn/s"},
+			{Name: "latency p99", Value: float64(meas.P99) / float64(time.Millisecond), Unit: "ms"},
+			{Name: "errors", Value: float64(meas.Errors), Unit: "txn"}}}
+}
