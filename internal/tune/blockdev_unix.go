@@ -3,34 +3,14 @@
 package tune
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-
 	"golang.org/x/sys/unix"
+
+	"github.com/pgoltp/pgoltp/internal/ossettings"
 )
 
-// blockDevice finds the disk holding path: its name (the whole disk, not the
-// partition) and its queue directory in /sys.
-func blockDevice(path string) (name, queue string, err error) {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
-		return "", "", err
-	}
-	dev := fmt.Sprintf("%d:%d", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev))) // Dev is int32 on macOS
-	sys, err := filepath.EvalSymlinks(filepath.Join("/sys/dev/block", dev))
-	if err != nil {
-		return "", "", fmt.Errorf("no block device %s (e.g. overlay or tmpfs)", dev)
-	}
-	name = filepath.Base(sys)
-	queue = filepath.Join(sys, "queue")
-	if _, err := os.Stat(filepath.Join(sys, "partition")); err == nil {
-		// A partition's queue/ lives in its parent disk.
-		name = filepath.Base(filepath.Dir(sys))
-		queue = filepath.Join(filepath.Dir(sys), "queue")
-	}
-	return name, queue, nil
-}
+// blockDevice finds the disk holding path (ossettings.BlockDevice: the
+// disk an experiment's block.* keys change).
+func blockDevice(path string) (name, queue string, err error) { return ossettings.BlockDevice(path) }
 
 // deviceOf is the device number of the filesystem holding path.
 func deviceOf(path string) (uint64, error) {
