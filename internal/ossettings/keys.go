@@ -54,11 +54,11 @@ var pageSize = int64(os.Getpagesize())
 
 // keys is the allow-list: no network, security or module settings.
 var keys = map[string]key{
-	"vm.dirty_background_bytes": {paths: sysctl("vm/dirty_background_bytes"), min: 1, max: math.MaxInt64, partner: "vm.dirty_background_ratio"},
-	"vm.dirty_bytes":            {paths: sysctl("vm/dirty_bytes"), min: 2 * pageSize, max: math.MaxInt64, partner: "vm.dirty_ratio"},
-	"vm.dirty_background_ratio": {paths: sysctl("vm/dirty_background_ratio"), max: 100, partner: "vm.dirty_background_bytes"},
-	"vm.dirty_ratio":            {paths: sysctl("vm/dirty_ratio"), max: 100, partner: "vm.dirty_bytes"},
-	"vm.dirty_expire_centisecs": {paths: sysctl("vm/dirty_expire_centisecs"), max: math.MaxInt32},
+	"vm.dirty_background_bytes":    {paths: sysctl("vm/dirty_background_bytes"), min: 1, max: math.MaxInt64, partner: "vm.dirty_background_ratio"},
+	"vm.dirty_bytes":               {paths: sysctl("vm/dirty_bytes"), min: 2 * pageSize, max: math.MaxInt64, partner: "vm.dirty_ratio"},
+	"vm.dirty_background_ratio":    {paths: sysctl("vm/dirty_background_ratio"), max: 100, partner: "vm.dirty_background_bytes"},
+	"vm.dirty_ratio":               {paths: sysctl("vm/dirty_ratio"), max: 100, partner: "vm.dirty_bytes"},
+	"vm.dirty_expire_centisecs":    {paths: sysctl("vm/dirty_expire_centisecs"), max: math.MaxInt32},
 	"vm.dirty_writeback_centisecs": {paths: sysctl("vm/dirty_writeback_centisecs"), max: math.MaxInt32},
 	// The kernel takes 0 to 100 before Linux 5.8 and 0 to 200 since (see maxSwappiness).
 	"vm.swappiness": {paths: sysctl("vm/swappiness"), max: 200},

@@ -110,6 +110,47 @@ func (g *Guard) Begin(before map[string]settings.Live, names []string) (map[stri
 	return out, nil
 }
 
+// BeginOS adds the originals of machine-wide OS settings to the record (the
+// same record as the server's settings, so that 'pgoltp restore' and every
+// warning see both): call it before the first OS change, after Begin. A
+// key already kept keeps its first original. It refuses a pending record of
+// another command, as Begin does. It returns the originals to restore.
+func (g *Guard) BeginOS(originals map[string]string, dataDir string) (map[string]string, error) {
+	if g == nil || len(originals) == 0 {
+		return originals, nil
+	}
+	rec, err := Find(g.Lab, g.Key)
+	if err != nil {
+		return nil, err
+	}
+	if rec != nil && rec.Running() {
+		return nil, problem.BadInput("wait for it to end", "%s", rec.Describe())
+	}
+	if rec != nil && rec.PID != os.Getpid() && !g.Resume {
+		return nil, problem.BadInput(fmt.Sprintf("run 'pgoltp restore --lab %s' first", g.Lab), "%s", rec.Describe())
+	}
+	if rec == nil {
+		rec = &Record{Key: g.Key, Started: time.Now().UTC(), Settings: map[string]settings.Live{}}
+		g.created = true
+	}
+	rec.Server, rec.Cluster, rec.Command, rec.PID = g.Server, g.Cluster, g.Command, os.Getpid()
+	if rec.OS == nil {
+		rec.OS = map[string]string{}
+	}
+	for n, v := range originals {
+		if _, kept := rec.OS[n]; !kept {
+			rec.OS[n] = v
+		}
+	}
+	if dataDir != "" {
+		rec.OSDataDir = dataDir
+	}
+	if err := Write(g.Lab, rec); err != nil {
+		return nil, err
+	}
+	return maps.Clone(rec.OS), nil
+}
+
 // Abandon removes the record Begin wrote when the command stops before any
 // change; a record that was pending before Begin stays.
 func (g *Guard) Abandon() error {

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/pgoltp/pgoltp/internal/ossettings"
+	"github.com/pgoltp/pgoltp/internal/pending"
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/tune"
+)
+
+// restoreSettings puts the record's server settings back (nothing to do,
+// and no server to start, for a record of OS settings only).
+func restoreSettings(ctx context.Context, rec *pending.Record, names []string) error {
+	if len(rec.Settings) == 0 {
+		return nil
+	}
+	srv, dsn, err := restoreTarget(ctx)
+	if err != nil {
+		return err
+	}
+	return tune.Restore(ctx, srv, dsn, rec.Settings, names)
+}
+
+// restoreOS writes the record's machine-wide OS settings back and reads
+// them back (internal/ossettings); the record stays on failure.
+func restoreOS(rec *pending.Record) error {
+	if len(rec.OS) == 0 {
+		return nil
+	}
+	if os.Geteuid() != 0 {
+		return problem.Failed("%s changed the machine-wide OS settings %v and only root can put them back: run 'sudo pgoltp restore' (the record stays)",
+			rec.Command, rec.OSNames())
+	}
+	m := &ossettings.Machine{DataDir: rec.OSDataDir}
+	if err := m.Restore(rec.OS); err != nil {
+		return problem.Failed("could not restore the OS settings %s left: %v (the record stays: fix the cause and run 'pgoltp restore' again)",
+			rec.Command, err)
+	}
+	return nil
+}
+
+// warnPendingOS says when another record of the lab (another server's)
+// holds machine-wide OS settings: they change this command's machine too.
+func warnPendingOS(g *pending.Guard) {
+	all, err := pending.All(g.Lab)
+	if err != nil {
+		return
+	}
+	for _, rec := range all {
+		if len(rec.OS) > 0 && rec.Key != g.Key {
+			how := "pgoltp restore"
+			if !rec.Cluster {
+				how += " --dsn ..."
+			}
+			fmt.Fprintf(os.Stderr, "pgoltp: WARNING: %s: run '%s' to put them back\n", rec.Describe(), how)
+			return
+		}
+	}
+}
