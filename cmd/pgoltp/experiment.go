@@ -17,6 +17,7 @@ import (
 type experimentFlags struct {
 	tune.CrashOptions
 	crash, example bool
+	allowOS        bool // issue 28: plans may change machine-wide OS settings
 }
 
 func init() {
@@ -40,6 +41,13 @@ labelled in every output.
 With --crash it audits durability instead: it runs a small ledger workload whose
 driver logs every acknowledged commit, kills the server (SIGKILL) mid-run,
 restarts it and counts acknowledged commits that are missing.
+
+A step (and the baseline) may also take os: beside settings:, machine-wide
+kernel and disk settings (` + "`" + `os: {vm.dirty_bytes: 1073741824, block.read_ahead_kb: 4096,
+transparent_hugepage: never, hugepages: auto}` + "`" + `; block.* is the disk under the data
+directory). They need root and --allow-os, are checked against what this kernel
+accepts before anything runs, kept in the lab's restore record, labelled
+machine-wide in every output and restored and read back at the end.
 
 Both need the lab's managed cluster (restart, kill); a plan without restart-only
 settings also runs on --dsn, whose tables of the workload it replaces.`,
@@ -74,6 +82,7 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 	f.AddFlags(fl)
 	fl.BoolVar(&f.crash, "crash", false, "durability audit: run, kill the server mid-run, restart, count lost acknowledged commits")
 	fl.BoolVar(&f.example, "example", false, "print a commented example plan and exit")
+	fl.BoolVar(&f.allowOS, "allow-os", false, "let a plan's os: change kernel and disk settings machine-wide (root only; restored at the end)")
 	rootCmd.AddCommand(cmd)
 }
 
@@ -88,6 +97,11 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if len(plan.Versions) > 0 {
 		return runVersionPlan(ctx, out, path, plan)
 	}
+	if planChangesOS(plan) {
+		if err := refuseOS(f.allowOS); err != nil {
+			return err
+		}
+	}
 	w, err := registry.New(plan.Workload.Kind, plan.Workload.Scale, plan.Workload.Clients)
 	if err != nil {
 		return problem.BadInput("use workload kind "+strings.Join(registry.Kinds(), ", "), "experiments cannot drive %s", plan.Workload.Kind)
@@ -101,6 +115,11 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 		return err
 	}
 	e := &tune.Experiment{Plan: plan, Workload: w, Server: server, DSN: dsn, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr, Pending: guard}
+	if planChangesOS(plan) {
+		if e.OS, err = osOptions(ctx, f.allowOS, dsn); err != nil {
+			return err
+		}
+	}
 	rep, err := e.Run(ctx)
 	ran := rep != nil && len(rep.Steps) > 0
 	if ran {

@@ -24,6 +24,15 @@ type Guard struct {
 	Resume bool
 	// created: Begin wrote a new record, which Abandon may remove.
 	created bool
+	// kept: a restore failed (Keep); Done leaves the record.
+	kept bool
+}
+
+// Keep makes Done leave the record: something it holds was not restored.
+func (g *Guard) Keep() {
+	if g != nil {
+		g.kept = true
+	}
 }
 
 // ForCluster guards the managed cluster of lab.
@@ -162,7 +171,7 @@ func (g *Guard) Abandon() error {
 
 // Done removes the record: call it only after the restore was verified.
 func (g *Guard) Done() error {
-	if g == nil {
+	if g == nil || g.kept {
 		return nil
 	}
 	return Remove(g.Lab, g.Key)
