@@ -298,20 +298,22 @@ func (p *Plan) Check() error {
 		if len(s.Settings) == 0 && len(s.Layout) == 0 && len(s.OS) == 0 {
 			return fmt.Errorf("step %q changes nothing: give it settings, a layout or os:", s.Name)
 		}
-		if err := prepareOS(s); err != nil { // issue 28 (ossettings)
-			return fmt.Errorf("step %q: %v", s.Name, err)
-		}
-		if err := settings.CheckApplicable(s.Values()); err != nil {
+		if err := checkSettings(s); err != nil {
 			return fmt.Errorf("step %q: %v", s.Name, err)
 		}
 	}
-	if err := prepareOS(&p.Baseline); err != nil { // issue 28 (ossettings)
-		return fmt.Errorf("the baseline: %v", err)
-	}
-	if err := settings.CheckApplicable(p.Baseline.Values()); err != nil {
+	if err := checkSettings(&p.Baseline); err != nil {
 		return fmt.Errorf("the baseline: %v", err)
 	}
 	return nil
+}
+
+// checkSettings checks a step's settings and its os: (issue 28).
+func checkSettings(s *Step) error {
+	if err := prepareOS(s); err != nil {
+		return err
+	}
+	return settings.CheckApplicable(s.Values())
 }
 
 // prepareOS checks a step's os: block and names its keys as
