@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/ossettings"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
 // osKeys are the allow-listed keys these tests change (all writable on a
@@ -217,5 +219,54 @@ steps:
 	}
 	if left, _ := filepath.Glob(filepath.Join(lab, "restore", "*.json")); len(left) != 0 {
 		t.Fatalf("a refused experiment left a record: %v", left)
+	}
+}
+
+// TestFromDoctor: doctor prints its OS recommendations as a plan whose
+// steps each carry an os: block, and 'experiment --from-doctor' measures
+// them, one step each, with the workload of the plan it is given, and puts
+// the machine back.
+func TestFromDoctor(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	m, before := keepOS(t, dataDirectory(t, dsn))
+	lab := labDir(t)
+	r := runPgoltp(t, time.Minute, "doctor", "--dsn", dsn, "--lab", lab, "--format", "os-plan")
+	if r.code == 1 && strings.Contains(r.stderr, "recommends no OS change") {
+		t.Skip("doctor recommends nothing for this machine's OS")
+	}
+	if r.code != 0 {
+		t.Fatalf("doctor --format os-plan: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	plan, err := tune.ParsePlan(strings.NewReader(r.stdout))
+	if err != nil {
+		t.Fatalf("doctor's os-plan is not a plan: %v\n%s", err, r.stdout)
+	}
+	for _, s := range plan.Steps {
+		if len(s.OS) == 0 || len(s.Settings) > 0 && s.Settings["huge_pages"] == "" {
+			t.Errorf("step %q is not an OS step: %+v", s.Name, s)
+		}
+	}
+	header := writePlan(t, `
+name: doctor, quickly
+workload: {kind: ledger, clients: 2}
+duration: 2s
+repetitions: 2
+steps:
+  - {name: replaced, settings: {commit_delay: 10}}
+`)
+	r = runPgoltp(t, 10*time.Minute, "experiment", "--from-doctor", header, "--dsn", dsn, "--lab", lab, "--allow-os")
+	if r.code != 0 {
+		t.Fatalf("experiment --from-doctor: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, s := range plan.Steps {
+		if !strings.Contains(r.stdout, fmt.Sprintf("%q", s.Name)) {
+			t.Errorf("the report lacks doctor's step %q:\n%s", s.Name, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, `"replaced"`) || !strings.Contains(r.stdout, "[machine-wide]") {
+		t.Errorf("the report should hold doctor's steps only, labelled machine-wide:\n%s", r.stdout)
+	}
+	if now, _ := m.Read(osKeys...); !sameValues(now, before) {
+		t.Fatalf("after the experiment %v, before %v", now, before)
 	}
 }

@@ -18,6 +18,7 @@ type experimentFlags struct {
 	tune.CrashOptions
 	crash, example bool
 	allowOS        bool // issue 28: plans may change machine-wide OS settings
+	fromDoctor     bool // issue 28: the steps are doctor's OS recommendations
 }
 
 func init() {
@@ -62,6 +63,9 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 			if f.crash && len(args) != 0 {
 				return problem.BadInput("give either a plan file or --crash", "--crash takes no plan file")
 			}
+			if f.fromDoctor && len(args) <= 1 {
+				return nil
+			}
 			if !f.crash && len(args) != 1 {
 				return problem.BadInput("run 'pgoltp experiment PLAN.yaml' or 'pgoltp experiment --crash'", "experiment needs one plan file")
 			}
@@ -75,6 +79,9 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 			if f.crash {
 				return runCrash(cmd.Context(), cmd.OutOrStdout(), f)
 			}
+			if f.fromDoctor {
+				return runFromDoctor(cmd.Context(), cmd.OutOrStdout(), args, f)
+			}
 			return runExperiment(cmd.Context(), cmd.OutOrStdout(), args[0], f)
 		},
 	}
@@ -82,6 +89,7 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 	f.AddFlags(fl)
 	fl.BoolVar(&f.crash, "crash", false, "durability audit: run, kill the server mid-run, restart, count lost acknowledged commits")
 	fl.BoolVar(&f.example, "example", false, "print a commented example plan and exit")
+	fl.BoolVar(&f.fromDoctor, "from-doctor", false, "measure doctor's OS recommendations for this server, one step each (the workload, duration and baseline from PLAN.yaml if given)")
 	fl.BoolVar(&f.allowOS, "allow-os", false, "let a plan's os: change kernel and disk settings machine-wide (root only; restored at the end)")
 	rootCmd.AddCommand(cmd)
 }
@@ -97,6 +105,12 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if len(plan.Versions) > 0 {
 		return runVersionPlan(ctx, out, path, plan)
 	}
+	return runPlan(ctx, out, plan, f, nil)
+}
+
+// runPlan runs an experiment plan on target, or when nil on the server the
+// flags name (--from-doctor has it already: it asked doctor there).
+func runPlan(ctx context.Context, out io.Writer, plan *tune.Plan, f experimentFlags, target *planTarget) error {
 	if planChangesOS(plan) {
 		if err := refuseOS(f.allowOS); err != nil {
 			return err
@@ -106,10 +120,14 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if err != nil {
 		return problem.BadInput("use workload kind "+strings.Join(registry.Kinds(), ", "), "experiments cannot drive %s", plan.Workload.Kind)
 	}
-	server, dsn, err := tunedServer(ctx, experimentDatabase)
-	if err != nil {
-		return err
+	if target == nil {
+		server, dsn, err := tunedServer(ctx, experimentDatabase)
+		if err != nil {
+			return err
+		}
+		target = &planTarget{server, dsn}
 	}
+	server, dsn := target.server, target.dsn
 	guard, err := pendingGuard(false)
 	if err != nil {
 		return err

@@ -2,13 +2,18 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net"
+	"os"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/adminconn"
 	"github.com/pgoltp/pgoltp/internal/ossettings"
 	"github.com/pgoltp/pgoltp/internal/pending"
+	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/tune"
 )
 
@@ -90,4 +95,75 @@ func isLocalHost(host string) bool {
 		}
 	}
 	return false
+}
+
+// planTarget is the server a plan runs on and the DSN of its database.
+type planTarget struct {
+	server tune.Server
+	dsn    string
+}
+
+// writeOSPlan prints doctor's OS recommendations as an experiment plan.
+func writeOSPlan(w io.Writer, d *tune.Diagnosis) error {
+	recs := osRecommendations(d)
+	if len(recs) == 0 {
+		return problem.Failed("doctor recommends no OS change for this server%s", notLocal(d))
+	}
+	_, err := io.WriteString(w, ossettings.PlanText(recs))
+	return err
+}
+
+func notLocal(d *tune.Diagnosis) string {
+	if !d.Local {
+		return " (it does not run on this machine, so the OS was not audited)"
+	}
+	return ""
+}
+
+// osRecommendations are doctor's findings that come with an os: fix.
+func osRecommendations(d *tune.Diagnosis) []ossettings.Recommendation {
+	var out []ossettings.Recommendation
+	for _, f := range d.Findings {
+		if len(f.OS) > 0 {
+			out = append(out, ossettings.Recommendation{Name: f.ID, Title: f.Title, OS: f.OS})
+		}
+	}
+	return out
+}
+
+// runFromDoctor asks doctor what it recommends for the OS under the server
+// and measures it, one step each: doctor's steps in the plan of args[0]
+// (its workload, duration and baseline) or in ossettings.PlanHeader.
+func runFromDoctor(ctx context.Context, out io.Writer, args []string, f experimentFlags) error {
+	if err := refuseOS(f.allowOS); err != nil {
+		return err
+	}
+	server, dsn, err := tunedServer(ctx, experimentDatabase)
+	if err != nil {
+		return err
+	}
+	d, err := tune.DoctorAt(ctx, dsn, tune.DoctorOptions{OS: true})
+	if err != nil {
+		return problem.Failed("doctor: %v", err)
+	}
+	recs := osRecommendations(d)
+	if len(recs) == 0 {
+		_, err := fmt.Fprintf(out, "doctor recommends no OS change for this server%s: nothing to measure\n", notLocal(d))
+		return err
+	}
+	text := ossettings.PlanText(recs)
+	plan, err := tune.ParsePlan(strings.NewReader(text))
+	if err != nil {
+		return problem.Failed("doctor's plan does not parse: %v", err)
+	}
+	if len(args) == 1 {
+		header, err := tune.ReadPlan(args[0])
+		if err != nil {
+			return err
+		}
+		header.Steps = plan.Steps
+		plan = header
+	}
+	fmt.Fprintf(os.Stderr, "pgoltp: measuring doctor's OS recommendations:\n%s", text)
+	return runPlan(ctx, out, plan, f, &planTarget{server, dsn})
 }
