@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/ossettings"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/tune"
@@ -268,5 +269,56 @@ steps:
 	}
 	if now, _ := m.Read(osKeys...); !sameValues(now, before) {
 		t.Fatalf("after the experiment %v, before %v", now, before)
+	}
+}
+
+// TestHugepagesAuto: on the lab's cluster, hugepages: auto reserves
+// vm.nr_hugepages for shared_buffers and runs the step with huge_pages=on
+// (a restart), in effect in every run; at the end the reservation and
+// huge_pages are back as they were.
+func TestHugepagesAuto(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("changes kernel settings: run as root")
+	}
+	m := &ossettings.Machine{}
+	before, err := m.Read(ossettings.NrHugepages)
+	if err != nil || before[ossettings.NrHugepages] != "0" {
+		t.Skipf("huge pages already reserved here (%v %v): the test would not see its own", before, err)
+	}
+	t.Cleanup(func() { _ = m.Restore(before) })
+	lab := labDir(t)
+	if r := runPgoltp(t, 5*time.Minute, "cluster", "up", "--lab", lab); r.code != 0 {
+		t.Fatalf("cluster up: exit %d: %s", r.code, r.stderr)
+	}
+	t.Cleanup(func() { runPgoltp(t, time.Minute, "cluster", "destroy", "--lab", lab) })
+	plan := writePlan(t, `
+name: huge pages
+workload: {kind: ledger, clients: 2}
+duration: 2s
+repetitions: 2
+steps:
+  - {name: huge, os: {hugepages: auto}}
+`)
+	r := runPgoltp(t, 10*time.Minute, "experiment", plan, "--lab", lab, "--allow-os")
+	if r.code != 0 {
+		t.Fatalf("experiment: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"huge_pages=on", "hugepages=auto [machine-wide]", "restarted", "vm.nr_hugepages"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the report lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "NOT IN EFFECT") {
+		t.Errorf("huge pages not in effect:\n%s", r.stdout)
+	}
+	if now, _ := m.Read(ossettings.NrHugepages); now[ossettings.NrHugepages] != "0" {
+		t.Errorf("vm.nr_hugepages %s after the experiment, was 0", now[ossettings.NrHugepages])
+	}
+	c, err := cluster.Open(lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hp := showSettings(t, c.DSN("postgres"), []string{"huge_pages"})["huge_pages"]; hp == "on" {
+		t.Errorf("huge_pages is still on after the experiment")
 	}
 }

@@ -43,6 +43,9 @@ type Experiment struct {
 	// in bytes, for hugepages: auto.
 	sharedOverhead int64
 	hugePage       int64
+	// sharedBuffers is the server's shared_buffers before the experiment,
+	// for an arm that does not set it.
+	sharedBuffers string
 }
 
 // Prepare checks the OS side of a plan before anything runs, changing
@@ -75,6 +78,7 @@ func Prepare(opts Options, live map[string]settings.Live, baseline map[string]st
 	}
 	e.hugePage = hugePageSize()
 	e.sharedOverhead = sharedOverhead(live)
+	e.sharedBuffers = live["shared_buffers"].Value()
 	return e, nil
 }
 
@@ -130,7 +134,8 @@ func (e *Experiment) Keep(keeper Keeper) error {
 
 // Arm is what the machine must show for a run: the originals, the
 // baseline's os:, and the step's (step "" is the baseline arm); hugepages:
-// auto becomes the reservation shared_buffers of the arm's settings needs.
+// auto becomes the reservation shared_buffers of the arm's settings (or
+// the server's) needs.
 func (e *Experiment) Arm(step string, pg map[string]string) Values {
 	if e == nil {
 		return nil
@@ -138,7 +143,11 @@ func (e *Experiment) Arm(step string, pg map[string]string) Values {
 	out := Merge(e.originals, e.baseline, e.steps[step])
 	if _, ok := out[Hugepages]; ok {
 		delete(out, Hugepages)
-		out[NrHugepages] = strconv.FormatInt(e.hugePagesFor(pg["shared_buffers"]), 10)
+		sb := pg["shared_buffers"]
+		if sb == "" {
+			sb = e.sharedBuffers
+		}
+		out[NrHugepages] = strconv.FormatInt(e.hugePagesFor(sb), 10)
 	}
 	return out
 }
