@@ -104,10 +104,14 @@ func runRestore(ctx context.Context, out io.Writer) error {
 	}
 	res := restoreResult{Server: rec.Server, Command: rec.Command, Settings: rec.Names(), OS: rec.OSNames(), Restored: true}
 	return emit(out, res, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "restored %d settings that %s (pid %d) left on %s, read back: %s\n",
-			len(rec.Settings), rec.Command, rec.PID, rec.Server, strings.Join(rec.Names(), ", "))
+		var err error
+		if len(rec.Settings) > 0 || len(rec.OS) == 0 {
+			_, err = fmt.Fprintf(w, "restored %d settings that %s (pid %d) left on %s, read back: %s\n",
+				len(rec.Settings), rec.Command, rec.PID, rec.Server, strings.Join(rec.Names(), ", "))
+		}
 		if err == nil && len(rec.OS) > 0 {
-			_, err = fmt.Fprintf(w, "restored %d machine-wide OS settings, read back: %s\n", len(rec.OS), strings.Join(rec.OSNames(), ", "))
+			_, err = fmt.Fprintf(w, "restored %d machine-wide OS settings that %s (pid %d) left, read back: %s\n",
+				len(rec.OS), rec.Command, rec.PID, strings.Join(rec.OSNames(), ", "))
 		}
 		return err
 	})
