@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
@@ -46,6 +47,8 @@ type Experiment struct {
 	// sharedBuffers is the server's shared_buffers before the experiment,
 	// for an arm that does not set it.
 	sharedBuffers string
+	// lock is the machine's lock of OS changes, held from Keep to Restore.
+	lock *os.File
 }
 
 // Prepare checks the OS side of a plan before anything runs, changing
@@ -119,6 +122,11 @@ func (e *Experiment) Keep(keeper Keeper) error {
 	if e == nil {
 		return nil
 	}
+	lock, err := lockMachine()
+	if err != nil {
+		return problem.BadInput("wait for it to end", "%v", err)
+	}
+	e.lock = lock
 	orig, err := e.machine.Read(e.touched()...)
 	if err != nil {
 		return err
@@ -183,7 +191,13 @@ func (e *Experiment) Differ(arm Values) []string {
 // files answer at once). On failure the keeper's record stays and the note
 // says so.
 func (e *Experiment) Restore(keeper Keeper) (ok bool, notes []string) {
-	if e == nil || len(e.originals) == 0 {
+	if e == nil {
+		return true, nil
+	}
+	if e.lock != nil {
+		defer e.lock.Close() // releases the lock once the originals are back, or kept
+	}
+	if len(e.originals) == 0 {
 		return true, nil
 	}
 	if err := e.machine.Restore(e.originals); err != nil {

@@ -166,3 +166,27 @@ func TestMergeDirtyPairs(t *testing.T) {
 		t.Fatalf("Merge of the originals alone changed them: %v", got)
 	}
 }
+
+// TestOneAtATime: while one experiment holds the machine's OS settings,
+// another (any lab) is refused before it reads the originals, which would
+// be the first one's values; once the first restores, the next may start.
+func TestOneAtATime(t *testing.T) {
+	needRoot(t)
+	first := &Experiment{machine: &Machine{}, baseline: Values{"vm.swappiness": "10"}}
+	if err := first.Keep(nil); err != nil {
+		t.Fatal(err)
+	}
+	second := &Experiment{machine: &Machine{}, baseline: Values{"vm.swappiness": "10"}}
+	if err := second.Keep(nil); problem.ExitCode(err) != 2 || !strings.Contains(err.Error(), "right now") {
+		t.Fatalf("a second experiment while the first holds the OS: %v", err)
+	}
+	if ok, notes := first.Restore(nil); !ok {
+		t.Fatal(notes)
+	}
+	if err := second.Keep(nil); err != nil {
+		t.Fatalf("after the first restored: %v", err)
+	}
+	if ok, notes := second.Restore(nil); !ok {
+		t.Fatal(notes)
+	}
+}

@@ -1,0 +1,13 @@
+//go:build !unix
+
+package ossettings
+
+import (
+	"errors"
+	"os"
+)
+
+// lockMachine: OS settings are changed on Linux only.
+func lockMachine() (*os.File, error) {
+	return nil, errors.New("OS settings are changed on Linux only")
+}
