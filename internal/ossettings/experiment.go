@@ -25,11 +25,14 @@ type Options struct {
 }
 
 // Keeper keeps the originals before the first change (a pending.Guard):
-// BeginOS stores them durably and returns the originals to restore; Keep
-// stops the record from being removed when the restore failed.
+// BeginOS stores them durably and returns the originals to restore,
+// refusing while a record of OS settings is pending here or in lastLab;
+// Keep stops the record from being removed when the restore failed;
+// LabDir is the lab of the record.
 type Keeper interface {
-	BeginOS(originals map[string]string, dataDir string) (map[string]string, error)
+	BeginOS(originals map[string]string, dataDir, lastLab string) (map[string]string, error)
 	Keep()
+	LabDir() string
 }
 
 // Experiment is the OS side of one experiment: its checked plan, the
@@ -132,7 +135,10 @@ func (e *Experiment) Keep(keeper Keeper) error {
 		return err
 	}
 	if keeper != nil {
-		if orig, err = keeper.BeginOS(orig, e.machine.DataDir); err != nil {
+		if orig, err = keeper.BeginOS(orig, e.machine.DataDir, lastLab(lock)); err != nil {
+			return err
+		}
+		if err := setLastLab(lock, keeper.LabDir()); err != nil {
 			return err
 		}
 	}
@@ -202,9 +208,12 @@ func (e *Experiment) Restore(keeper Keeper) (ok bool, notes []string) {
 	}
 	if err := e.machine.Restore(e.originals); err != nil {
 		if keeper != nil {
-			keeper.Keep()
+			keeper.Keep() // and the lock names its lab for the next command
 		}
 		return false, []string{"could not restore the machine-wide OS settings: " + strings.Join(strings.Fields(err.Error()), " ") + "; the lab keeps them: run 'pgoltp restore'"}
+	}
+	if e.lock != nil {
+		_ = setLastLab(e.lock, "") // restored: no lab holds the machine's originals
 	}
 	return true, []string{"the machine-wide OS settings " + strings.Join(e.originals.Sorted(), ", ") + " were restored and read back"}
 }

@@ -5,6 +5,7 @@ package ossettings
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,6 +14,29 @@ import (
 // change the OS, whatever its lab (another would take the first one's
 // values for originals).
 const lockPath = "/run/pgoltp-os.lock"
+
+// The lock file holds the lab of the last command that changed the OS
+// until it restored them: a command killed before its restore leaves its
+// lab there, and the next one, from any lab, looks there for the record
+// (/run empties at boot, when the kernel's values are back anyway).
+
+// lastLab is the lab the lock names, "" when none.
+func lastLab(f *os.File) string {
+	b := make([]byte, 4096)
+	n, _ := f.ReadAt(b, 0)
+	return strings.TrimSpace(string(b[:n]))
+}
+
+// setLastLab makes the lock name lab, durably.
+func setLastLab(f *os.File, lab string) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := f.WriteAt([]byte(lab), 0); err != nil {
+		return err
+	}
+	return f.Sync()
+}
 
 // lockMachine takes the machine's lock of OS changes without waiting; the
 // kernel releases it when the process ends, even by kill -9.

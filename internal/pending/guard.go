@@ -123,10 +123,16 @@ func (g *Guard) Begin(before map[string]settings.Live, names []string) (map[stri
 // same record as the server's settings, so that 'pgoltp restore' and every
 // warning see both): call it before the first OS change, after Begin. A
 // key already kept keeps its first original. It refuses a pending record of
-// another command, as Begin does. It returns the originals to restore.
-func (g *Guard) BeginOS(originals map[string]string, dataDir string) (map[string]string, error) {
+// another command, as Begin does, and any record of OS settings left in
+// this lab for another server or in lastLab (the lab of the last command
+// that changed the OS, "" if unknown): the machine's values are not its
+// originals then. It returns the originals to restore.
+func (g *Guard) BeginOS(originals map[string]string, dataDir, lastLab string) (map[string]string, error) {
 	if g == nil || len(originals) == 0 {
 		return originals, nil
+	}
+	if err := g.otherOSRecord(lastLab); err != nil {
+		return nil, err
 	}
 	rec, err := Find(g.Lab, g.Key)
 	if err != nil {
@@ -158,6 +164,39 @@ func (g *Guard) BeginOS(originals map[string]string, dataDir string) (map[string
 		return nil, err
 	}
 	return maps.Clone(rec.OS), nil
+}
+
+// otherOSRecord refuses while a record of OS settings of another server
+// (this lab's) or of another lab (lastLab) is pending.
+func (g *Guard) otherOSRecord(lastLab string) error {
+	for _, lab := range []string{g.Lab, lastLab} {
+		if lab == "" {
+			continue
+		}
+		all, err := All(lab)
+		if err != nil {
+			return err
+		}
+		for _, r := range all {
+			if len(r.OS) == 0 || lab == g.Lab && r.Key == g.Key {
+				continue
+			}
+			fix := fmt.Sprintf("run 'pgoltp restore --lab %s' first", lab)
+			if !r.Cluster {
+				fix = fmt.Sprintf("run 'pgoltp restore --lab %s --dsn ...' first, with a connection string to %s", lab, r.Server)
+			}
+			return problem.BadInput(fix, "%s", r.Describe())
+		}
+	}
+	return nil
+}
+
+// LabDir is the lab that keeps the guard's record.
+func (g *Guard) LabDir() string {
+	if g == nil {
+		return ""
+	}
+	return g.Lab
 }
 
 // Abandon removes the record Begin wrote when the command stops before any
