@@ -156,6 +156,10 @@ steps:
 	if r := runPgoltp(t, time.Minute, "advise", "--dsn", dsn, "--lab", lab); !strings.Contains(r.stderr, "machine-wide OS settings") || !strings.Contains(r.stderr, "vm.swappiness") {
 		t.Errorf("advise did not mention the pending OS record: %q", r.stderr)
 	}
+	// From another lab too: the machine's lock names the lab of the record.
+	if r := runPgoltp(t, time.Minute, "advise", "--dsn", dsn, "--lab", labDir(t)); !strings.Contains(r.stderr, "pgoltp restore --lab "+lab) {
+		t.Errorf("advise in another lab did not point to the pending OS record in %s: %q", lab, r.stderr)
+	}
 	r := runPgoltp(t, 2*time.Minute, "restore", "--dsn", dsn, "--lab", lab)
 	if r.code != 0 || !strings.Contains(r.stdout, "machine-wide OS settings") {
 		t.Fatalf("restore: exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -42,21 +42,24 @@ func restoreOS(rec *pending.Record) error {
 	return nil
 }
 
-// warnPendingOS says when another record of the lab (another server's)
-// holds machine-wide OS settings: they change this command's machine too.
+// warnPendingOS says when another record, of the lab (another server's) or
+// of the lab the machine's lock names (another lab's), holds machine-wide
+// OS settings: they change this command's machine too.
 func warnPendingOS(g *pending.Guard) {
-	all, err := pending.All(g.Lab)
-	if err != nil {
-		return
-	}
-	for _, rec := range all {
-		if len(rec.OS) > 0 && rec.Key != g.Key {
-			how := "pgoltp restore"
-			if !rec.Cluster {
-				how += " --dsn ..."
+	for _, lab := range []string{g.Lab, ossettings.LastLab()} {
+		all, err := pending.All(lab)
+		if lab == "" || err != nil {
+			continue
+		}
+		for _, rec := range all {
+			if len(rec.OS) > 0 && (lab != g.Lab || rec.Key != g.Key) {
+				how := "pgoltp restore --lab " + lab
+				if !rec.Cluster {
+					how += " --dsn ..."
+				}
+				fmt.Fprintf(os.Stderr, "pgoltp: WARNING: %s: run '%s' to put them back\n", rec.Describe(), how)
+				return
 			}
-			fmt.Fprintf(os.Stderr, "pgoltp: WARNING: %s: run '%s' to put them back\n", rec.Describe(), how)
-			return
 		}
 	}
 }

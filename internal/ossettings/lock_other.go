@@ -15,3 +15,6 @@ func lockMachine() (*os.File, error) {
 func lastLab(f *os.File) string { return "" }
 
 func setLastLab(f *os.File, lab string) error { return nil }
+
+// LastLab: OS settings are changed on Linux only.
+func LastLab() string { return "" }

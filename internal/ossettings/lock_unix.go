@@ -27,6 +27,17 @@ func lastLab(f *os.File) string {
 	return strings.TrimSpace(string(b[:n]))
 }
 
+// LastLab is the lab the machine's lock names: where a record of OS
+// settings may be pending ("" when none, or unreadable).
+func LastLab() string {
+	f, err := os.OpenFile(lockPath, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	return lastLab(f)
+}
+
 // setLastLab makes the lock name lab, durably.
 func setLastLab(f *os.File, lab string) error {
 	if err := f.Truncate(0); err != nil {
