@@ -197,8 +197,6 @@ steps:
     settings: {commit_delay: 200, commit_siblings: 5}
   - name: fillfactor 90
     layout: {fillfactor: 90}
-# A step may also take os: (kernel and disk settings, machine-wide: root and
-# --allow-os), e.g. os: {vm.dirty_bytes: 1073741824, block.read_ahead_kb: 4096}.
 # Settings that can lose or corrupt data on a crash (synchronous_commit: 'off',
 # fsync: 'off', full_page_writes: 'off') need --allow-unsafe and are labelled
 # in every output.
