@@ -192,6 +192,10 @@ steps:
 	assertOneLineProblem(t, runPgoltp(t, time.Minute, "experiment", plan, "--dsn", "postgres://bench@192.0.2.1:5432/pgoltp", "--lab", lab, "--allow-os"),
 		"not on this machine", "192.0.2.1")
 
+	notAllowed := writePlan(t, "name: net\nworkload: {kind: ledger}\nduration: 2s\nsteps:\n  - {name: forward, os: {net.ipv4.ip_forward: 1}}\n")
+	assertOneLineProblem(t, runPgoltp(t, time.Minute, "experiment", notAllowed, "--dsn", dsn, "--lab", lab, "--allow-os"),
+		"net.ipv4.ip_forward", "not an OS setting pgoltp changes", "vm.dirty_bytes")
+
 	t.Run("not root", func(t *testing.T) {
 		cmd := exec.Command(pgoltpBinary(t), "experiment", plan, "--dsn", dsn, "--lab", labDir(t), "--allow-os")
 		cmd.Dir = "/"

@@ -6,8 +6,9 @@
 // each key probed for writability before anything runs; values are applied,
 // read back, and the originals written back and read back.
 //
-// It must not know PostgreSQL, experiments or where originals are kept
-// (internal/pending keeps them; this package reads and writes the machine).
+// It must not know experiments (tune), the managed cluster or where
+// originals are kept (internal/pending keeps them, seen as a Keeper); it
+// reads and writes the machine, and sizes huge pages from pg_settings.
 package ossettings
 
 import (
