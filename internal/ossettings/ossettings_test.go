@@ -137,8 +137,8 @@ func TestCheckRefusesOutOfRange(t *testing.T) {
 // TestParse: only allow-listed keys, numbers, hugepages: auto, one form of
 // a dirty-page limit.
 func TestParse(t *testing.T) {
-	v, err := Parse(map[string]string{"transparent_hugepage": "never", "hugepages": "AUTO", "vm.dirty_bytes": "1073741824"})
-	if err != nil || v["transparent_hugepage.enabled"] != "never" || v[Hugepages] != "auto" {
+	v, err := Parse(map[string]string{"transparent_hugepage": "never", "hugepages": "AUTO", "vm.dirty_bytes": "1073741824", "vm.swappiness": "010"})
+	if err != nil || v["transparent_hugepage.enabled"] != "never" || v[Hugepages] != "auto" || v["vm.swappiness"] != "10" {
 		t.Fatalf("Parse: %v %v", v, err)
 	}
 	for _, bad := range []map[string]string{

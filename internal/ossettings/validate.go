@@ -27,9 +27,11 @@ func Parse(block map[string]string) (Values, error) {
 			}
 			value = "auto"
 		} else if keys[canon].kind == number {
-			if _, err := strconv.ParseInt(value, 10, 64); err != nil {
+			n, err := strconv.ParseInt(value, 10, 64)
+			if err != nil {
 				return nil, fmt.Errorf("os: %s=%q is not a whole number", canon, value)
 			}
+			value = strconv.FormatInt(n, 10) // as the kernel reads it back: "010" would be octal to it
 		}
 		out[canon] = value
 	}
