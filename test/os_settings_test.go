@@ -157,8 +157,15 @@ steps:
 		t.Errorf("advise did not mention the pending OS record: %q", r.stderr)
 	}
 	// From another lab too: the machine's lock names the lab of the record.
-	if r := runPgoltp(t, time.Minute, "advise", "--dsn", dsn, "--lab", labDir(t)); !strings.Contains(r.stderr, "pgoltp restore --lab "+lab) {
+	other := labDir(t)
+	if r := runPgoltp(t, time.Minute, "advise", "--dsn", dsn, "--lab", other); !strings.Contains(r.stderr, "pgoltp restore --lab "+lab) {
 		t.Errorf("advise in another lab did not point to the pending OS record in %s: %q", lab, r.stderr)
+	}
+	// An OS step from there would take the leftovers for originals: refused.
+	assertOneLineProblem(t, runPgoltp(t, time.Minute, "experiment", plan, "--dsn", dsn, "--lab", other, "--allow-os"),
+		"pgoltp restore --lab "+lab, "vm.swappiness")
+	if left, _ := filepath.Glob(filepath.Join(other, "restore", "*.json")); len(left) != 0 {
+		t.Errorf("the refused experiment left a record in its lab: %v", left)
 	}
 	r := runPgoltp(t, 2*time.Minute, "restore", "--dsn", dsn, "--lab", lab)
 	if r.code != 0 || !strings.Contains(r.stdout, "machine-wide OS settings") {

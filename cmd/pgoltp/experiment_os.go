@@ -33,6 +33,9 @@ func planChangesOS(p *tune.Plan) bool {
 // refuseOS refuses an OS plan before anything connects: not root, no
 // --allow-os, or a --dsn whose host is not this machine.
 func refuseOS(allow bool) error {
+	// A plan that changes the OS refuses over a pending OS record itself,
+	// in one line: no warning before it.
+	warnedPending.Do(func() {})
 	return ossettings.Refuse(allow, remoteHost(global.dsn))
 }
 

@@ -160,12 +160,17 @@ var warnedPending sync.Once
 // record over).
 func warnPending() {
 	warnedPending.Do(func() {
-		switch commandName() {
-		case "restore", "experiment", "tune":
-			return
-		}
 		g, err := pendingGuard(false)
 		if err != nil {
+			return
+		}
+		switch commandName() {
+		case "experiment", "tune":
+			// They refuse over their server's record; another's OS
+			// settings change what they measure without being theirs.
+			warnPendingOS(g)
+			return
+		case "restore":
 			return
 		}
 		if rec, err := pending.Find(g.Lab, g.Key); err != nil {
