@@ -149,4 +149,5 @@ func addClusterUpFlags(f *pflag.FlagSet, o *cluster.Options) {
 	f.IntVar(&o.Major, "pg", 0, majorFlagHelp)
 	f.StringVar(&o.RunAs, "run-as", "", "OS user that runs the server when pgoltp runs as root (default postgres)")
 	f.BoolVar(&o.Offline, "offline", false, "never download PostgreSQL; fail if it is not installed")
+	f.StringVar(&o.PgBin, "pg-bin", "", "run the cluster on this PostgreSQL installation's bin directory (initdb, pg_ctl, postgres)")
 }

@@ -15,6 +15,7 @@ func init() {
 		noOS   bool
 		strict bool
 		run    string
+		format string
 	)
 	cmd := &cobra.Command{
 		Use:   "doctor",
@@ -35,6 +36,9 @@ statistics describe what ran since they were last reset.`,
 			if err := opts.Validate(); err != nil {
 				return namedFlags(err, map[string]string{"Sample": "--sample"})
 			}
+			if format != "text" && format != "os-plan" {
+				return problem.BadInput("use --format text or os-plan", "doctor has no format %q", format)
+			}
 			dsn, err := targetDSN(ctx)
 			if err != nil {
 				return err
@@ -54,6 +58,9 @@ statistics describe what ran since they were last reset.`,
 			if err != nil {
 				return problem.Failed("doctor: %v", err)
 			}
+			if format == "os-plan" {
+				return writeOSPlan(cmd.OutOrStdout(), d)
+			}
 			if err := emit(cmd.OutOrStdout(), d, d.WriteText); err != nil {
 				return err
 			}
@@ -66,6 +73,7 @@ statistics describe what ran since they were last reset.`,
 	fl := cmd.Flags()
 	fl.DurationVar(&opts.Sample, "sample", 0, "sample wait events of active backends for this long (run during a workload)")
 	fl.BoolVar(&noOS, "no-os", false, "skip the OS checks")
+	fl.StringVar(&format, "format", "text", "text, or os-plan: the OS recommendations as an experiment plan, one step each (run it with 'pgoltp experiment --allow-os')")
 	fl.BoolVar(&strict, "strict", false, "exit 1 when a finding has severity problem")
 	fl.StringVar(&run, "run", "", "also judge what this stored run measured (an id from 'pgoltp runs', or 'last')")
 	rootCmd.AddCommand(cmd)

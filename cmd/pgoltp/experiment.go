@@ -18,6 +18,8 @@ import (
 type experimentFlags struct {
 	crashaudit.CrashOptions
 	crash, example bool
+	allowOS        bool // issue 28: plans may change machine-wide OS settings
+	fromDoctor     bool // issue 28: the steps are doctor's OS recommendations
 }
 
 func init() {
@@ -42,6 +44,13 @@ With --crash it audits durability instead: it runs a small ledger workload whose
 driver logs every acknowledged commit, kills the server (SIGKILL) mid-run,
 restarts it and counts acknowledged commits that are missing.
 
+A step (and the baseline) may also take os: beside settings:, machine-wide
+kernel and disk settings (` + "`" + `os: {vm.dirty_bytes: 1073741824, block.read_ahead_kb: 4096,
+transparent_hugepage: never, hugepages: auto}` + "`" + `; block.* is the disk under the data
+directory). They need root and --allow-os, are checked against what this kernel
+accepts before anything runs, kept in the lab's restore record, labelled
+machine-wide in every output and restored and read back at the end.
+
 Both need the lab's managed cluster (restart, kill); a plan without restart-only
 settings also runs on --dsn, whose tables of the workload it replaces.`,
 		Example: `  pgoltp experiment --example > plan.yaml
@@ -54,6 +63,9 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 			}
 			if f.crash && len(args) != 0 {
 				return problem.BadInput("give either a plan file or --crash", "--crash takes no plan file")
+			}
+			if f.fromDoctor && len(args) <= 1 {
+				return nil
 			}
 			if !f.crash && len(args) != 1 {
 				return problem.BadInput("run 'pgoltp experiment PLAN.yaml' or 'pgoltp experiment --crash'", "experiment needs one plan file")
@@ -68,6 +80,9 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 			if f.crash {
 				return runCrash(cmd.Context(), cmd.OutOrStdout(), f)
 			}
+			if f.fromDoctor {
+				return runFromDoctor(cmd.Context(), cmd.OutOrStdout(), args, f)
+			}
 			return runExperiment(cmd.Context(), cmd.OutOrStdout(), args[0], f)
 		},
 	}
@@ -75,6 +90,8 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 	addCrashFlags(fl, &f.CrashOptions)
 	fl.BoolVar(&f.crash, "crash", false, "durability audit: run, kill the server mid-run, restart, count lost acknowledged commits")
 	fl.BoolVar(&f.example, "example", false, "print a commented example plan and exit")
+	fl.BoolVar(&f.fromDoctor, "from-doctor", false, "measure doctor's OS recommendations for this server, one step each (the workload, duration and baseline from PLAN.yaml if given)")
+	fl.BoolVar(&f.allowOS, "allow-os", false, "let a plan's os: change kernel and disk settings machine-wide (root only; restored at the end)")
 	rootCmd.AddCommand(cmd)
 }
 
@@ -89,22 +106,42 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if len(plan.Versions) > 0 {
 		return runVersionPlan(ctx, out, path, plan)
 	}
+	if err := checkPlanWorkload(plan); err != nil {
+		return badPlan(path, err)
+	}
+	return runPlan(ctx, out, plan, f, nil)
+}
+
+// runPlan runs an experiment plan on target, or when nil on the server the
+// flags name (--from-doctor has it already: it asked doctor there).
+func runPlan(ctx context.Context, out io.Writer, plan *experiment.Plan, f experimentFlags, target *planTarget) error {
+	if planChangesOS(plan) {
+		if err := refuseOS(f.allowOS); err != nil {
+			return err
+		}
+	}
 	w, err := registry.New(plan.Workload.Kind, plan.Workload.Scale, plan.Workload.Clients)
 	if err != nil {
 		return problem.BadInput("use workload kind "+strings.Join(registry.Kinds(), ", "), "experiments cannot drive %s", plan.Workload.Kind)
 	}
-	if err := checkPlanWorkload(plan); err != nil {
-		return badPlan(path, err)
+	if target == nil {
+		server, dsn, err := tunedServer(ctx, experimentDatabase)
+		if err != nil {
+			return err
+		}
+		target = &planTarget{server, dsn}
 	}
-	server, dsn, err := tunedServer(ctx, experimentDatabase)
-	if err != nil {
-		return err
-	}
+	server, dsn := target.server, target.dsn
 	guard, err := pendingGuard(false)
 	if err != nil {
 		return err
 	}
 	e := &experiment.Experiment{Plan: plan, Workload: w, Server: server, DSN: dsn, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr, Pending: guard}
+	if planChangesOS(plan) {
+		if e.OS, err = osOptions(ctx, f.allowOS, dsn); err != nil {
+			return err
+		}
+	}
 	rep, err := e.Run(ctx)
 	err = asPlanKeys(err)
 	ran := rep != nil && len(rep.Steps) > 0

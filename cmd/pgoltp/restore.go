@@ -48,6 +48,7 @@ type restoreResult struct {
 	Server   string   `json:"server"`
 	Command  string   `json:"command,omitempty"` // the command whose changes were put back
 	Settings []string `json:"settings,omitempty"`
+	OS       []string `json:"os,omitempty"` // machine-wide OS settings put back
 	Restored bool     `json:"restored"`
 }
 
@@ -60,7 +61,10 @@ func runRestore(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if rec != nil && global.dsn == "" && !exists(guard.Key) {
+	if rec != nil && global.dsn == "" && !exists(guard.Key) && len(rec.OS) > 0 {
+		// The cluster was destroyed, the machine's settings are still to restore.
+		rec.Settings = nil
+	} else if rec != nil && global.dsn == "" && !exists(guard.Key) {
 		// The cluster was destroyed: nothing is left to restore.
 		if err := pending.Remove(guard.Lab, guard.Key); err != nil {
 			return err
@@ -81,14 +85,16 @@ func runRestore(ctx context.Context, out io.Writer) error {
 	if rec.Running() {
 		return problem.BadInput("wait for it to end (it restores them itself), or stop it and run 'pgoltp restore' again", "%s", rec.Describe())
 	}
-	srv, dsn, err := restoreTarget(ctx)
-	if err != nil {
+	names, secret := rec.Restorable()
+	settingsErr := restoreSettings(ctx, rec, names)
+	// The machine's settings go back even when the server's could not:
+	// they are the machine's, not the server's.
+	if err := restoreOS(rec); err != nil {
 		return err
 	}
-	names, secret := rec.Restorable()
-	if err := restore.Settings(ctx, srv, dsn, rec.Settings, names); err != nil {
+	if settingsErr != nil {
 		return problem.Failed("could not restore the settings %s left on %s: %v (the record stays: fix the cause and run 'pgoltp restore' again)",
-			rec.Command, rec.Server, err)
+			rec.Command, rec.Server, settingsErr)
 	}
 	if len(secret) > 0 {
 		return problemSecret(guard, rec, secret)
@@ -96,10 +102,17 @@ func runRestore(ctx context.Context, out io.Writer) error {
 	if err := pending.Remove(guard.Lab, guard.Key); err != nil {
 		return problem.Failed("settings restored and read back, but the record stays: %v", err)
 	}
-	res := restoreResult{Server: rec.Server, Command: rec.Command, Settings: rec.Names(), Restored: true}
+	res := restoreResult{Server: rec.Server, Command: rec.Command, Settings: rec.Names(), OS: rec.OSNames(), Restored: true}
 	return emit(out, res, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "restored %d settings that %s (pid %d) left on %s, read back: %s\n",
-			len(rec.Settings), rec.Command, rec.PID, rec.Server, strings.Join(rec.Names(), ", "))
+		var err error
+		if len(rec.Settings) > 0 || len(rec.OS) == 0 {
+			_, err = fmt.Fprintf(w, "restored %d settings that %s (pid %d) left on %s, read back: %s\n",
+				len(rec.Settings), rec.Command, rec.PID, rec.Server, strings.Join(rec.Names(), ", "))
+		}
+		if err == nil && len(rec.OS) > 0 {
+			_, err = fmt.Fprintf(w, "restored %d machine-wide OS settings that %s (pid %d) left, read back: %s\n",
+				len(rec.OS), rec.Command, rec.PID, strings.Join(rec.OSNames(), ", "))
+		}
 		return err
 	})
 }
@@ -147,16 +160,23 @@ var warnedPending sync.Once
 // record over).
 func warnPending() {
 	warnedPending.Do(func() {
-		switch commandName() {
-		case "restore", "experiment", "tune":
-			return
-		}
 		g, err := pendingGuard(false)
 		if err != nil {
 			return
 		}
+		switch commandName() {
+		case "experiment", "tune":
+			// They refuse over their server's record; another's OS
+			// settings change what they measure without being theirs.
+			warnPendingOS(g)
+			return
+		case "restore":
+			return
+		}
 		if rec, err := pending.Find(g.Lab, g.Key); err != nil {
 			fmt.Fprintf(os.Stderr, "pgoltp: %v\n", err)
+		} else if rec == nil {
+			warnPendingOS(g)
 		} else if rec != nil && rec.Running() {
 			fmt.Fprintf(os.Stderr, "pgoltp: WARNING: %s: what this command measures sees them\n", rec.Describe())
 		} else if rec != nil {

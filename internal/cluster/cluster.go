@@ -48,6 +48,7 @@ type Options struct {
 	RunAs    string    // OS user for the server when running as root; "" = postgres
 	Progress io.Writer // download progress and notes; nil = quiet
 	Offline  bool      // never download; fail if no binaries are installed
+	PgBin    string    // an installation of the user's own (--pg-bin): its bin directory
 }
 
 // Cluster is a managed PostgreSQL cluster.
@@ -131,6 +132,9 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 		if err := checkLabDirs(lab); err != nil {
 			return nil, err
 		}
+		if err := sameBinaries(c, opts.PgBin); err != nil {
+			return nil, err
+		}
 		if opts.Major != 0 && opts.Major != c.Major {
 			return nil, problem.BadInput(fmt.Sprintf("use --pg %d, another --lab, or 'pgoltp cluster destroy' first", c.Major),
 				"the lab %s holds a PostgreSQL %d cluster, not %d", lab, c.Major, opts.Major)
@@ -147,6 +151,9 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 // binariesFor finds installed binaries of the major (without one, see
 // DefaultBinaries), or downloads them.
 func binariesFor(ctx context.Context, opts Options) (Binaries, error) {
+	if opts.PgBin != "" {
+		return userBinaries(opts.PgBin, opts.Major)
+	}
 	cache := CacheDir()
 	if err := checkCache(cache); err != nil {
 		return Binaries{}, err

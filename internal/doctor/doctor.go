@@ -46,6 +46,9 @@ type Finding struct {
 	Why        string `json:"why"`        // why it matters
 	Fix        string `json:"fix"`        // what to do
 	Confidence string `json:"confidence"` // how sure we are
+	// OS is the fix as a plan's os: block (internal/ossettings), when an
+	// experiment can measure it (issue 28).
+	OS map[string]string `json:"os,omitempty"`
 }
 
 // Diagnosis is the doctor's report.

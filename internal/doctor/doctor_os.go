@@ -69,7 +69,7 @@ func (s *doctorState) hugePages(postmaster int) {
 		s.add(Finding{ID: "huge-pages", Area: "os", Severity: SeverityWarning, Title: "shared memory is not on huge pages", Evidence: ev,
 			Why:        "every backend maps shared_buffers with 4kB pages: large page tables (memory), TLB misses (CPU)",
 			Fix:        fmt.Sprintf("sysctl vm.nr_hugepages=%d (persist it in /etc/sysctl.d), then restart PostgreSQL with huge_pages=on so that a shortfall fails loudly", need),
-			Confidence: ConfidenceHigh})
+			Confidence: ConfidenceHigh, OS: map[string]string{"hugepages": "auto"}})
 	}
 }
 
@@ -84,7 +84,7 @@ func (s *doctorState) thp() {
 		s.add(Finding{ID: "thp", Area: "os", Severity: SeverityWarning, Title: "transparent huge pages are always on", Evidence: ev,
 			Why:        "khugepaged compaction and THP faults stall backends unpredictably (latency spikes); PostgreSQL gains nothing from THP for shared memory",
 			Fix:        "echo madvise > /sys/kernel/mm/transparent_hugepage/enabled (or never), persisted via the kernel command line transparent_hugepage=madvise; use explicit huge pages instead",
-			Confidence: ConfidenceMedium})
+			Confidence: ConfidenceMedium, OS: map[string]string{"transparent_hugepage.enabled": "madvise"}})
 		return
 	}
 	s.add(Finding{ID: "thp", Area: "os", Severity: SeverityOK, Title: "transparent huge pages are not forced", Evidence: ev,
@@ -110,7 +110,7 @@ func (s *doctorState) dirtyWriteback() {
 		s.add(Finding{ID: "dirty-writeback", Area: "os", Severity: SeverityWarning, Title: "gigabytes of dirty page cache can pile up", Evidence: ev,
 			Why:        "the kernel starts writing late, so a checkpoint's fsync or a burst finds gigabytes to flush at once: I/O stalls and latency spikes",
 			Fix:        "sysctl vm.dirty_background_bytes=268435456 vm.dirty_bytes=1073741824 (256MB / 1GB; smaller on HDD), persisted in /etc/sysctl.d",
-			Confidence: ConfidenceMedium})
+			Confidence: ConfidenceMedium, OS: map[string]string{"vm.dirty_background_bytes": "268435456", "vm.dirty_bytes": "1073741824"}})
 		return
 	}
 	s.add(Finding{ID: "dirty-writeback", Area: "os", Severity: SeverityOK, Title: "dirty writeback starts early", Evidence: ev,
@@ -124,7 +124,7 @@ func (s *doctorState) swappiness() {
 	if swap > 0 && sw > 10 {
 		s.add(Finding{ID: "swappiness", Area: "os", Severity: SeverityInfo, Title: "the kernel may swap PostgreSQL memory out", Evidence: ev,
 			Why: "swapped-out shared buffers or backend memory turn memory accesses into disk reads",
-			Fix: "sysctl vm.swappiness=1 (persisted in /etc/sysctl.d)", Confidence: ConfidenceLow})
+			Fix: "sysctl vm.swappiness=1 (persisted in /etc/sysctl.d)", Confidence: ConfidenceLow, OS: map[string]string{"vm.swappiness": "1"}})
 		return
 	}
 	s.add(Finding{ID: "swappiness", Area: "os", Severity: SeverityOK, Title: "swapping is not a concern", Evidence: ev,
@@ -150,11 +150,13 @@ func (s *doctorState) disk(dataDir string) {
 	case class != host.StorageHDD && (sched == "bfq" || sched == "cfq"):
 		s.add(Finding{ID: "io-scheduler", Area: "os", Severity: SeverityWarning, Title: "a fairness scheduler on flash storage", Evidence: ev,
 			Why: "bfq/cfq spend CPU and add latency that flash does not need",
-			Fix: fmt.Sprintf("echo none > /sys/block/%s/queue/scheduler (or mq-deadline), persisted with a udev rule", name), Confidence: ConfidenceMedium})
+			Fix: fmt.Sprintf("echo none > /sys/block/%s/queue/scheduler (or mq-deadline), persisted with a udev rule", name), Confidence: ConfidenceMedium,
+			OS: map[string]string{"block.scheduler": "none"}})
 	case class == host.StorageHDD && sched == "none":
 		s.add(Finding{ID: "io-scheduler", Area: "os", Severity: SeverityInfo, Title: "no I/O scheduler on a rotational disk", Evidence: ev,
 			Why: "a spinning disk benefits from request sorting (virtual disks that only claim to rotate do not)",
-			Fix: fmt.Sprintf("echo mq-deadline > /sys/block/%s/queue/scheduler", name), Confidence: ConfidenceLow})
+			Fix: fmt.Sprintf("echo mq-deadline > /sys/block/%s/queue/scheduler", name), Confidence: ConfidenceLow,
+			OS: map[string]string{"block.scheduler": "mq-deadline"}})
 	default:
 		s.add(Finding{ID: "io-scheduler", Area: "os", Severity: SeverityOK, Title: "the I/O scheduler fits the storage", Evidence: ev,
 			Why: "no needless scheduling", Fix: "none", Confidence: ConfidenceMedium})
@@ -168,7 +170,8 @@ func (s *doctorState) disk(dataDir string) {
 	if kb > 1024 {
 		s.add(Finding{ID: "read-ahead", Area: "os", Severity: SeverityInfo, Title: "large read-ahead on the data disk", Evidence: raEv,
 			Why: "OLTP reads random 8kB pages; a read that triggers read-ahead brings in data nobody asked for and evicts cache (sequential scans and VACUUM do profit)",
-			Fix: fmt.Sprintf("for pure OLTP: blockdev --setra %d /dev/%s (128kB); keep it large if the same server runs reports", 256, name), Confidence: ConfidenceLow})
+			Fix: fmt.Sprintf("for pure OLTP: blockdev --setra %d /dev/%s (128kB); keep it large if the same server runs reports", 256, name), Confidence: ConfidenceLow,
+			OS: map[string]string{"block.read_ahead_kb": "128"}})
 		return
 	}
 	s.add(Finding{ID: "read-ahead", Area: "os", Severity: SeverityOK, Title: "read-ahead is moderate", Evidence: raEv,

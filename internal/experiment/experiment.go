@@ -15,6 +15,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/adminconn"
 	"github.com/pgoltp/pgoltp/internal/host"
+	"github.com/pgoltp/pgoltp/internal/ossettings"
 	"github.com/pgoltp/pgoltp/internal/pending"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/restore"
@@ -39,7 +40,11 @@ type Experiment struct {
 	Log         io.Writer // one line per run; nil = quiet
 	// Pending keeps the original settings in the lab from before the first
 	// change until they are restored and verified (nil: not kept).
-	Pending    *pending.Guard
+	Pending *pending.Guard
+	// OS allows machine-wide OS steps (issue 28: --allow-os, a server on
+	// this machine); os is the plan's OS side once checked (nil: none).
+	OS         ossettings.Options
+	os         *ossettings.Experiment
 	warmFailed bool // WarmCache failed once; not tried again
 	// checkpointFailed: Checkpoint failed once (no privilege); not tried again.
 	checkpointFailed bool
@@ -158,11 +163,19 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 	if err := e.validate(live, major); err != nil {
 		return nil, err
 	}
+	// issue 28 (ossettings): the plan's machine-wide OS settings, refused or checked before anything runs.
+	osSteps := map[string]map[string]string{}
+	for _, s := range p.Steps {
+		osSteps[s.Name] = s.OS
+	}
+	if e.os, err = ossettings.Prepare(e.OS, live, p.Baseline.OS, osSteps); err != nil {
+		return nil, err
+	}
 	rep := &Report{
 		Plan: p.Name, Workload: e.Workload.Name(), Server: version, Major: major,
 		Duration: p.Duration, Prewarm: p.Prewarm, Repetitions: p.Repetitions.String(), Confidence: p.Confidence,
 		Level: p.Level(), Method: stats.Method(p.Level()),
-		Started: time.Now().UTC(), Baseline: settings.Labelled(major, p.Baseline.Values()),
+		Started: time.Now().UTC(), Baseline: append(settings.Labelled(major, p.Baseline.Values()), ossettings.Pairs(p.Baseline.OS)...),
 		Layout: p.Baseline.LayoutValues(),
 	}
 	rep.Unsafe = unsafeList(major, p)
@@ -181,9 +194,15 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 		original[name] = live[name].Value()
 	}
 	defer func() {
-		// Restore even when the run failed or was interrupted.
-		rep.Restored, rep.Notes = restore.Kept(ctx, e.Server, e.DSN, e.Pending, live, p.touched(), rep.Notes)
+		// Restore even when the run failed or was interrupted; the OS first
+		// (issue 28), so that a failure there keeps the record.
+		osRestored, osNotes := e.os.Restore(e.Pending)
+		rep.Restored, rep.Notes = restore.Kept(ctx, e.Server, e.DSN, e.Pending, live, p.touched(), append(rep.Notes, osNotes...))
+		rep.Restored = rep.Restored && osRestored
 	}()
+	if err := e.os.Keep(e.Pending); err != nil { // issue 28: OS originals kept before the first change
+		return rep, err
+	}
 
 	e.logf("preparing %s", e.Workload.Name())
 	baseLayout := p.Baseline.LayoutValues()
@@ -223,6 +242,9 @@ func (e *Experiment) runStep(ctx context.Context, step Step, major int, original
 		layoutB = workload.Layout{}
 	}
 	maps.Copy(layoutB, step.LayoutValues())
+	// issue 28 (ossettings): each arm's machine-wide OS settings, labelled in the report.
+	osA, osB := e.os.Arm("", armA), e.os.Arm(step.Name, armB)
+	sr.Settings = append(sr.Settings, ossettings.Pairs(step.OS)...)
 
 	risk := settings.WorstRisk(major, step.Values())
 	// "step run 2/3", "baseline run 4/4" (one baseline run more than
@@ -238,12 +260,16 @@ func (e *Experiment) runStep(ctx context.Context, step Step, major int, original
 		return bound + strconv.Itoa(n)
 	}
 	measure := func(arm string, r int) error {
-		values, layout := armA, layoutA
+		values, layout, osArm := armA, layoutA, osA
 		if arm == ArmStep {
-			values, layout = armB, layoutB
+			values, layout, osArm = armB, layoutB, osB
+		}
+		if err := e.os.Apply(osArm); err != nil {
+			return fmt.Errorf("step %q, %s run %d: %w", step.Name, arm, r, err)
 		}
 		rec, err := e.runOnce(ctx, values, layout, current, len(step.Layout) > 0 || p.ReloadEachRun)
 		rec.Arm, rec.Repetition = arm, r
+		rec.Mismatch = append(rec.Mismatch, e.os.Differ(osArm)...)
 		if err != nil {
 			return fmt.Errorf("step %q, %s run %d: %w", step.Name, arm, r, err)
 		}
@@ -272,6 +298,7 @@ func (e *Experiment) runStep(ctx context.Context, step Step, major int, original
 			break
 		}
 	}
+	sr.Summary += ossettings.VerdictNote(step.OS) // issue 28: labelled machine-wide
 	e.logf("%-20s %s: %+.1f%% (%s CI %+.1f%% .. %+.1f%%, %d pairs, stopped: %s)", step.Name, sr.Summary, sr.Throughput.Percent,
 		levelText(sr.Throughput.Level), sr.Throughput.Low, sr.Throughput.High, sr.Throughput.Pairs, sr.StoppedBy)
 	return sr, nil
@@ -546,7 +573,8 @@ func (e *Experiment) validate(live map[string]settings.Live, major int) error {
 			return problem.BadInput("fix the plan", "step %q: %v", s.Name, err)
 		}
 		v := arm(s.Values())
-		if err := MemoryFits(v); err != nil {
+		// hugepages: auto reserves the huge pages huge_pages=on needs (issue 28).
+		if err := MemoryFits(v); err != nil && s.OS[ossettings.Hugepages] == "" && p.Baseline.OS[ossettings.Hugepages] == "" {
 			return problem.BadInput("fix the plan (for huge pages see 'pgoltp doctor')", "step %q: %v", s.Name, err)
 		}
 		if n, err := strconv.Atoi(v["max_connections"]); err == nil && n < p.Workload.Clients+5 {

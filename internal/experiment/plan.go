@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/pgoltp/pgoltp/internal/ossettings"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
@@ -142,6 +143,8 @@ type Step struct {
 	Name     string            `yaml:"name"`
 	Settings map[string]Scalar `yaml:"settings"`
 	Layout   map[string]Scalar `yaml:"layout"`
+	// OS are machine-wide kernel and disk settings (internal/ossettings), issue 28.
+	OS map[string]string `yaml:"os"`
 }
 
 // Scalar is a YAML scalar kept exactly as written: "off" stays "off" and
@@ -293,15 +296,41 @@ func (p *Plan) Check() error {
 			return fmt.Errorf("two steps are named %q", s.Name)
 		}
 		seen[s.Name] = true
-		if len(s.Settings) == 0 && len(s.Layout) == 0 {
-			return fmt.Errorf("step %q changes nothing: give it settings or a layout", s.Name)
+		if len(s.Settings) == 0 && len(s.Layout) == 0 && len(s.OS) == 0 {
+			return fmt.Errorf("step %q changes nothing: give it settings, a layout or os:", s.Name)
 		}
-		if err := settings.CheckApplicable(s.Values()); err != nil {
+		if err := checkSettings(s); err != nil {
 			return fmt.Errorf("step %q: %v", s.Name, err)
 		}
 	}
-	if err := settings.CheckApplicable(p.Baseline.Values()); err != nil {
+	if err := checkSettings(&p.Baseline); err != nil {
 		return fmt.Errorf("the baseline: %v", err)
+	}
+	return nil
+}
+
+// checkSettings checks a step's settings and its os: (issue 28).
+func checkSettings(s *Step) error {
+	if err := prepareOS(s); err != nil {
+		return err
+	}
+	return settings.CheckApplicable(s.Values())
+}
+
+// prepareOS checks a step's os: block and names its keys as
+// internal/ossettings does; hugepages: auto brings the huge_pages=on it
+// needs (issue 28).
+func prepareOS(s *Step) error {
+	v, err := ossettings.Parse(s.OS)
+	if err != nil || len(v) == 0 {
+		return err
+	}
+	s.OS = v
+	if _, set := s.Values()["huge_pages"]; v[ossettings.Hugepages] != "" && !set {
+		if s.Settings == nil {
+			s.Settings = map[string]Scalar{}
+		}
+		s.Settings["huge_pages"] = "on"
 	}
 	return nil
 }
@@ -323,8 +352,8 @@ func (p *Plan) checkVersions() error {
 	if len(p.Versions) < 2 {
 		return errors.New("versions: list at least two majors to compare, e.g. versions: [10, 15]")
 	}
-	if len(p.Steps) > 0 || len(p.Baseline.Layout) > 0 {
-		return errors.New("versions: the majors are the steps; leave out steps and layout, and put settings under baseline")
+	if len(p.Steps) > 0 || len(p.Baseline.Layout) > 0 || len(p.Baseline.OS) > 0 {
+		return errors.New("versions: the majors are the steps; leave out steps, layout and os, and put settings under baseline")
 	}
 	if err := settings.CheckApplicable(p.Baseline.Values()); err != nil {
 		return fmt.Errorf("the baseline: %v", err)

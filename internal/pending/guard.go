@@ -24,6 +24,15 @@ type Guard struct {
 	Resume bool
 	// created: Begin wrote a new record, which Abandon may remove.
 	created bool
+	// kept: a restore failed (Keep); Done leaves the record.
+	kept bool
+}
+
+// Keep makes Done leave the record: something it holds was not restored.
+func (g *Guard) Keep() {
+	if g != nil {
+		g.kept = true
+	}
 }
 
 // ForCluster guards the managed cluster of lab.
@@ -110,6 +119,86 @@ func (g *Guard) Begin(before map[string]settings.Live, names []string) (map[stri
 	return out, nil
 }
 
+// BeginOS adds the originals of machine-wide OS settings to the record (the
+// same record as the server's settings, so that 'pgoltp restore' and every
+// warning see both): call it before the first OS change, after Begin. A
+// key already kept keeps its first original. It refuses a pending record of
+// another command, as Begin does, and any record of OS settings left in
+// this lab for another server or in lastLab (the lab of the last command
+// that changed the OS, "" if unknown): the machine's values are not its
+// originals then. It returns the originals to restore.
+func (g *Guard) BeginOS(originals map[string]string, dataDir, lastLab string) (map[string]string, error) {
+	if g == nil || len(originals) == 0 {
+		return originals, nil
+	}
+	if err := g.otherOSRecord(lastLab); err != nil {
+		return nil, err
+	}
+	rec, err := Find(g.Lab, g.Key)
+	if err != nil {
+		return nil, err
+	}
+	if rec != nil && rec.Running() {
+		return nil, problem.BadInput("wait for it to end", "%s", rec.Describe())
+	}
+	if rec != nil && rec.PID != os.Getpid() && !g.Resume {
+		return nil, problem.BadInput(fmt.Sprintf("run 'pgoltp restore --lab %s' first", g.Lab), "%s", rec.Describe())
+	}
+	if rec == nil {
+		rec = &Record{Key: g.Key, Started: time.Now().UTC(), Settings: map[string]settings.Live{}}
+		g.created = true
+	}
+	rec.Server, rec.Cluster, rec.Command, rec.PID = g.Server, g.Cluster, g.Command, os.Getpid()
+	if rec.OS == nil {
+		rec.OS = map[string]string{}
+	}
+	for n, v := range originals {
+		if _, kept := rec.OS[n]; !kept {
+			rec.OS[n] = v
+		}
+	}
+	if dataDir != "" {
+		rec.OSDataDir = dataDir
+	}
+	if err := Write(g.Lab, rec); err != nil {
+		return nil, err
+	}
+	return maps.Clone(rec.OS), nil
+}
+
+// otherOSRecord refuses while a record of OS settings of another server
+// (this lab's) or of another lab (lastLab) is pending.
+func (g *Guard) otherOSRecord(lastLab string) error {
+	for _, lab := range []string{g.Lab, lastLab} {
+		if lab == "" {
+			continue
+		}
+		all, err := All(lab)
+		if err != nil {
+			return err
+		}
+		for _, r := range all {
+			if len(r.OS) == 0 || lab == g.Lab && r.Key == g.Key {
+				continue
+			}
+			fix := fmt.Sprintf("run 'pgoltp restore --lab %s' first", lab)
+			if !r.Cluster {
+				fix = fmt.Sprintf("run 'pgoltp restore --lab %s --dsn ...' first, with a connection string to %s", lab, r.Server)
+			}
+			return problem.BadInput(fix, "%s", r.Describe())
+		}
+	}
+	return nil
+}
+
+// LabDir is the lab that keeps the guard's record.
+func (g *Guard) LabDir() string {
+	if g == nil {
+		return ""
+	}
+	return g.Lab
+}
+
 // Abandon removes the record Begin wrote when the command stops before any
 // change; a record that was pending before Begin stays.
 func (g *Guard) Abandon() error {
@@ -121,7 +210,7 @@ func (g *Guard) Abandon() error {
 
 // Done removes the record: call it only after the restore was verified.
 func (g *Guard) Done() error {
-	if g == nil {
+	if g == nil || g.kept {
 		return nil
 	}
 	return Remove(g.Lab, g.Key)

@@ -43,6 +43,34 @@ type Record struct {
 	// Settings are the values as pg_settings showed them before the first
 	// change, with where they came from (postgresql.auto.conf or not).
 	Settings map[string]settings.Live `json:"settings"`
+	// OS are the machine-wide kernel and disk settings (internal/ossettings)
+	// as they were before the first change; OSDataDir is the data directory
+	// whose disk the block.* keys name.
+	OS        map[string]string `json:"os,omitempty"`
+	OSDataDir string            `json:"os_data_dir,omitempty"`
+}
+
+// OSNames are the record's OS settings, sorted.
+func (r *Record) OSNames() []string {
+	names := make([]string, 0, len(r.OS))
+	for n := range r.OS {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// changed is what the record keeps, for people: the settings, then the OS
+// settings labelled machine-wide.
+func (r *Record) changed() string {
+	what := strings.Join(r.Names(), ", ")
+	if len(r.OS) > 0 {
+		if what != "" {
+			what += " and "
+		}
+		what += "the machine-wide OS settings " + strings.Join(r.OSNames(), ", ")
+	}
+	return what
 }
 
 // Names are the record's settings, sorted.
@@ -75,10 +103,10 @@ func (r *Record) Restorable() (names, secrets []string) {
 func (r *Record) Describe() string {
 	if r.Running() {
 		return fmt.Sprintf("%s (pid %d, since %s) is changing %s on %s right now",
-			r.Command, r.PID, r.Started.Local().Format("2006-01-02 15:04:05"), strings.Join(r.Names(), ", "), r.Server)
+			r.Command, r.PID, r.Started.Local().Format("2006-01-02 15:04:05"), r.changed(), r.Server)
 	}
 	return fmt.Sprintf("%s (pid %d, %s) changed %s on %s and did not restore them",
-		r.Command, r.PID, r.Started.Local().Format("2006-01-02 15:04:05"), strings.Join(r.Names(), ", "), r.Server)
+		r.Command, r.PID, r.Started.Local().Format("2006-01-02 15:04:05"), r.changed(), r.Server)
 }
 
 // Running reports whether the process that wrote the record still runs (a

@@ -88,3 +88,53 @@ func TestRunningCommandIsNotALeftover(t *testing.T) {
 		t.Fatalf("after its end the record is a leftover: %s", rec.Describe())
 	}
 }
+
+// TestGuardKeepsOS: OS originals go into the same record as the settings,
+// fsynced before the change; a key kept once keeps its first original; the
+// record's description names them as machine-wide; another command is
+// refused while the record is pending.
+func TestGuardKeepsOS(t *testing.T) {
+	lab := t.TempDir()
+	g, err := ForCluster(lab, "experiment")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Begin(map[string]settings.Live{"commit_delay": {Name: "commit_delay", Setting: "0"}}, []string{"commit_delay"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.BeginOS(map[string]string{"vm.swappiness": "60"}, "/lab/data", ""); err != nil {
+		t.Fatal(err)
+	}
+	back, err := g.BeginOS(map[string]string{"vm.swappiness": "10", "block.scheduler": "mq-deadline"}, "/lab/data", "")
+	if err != nil || back["vm.swappiness"] != "60" || back["block.scheduler"] != "mq-deadline" {
+		t.Fatalf("BeginOS again: %v %v, want the first original of vm.swappiness kept", back, err)
+	}
+	rec, err := Find(g.Lab, g.Key)
+	if err != nil || rec == nil {
+		t.Fatalf("record: %v %v", rec, err)
+	}
+	if rec.OSDataDir != "/lab/data" || len(rec.Settings) != 1 || !strings.Contains(rec.Describe(), "machine-wide OS settings block.scheduler, vm.swappiness") {
+		t.Fatalf("record %+v: %s", rec, rec.Describe())
+	}
+	rec.PID = 0 // as after a kill -9
+	if err := Write(g.Lab, rec); err != nil {
+		t.Fatal(err)
+	}
+	next, _ := ForCluster(lab, "experiment")
+	if _, err := next.BeginOS(map[string]string{"vm.swappiness": "10"}, "", ""); problem.ExitCode(err) != 2 || !strings.Contains(err.Error(), "vm.swappiness") {
+		t.Fatalf("another command over a pending OS record: %v", err)
+	}
+	// Another server of the same lab, and another lab that last changed
+	// the OS: the machine's values are the leftovers of that record.
+	byDSN, _ := ForDSN(lab, "postgres://u@127.0.0.1:5432/x", "experiment")
+	if _, err := byDSN.BeginOS(map[string]string{"vm.swappiness": "10"}, "", ""); problem.ExitCode(err) != 2 || !strings.Contains(err.Error(), "machine-wide") {
+		t.Fatalf("an OS step on another server of the lab over a pending OS record: %v", err)
+	}
+	otherLab, _ := ForCluster(t.TempDir(), "experiment")
+	if _, err := otherLab.BeginOS(map[string]string{"vm.swappiness": "10"}, "", lab); problem.ExitCode(err) != 2 || !strings.Contains(err.Error(), "pgoltp restore --lab "+g.Lab) {
+		t.Fatalf("an OS step in another lab over the last lab's pending OS record: %v", err)
+	}
+	if _, err := otherLab.BeginOS(map[string]string{"vm.swappiness": "10"}, "", ""); err != nil {
+		t.Fatalf("an OS step in another lab, no last lab known: %v", err)
+	}
+}

@@ -1,0 +1,45 @@
+package ossettings
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Recommendation is one OS fix doctor recommends, as an experiment step.
+type Recommendation struct {
+	Name  string // the finding's id: "dirty-writeback"
+	Title string // what doctor found
+	OS    map[string]string
+}
+
+// PlanHeader is the workload part of a plan of doctor's recommendations;
+// edit it (or give 'experiment --from-doctor' a plan whose header to use).
+const PlanHeader = `# doctor's OS recommendations as an experiment plan, one step each
+# (machine-wide: run as root with 'pgoltp experiment --allow-os PLAN.yaml').
+name: doctor's OS recommendations
+workload: {kind: tpcb, scale: 1, clients: 4}
+duration: 60s
+repetitions: auto
+`
+
+// PlanText is recs as a plan: PlanHeader and one step per recommendation,
+// each with its os: block.
+func PlanText(recs []Recommendation) string {
+	var b strings.Builder
+	b.WriteString(PlanHeader)
+	b.WriteString("steps:\n")
+	for _, r := range recs {
+		v, err := Parse(r.OS)
+		if err != nil {
+			continue // doctor's own recommendations are allow-listed; a test holds it
+		}
+		var kv []string
+		for _, n := range v.Sorted() {
+			kv = append(kv, n+": "+v[n])
+		}
+		fmt.Fprintf(&b, "  - name: %s    # %s\n    os: {%s}\n", r.Name, oneLine(r.Title), strings.Join(kv, ", "))
+	}
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
