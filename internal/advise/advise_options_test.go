@@ -48,7 +48,7 @@ func TestAdviseOptionsValidate(t *testing.T) {
 // whether its tables' hot rows get vacuumed more often.
 func TestProfilesComeFromTheCommand(t *testing.T) {
 	o := AdviseOptions{Profiles: []Profile{{Name: "hot", HotRows: true}, {Name: "cool"}}, Workload: "tpcc", Format: "conf"}
-	if err := o.Validate(false); err == nil || !strings.Contains(err.Error(), "use Workload hot, cool or oltp") {
+	if err := o.Validate(false); err == nil || !strings.Contains(err.Error(), "use workload hot, cool or oltp") {
 		t.Errorf("a workload without a profile: %v", err)
 	}
 	for _, c := range []struct{ workload, naptime string }{{"hot", "10s"}, {"cool", "30s"}, {"oltp", "30s"}} {
