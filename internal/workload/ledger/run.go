@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -36,12 +35,10 @@ func (l Ledger) RunLogged(ctx context.Context, dsn string, d time.Duration) (*wo
 // run drives the clients for d (until ctx ends when d is 0) on a
 // measure.Meter, handing each interval to onInterval (nil: none).
 func (l Ledger) run(ctx context.Context, dsn string, d time.Duration, onInterval workload.IntervalFunc) (*workload.Result, Acked, error) {
-	conns, maxID, err := l.connect(ctx, dsn)
+	conns, err := l.connect(ctx, dsn)
 	if err != nil {
 		return nil, nil, err
 	}
-	var next atomic.Int64
-	next.Store(maxID)
 	rec := metrics.NewRecorder([]string{"transaction"}, errorCounter)
 	logs := make([]Acked, len(conns))
 	clients := make([]client, len(conns))
@@ -49,7 +46,7 @@ func (l Ledger) run(ctx context.Context, dsn string, d time.Duration, onInterval
 	rec.Interval() // the clock starts now
 	for i, conn := range conns {
 		clients[i] = client{id: i, conn: conn, local: rec.NewLocal(), accounts: int32(l.accounts()),
-			rng: rand.New(rand.NewPCG(uint64(start.UnixNano()), uint64(i))), next: &next}
+			rng: rand.New(rand.NewPCG(uint64(start.UnixNano()), uint64(i)))}
 	}
 	var opts measure.Options
 	if onInterval != nil {
@@ -67,16 +64,19 @@ func (l Ledger) run(ctx context.Context, dsn string, d time.Duration, onInterval
 	return l.result(meter, end, ctx.Err() != nil), acked, errors.Join(errs...)
 }
 
-// connect opens one connection per client and reads the last entry's id.
-func (l Ledger) connect(ctx context.Context, dsn string) (conns []*pgx.Conn, maxID int64, err error) {
+// connect opens one connection per client, once it has seen the tables
+// (an identity on ledger_entry's id: prepared by this pgoltp).
+func (l Ledger) connect(ctx context.Context, dsn string) (conns []*pgx.Conn, err error) {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	err = conn.QueryRow(ctx, "SELECT coalesce(max(id), 0) FROM ledger_entry").Scan(&maxID)
+	var identity bool
+	err = conn.QueryRow(ctx, `SELECT attidentity <> '' FROM pg_attribute
+		WHERE attrelid = 'ledger_entry'::regclass AND attname = 'id'`).Scan(&identity)
 	conn.Close(context.Background())
-	if err != nil {
-		return nil, 0, fmt.Errorf("the ledger tables are missing (prepare first): %w", err)
+	if err != nil || !identity {
+		return nil, fmt.Errorf("the ledger tables are missing or from an older pgoltp (prepare first): %v", err)
 	}
 	conns = make([]*pgx.Conn, l.clients())
 	for i := range conns {
@@ -84,10 +84,10 @@ func (l Ledger) connect(ctx context.Context, dsn string) (conns []*pgx.Conn, max
 			for _, c := range conns[:i] {
 				c.Close(context.Background())
 			}
-			return nil, 0, err
+			return nil, err
 		}
 	}
-	return conns, maxID, nil
+	return conns, nil
 }
 
 // client is one connection's loop.
@@ -97,7 +97,6 @@ type client struct {
 	local    *metrics.Local
 	rng      *rand.Rand
 	accounts int32
-	next     *atomic.Int64
 }
 
 // run commits transactions until ctx ends or one fails, and returns the ids
@@ -106,15 +105,10 @@ func (c client) run(ctx context.Context) (Acked, error) {
 	defer c.conn.Close(context.Background())
 	var log Acked
 	for ctx.Err() == nil {
-		id := c.next.Add(1)
 		acct := c.rng.Int32N(c.accounts) + 1
 		t0 := time.Now()
-		b := &pgx.Batch{}
-		b.Queue("BEGIN")
-		b.Queue("UPDATE ledger_account SET balance = balance + 1 WHERE id = $1", acct)
-		b.Queue("INSERT INTO ledger_entry (id, account, client) VALUES ($1, $2, $3)", id, acct, c.id)
-		b.Queue("COMMIT")
-		if err := c.conn.SendBatch(ctx, b).Close(); err != nil {
+		id, err := c.commit(ctx, acct)
+		if err != nil {
 			if ctx.Err() != nil {
 				return log, nil // the run ended mid-transaction: its outcome is not counted
 			}
@@ -126,6 +120,32 @@ func (c client) run(ctx context.Context) (Acked, error) {
 		c.local.Record(kindTxn, time.Since(t0))
 	}
 	return log, nil
+}
+
+// commit sends one transaction in one round trip and returns its entry's
+// id once COMMIT has returned success.
+func (c client) commit(ctx context.Context, acct int32) (int64, error) {
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue("UPDATE ledger_account SET balance = balance + 1 WHERE id = $1", acct)
+	b.Queue("INSERT INTO ledger_entry (account, client) VALUES ($1, $2) RETURNING id", acct, c.id)
+	b.Queue("COMMIT")
+	res := c.conn.SendBatch(ctx, b)
+	var id int64
+	_, err := res.Exec()
+	if err == nil {
+		_, err = res.Exec()
+	}
+	if err == nil {
+		err = res.QueryRow().Scan(&id)
+	}
+	if err == nil {
+		_, err = res.Exec()
+	}
+	if cerr := res.Close(); err == nil {
+		err = cerr
+	}
+	return id, err
 }
 
 // result is the run in the terms every workload shares.
