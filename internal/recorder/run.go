@@ -25,6 +25,9 @@ type Options struct {
 	Params []workload.Param
 	// Log, if set, gets "checking consistency..." and where the run was stored.
 	Log io.Writer
+	// Duration, if set, is the run's length, replacing the workload's own
+	// (a sweep's points, each as long as the others).
+	Duration time.Duration
 	// Live, if set, is fed every interval of the run and the collectors'
 	// latest samples as they come (the --metrics-addr endpoint).
 	Live *livemetrics.Exporter
@@ -78,7 +81,7 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 		}
 	}
 	out := &Outcome{}
-	ro := workload.RunOptions{OnInterval: intervalsTo(rec, opts.Live, run)}
+	ro := workload.RunOptions{Duration: opts.Duration, OnInterval: intervalsTo(rec, opts.Live, run)}
 	res, runErr := w.Run(ctx, dsn, ro)
 	out.Result = res
 	interrupted := ctx.Err() != nil || (res != nil && res.Interrupted)

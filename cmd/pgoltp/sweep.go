@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/recorder"
+	"github.com/pgoltp/pgoltp/internal/secret"
+	"github.com/pgoltp/pgoltp/internal/sweep"
+	"github.com/pgoltp/pgoltp/internal/workload"
+	"github.com/pgoltp/pgoltp/internal/workload/registry"
+)
+
+// sweepFlags are the flags of 'pgoltp sweep'.
+type sweepFlags struct {
+	kind        string
+	scale       int
+	clients     []int
+	repetitions int
+	duration    time.Duration
+	seed        uint64
+}
+
+// sweepReport is what a sweep prints with --json and keeps in the lab.
+type sweepReport struct {
+	ID       string         `json:"id"`
+	Workload string         `json:"workload"`
+	Scale    int            `json:"scale"`
+	Duration time.Duration  `json:"duration_ns"`
+	Seed     uint64         `json:"seed"`
+	Results  []sweep.Result `json:"results"` // in the order they ran
+	sweep.Analysis
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+func init() {
+	var f sweepFlags
+	cmd := &cobra.Command{
+		Use:   "sweep --workload KIND --clients 1,2,4,8 [--repetitions N] [--duration D]",
+		Short: "Run a workload at each number of clients, with repetitions, and find the knee",
+		Long: `Run the workload once per number of clients per repetition, each point a stored
+run ('pgoltp runs' shows them with the sweep's id), in randomised blocks: every
+repetition runs every value once, in an order of its own, so that the machine's
+drift spreads over the curve instead of bending it. The result is throughput and
+p99 latency against the number of clients with 95% intervals across the
+repetitions, the throughput gained per added client with Welch's interval, and
+the knee: the last number of clients whose gain over the one before is still
+significant. The data are loaded first when the database does not hold them.`,
+		Example: `  pgoltp sweep --workload tpcb --scale 10 --clients 1,2,4,8,16,32 --repetitions 3 --duration 30s`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := f.validate(); err != nil {
+				return err
+			}
+			return runSweep(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.kind, "workload", "tpcb", "the workload: "+registry.Or(registry.KindsFor(registry.Experiment)))
+	fl.IntVar(&f.scale, "scale", 0, "its size: pgbench's scale for tpcb, warehouses for tpcc (0: the registry's default)")
+	fl.IntSliceVar(&f.clients, "clients", nil, "the numbers of clients to run, e.g. 1,2,4,8,16")
+	fl.IntVar(&f.repetitions, "repetitions", 3, "runs of each number of clients (2 or more for intervals and a knee)")
+	fl.DurationVar(&f.duration, "duration", 30*time.Second, "length of each run")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the run order (0: drawn, and printed)")
+	rootCmd.AddCommand(cmd)
+}
+
+func (f *sweepFlags) validate() error {
+	e, err := registry.Lookup(f.kind)
+	if err != nil || e.Uses&registry.Experiment == 0 {
+		return problem.BadInput("use --workload "+registry.Or(registry.KindsFor(registry.Experiment)), "--workload %q cannot be swept", f.kind)
+	}
+	if f.scale == 0 {
+		f.scale = max(e.Scale, 1)
+	}
+	seen := map[int]bool{}
+	for _, c := range f.clients {
+		if c < 1 || seen[c] {
+			return problem.BadInput("give distinct numbers of 1 or more, e.g. --clients 1,2,4,8", "--clients %v", f.clients)
+		}
+		seen[c] = true
+	}
+	switch {
+	case len(f.clients) < 2:
+		return problem.BadInput("give two numbers of clients or more, e.g. --clients 1,2,4,8", "a sweep needs an axis")
+	case f.repetitions < 1:
+		return problem.BadInput("give --repetitions 1 or more", "--repetitions %d", f.repetitions)
+	case f.duration < time.Second:
+		return problem.BadInput("give --duration 1s or more", "--duration %s is too short", f.duration)
+	case f.scale < 1:
+		return problem.BadInput("give --scale 1 or more", "--scale %d", f.scale)
+	}
+	if f.seed == 0 {
+		f.seed = uint64(time.Now().UnixNano())
+	}
+	return nil
+}
+
+// runSweep loads if needed, runs every point and prints the analysis.
+func runSweep(ctx context.Context, out, log io.Writer, f sweepFlags) error {
+	dsn, err := targetDSN(ctx)
+	if err != nil {
+		return err
+	}
+	if err := sweepLoad(ctx, dsn, f, log); err != nil {
+		return err
+	}
+	rep := &sweepReport{ID: "sweep-" + time.Now().UTC().Format("20060102-150405"), Workload: f.kind, Scale: f.scale, Duration: f.duration, Seed: f.seed}
+	order := sweep.Order(f.clients, f.repetitions, f.seed)
+	fmt.Fprintf(log, "sweep %s: %d runs of %s in randomised blocks (seed %d)\n", rep.ID, len(order), f.duration, f.seed)
+	for i, p := range order {
+		if ctx.Err() != nil {
+			rep.Interrupted = true
+			break
+		}
+		r := sweepPoint(ctx, dsn, f, rep.ID, p)
+		rep.Results = append(rep.Results, r)
+		fmt.Fprintf(log, "  %d/%d: clients %d, repetition %d: %s\n", i+1, len(order), p.Value, p.Rep, pointText(r))
+	}
+	rep.Analysis = sweep.Analyze("clients", rep.Results)
+	if err := writeInLab(filepath.Join("reports", rep.ID+".json"), func(w io.Writer) error { return secret.WriteJSON(w, rep) }); err != nil {
+		fmt.Fprintf(log, "pgoltp: the sweep's report was not kept in the lab: %v\n", err)
+	}
+	return emit(out, rep, rep.WriteText)
+}
+
+// sweepLoad loads the data unless the database holds what the largest
+// point needs.
+func sweepLoad(ctx context.Context, dsn string, f sweepFlags, log io.Writer) error {
+	w, err := registry.New(f.kind, f.scale, slicesMax(f.clients))
+	if err != nil {
+		return err
+	}
+	if r, ok := w.(workload.Ready); ok && r.Ready(ctx, dsn) == nil {
+		return nil
+	}
+	fmt.Fprintf(log, "loading %s\n", w.Name())
+	return w.Prepare(ctx, dsn, nil)
+}
+
+// sweepPoint runs and stores one point.
+func sweepPoint(ctx context.Context, dsn string, f sweepFlags, id string, p sweep.Point) sweep.Result {
+	r := sweep.Result{Point: p}
+	w, err := registry.New(f.kind, f.scale, p.Value)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	ro := recordOptions(true)
+	ro.Log, ro.Duration = nil, f.duration
+	ro.Params = []workload.Param{{Name: "sweep", Value: id}, {Name: "sweep clients", Value: strconv.Itoa(p.Value)},
+		{Name: "sweep repetition", Value: strconv.Itoa(p.Rep)}}
+	res, err := recorder.Run(ctx, dsn, w, ro)
+	if res != nil {
+		r.RunID = res.RunID
+	}
+	if err != nil || res == nil || res.Result == nil {
+		r.Error = fmt.Sprint(err)
+		return r
+	}
+	r.TPS, r.P99 = res.Result.TPS(), res.Result.P99
+	return r
+}
+
+func pointText(r sweep.Result) string {
+	if r.Error != "" {
+		return "failed: " + r.Error
+	}
+	return fmt.Sprintf("%.1f tps, p99 %.2f ms (run %s)", r.TPS, float64(r.P99)/1e6, r.RunID)
+}
+
+func slicesMax(xs []int) int {
+	m := xs[0]
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}

@@ -1,0 +1,72 @@
+package sweep
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Every repetition runs every value once, in an order of its own.
+func TestOrderIsRandomisedBlocks(t *testing.T) {
+	values := []int{1, 2, 4, 8, 16}
+	order := Order(values, 3, 7)
+	if len(order) != 15 {
+		t.Fatalf("%d points, want 15", len(order))
+	}
+	orders := map[string]bool{}
+	for rep := 1; rep <= 3; rep++ {
+		block := order[(rep-1)*5 : rep*5]
+		seen := map[int]bool{}
+		key := ""
+		for _, p := range block {
+			if p.Rep != rep || seen[p.Value] {
+				t.Fatalf("block %d: %v", rep, block)
+			}
+			seen[p.Value] = true
+			key += string(rune('0' + p.Value%10))
+		}
+		orders[key] = true
+	}
+	if len(orders) < 2 {
+		t.Errorf("every repetition ran in the same order: %v", order)
+	}
+	if again := Order(values, 3, 7); again[0] != order[0] || again[14] != order[14] {
+		t.Error("the same seed gave another order")
+	}
+}
+
+// A curve that rises steeply, then gently, then not at all: the knee is the
+// last value whose gain is significant, and the intervals cover the means.
+func TestAnalyzeFindsTheKnee(t *testing.T) {
+	mean := map[int]float64{1: 1000, 2: 1900, 4: 3400, 8: 3420, 16: 3400}
+	noise := []float64{-20, 0, 25}
+	var rs []Result
+	for v, m := range mean {
+		for i, n := range noise {
+			rs = append(rs, Result{Point: Point{Value: v, Rep: i + 1}, TPS: m + n, P99: time.Duration(v) * time.Millisecond})
+		}
+	}
+	rs = append(rs, Result{Point: Point{Value: 32, Rep: 1}, Error: "too many clients"})
+	a := Analyze("clients", rs)
+	if len(a.Levels) != 5 || a.Levels[0].Value != 1 || a.Levels[4].Value != 16 {
+		t.Fatalf("levels %+v", a.Levels)
+	}
+	if a.Knee != 4 {
+		t.Errorf("knee %d (%s), want 4", a.Knee, a.KneeNote)
+	}
+	l := a.Levels[2]
+	if l.TPSLow > 3400 || l.TPSHi < 3400 || !l.Significant || a.Levels[3].Significant {
+		t.Errorf("level 4: %+v; level 8: %+v", l, a.Levels[3])
+	}
+	var b strings.Builder
+	if err := a.WriteText(&b); err != nil || !strings.Contains(b.String(), "knee: clients 4") {
+		t.Errorf("text: %v\n%s", err, b.String())
+	}
+}
+
+func TestAnalyzeWithoutRepetitionsSaysSo(t *testing.T) {
+	a := Analyze("clients", []Result{{Point: Point{Value: 1, Rep: 1}, TPS: 10}, {Point: Point{Value: 2, Rep: 1}, TPS: 20}})
+	if a.Knee != 0 || !strings.Contains(a.KneeNote, "--repetitions") {
+		t.Errorf("knee %d: %s", a.Knee, a.KneeNote)
+	}
+}
