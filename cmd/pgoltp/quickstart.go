@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/livemetrics"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/quickstart"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
@@ -20,8 +21,9 @@ import (
 // HTML report.
 func init() {
 	var (
-		o     quickstart.Options
-		major int
+		o         quickstart.Options
+		major     int
+		metricsAt string
 	)
 	cmd := &cobra.Command{
 		Use:   "quickstart",
@@ -52,7 +54,14 @@ report into <lab>/reports.`,
 			if o.FreeDisk, err = loadFreeDisk(); err != nil {
 				return err
 			}
-			out, err := quickstart.Run(ctx, dsn, &o, recordOptions(true), cmd.OutOrStdout())
+			ro := recordOptions(true)
+			stopLive, err := startLive(metricsAt, &ro, livemetrics.Info{Workload: "tpcc", Path: o.Path, Mode: tpcc.ModeNoWait}, o.Log,
+				livemetrics.Rate{Figure: "tpmC", Type: "new_order", Per: time.Minute})
+			if err != nil {
+				return err
+			}
+			defer stopLive()
+			out, err := quickstart.Run(ctx, dsn, &o, ro, cmd.OutOrStdout())
 			if errors.Is(err, tpcc.ErrLoadExists) {
 				return problem.BadInput("run 'pgoltp tpcc load --force --warehouses N' to replace it, or pass the same --warehouses", "%s", err.Error())
 			}
@@ -70,5 +79,6 @@ report into <lab>/reports.`,
 	f.DurationVar(&o.Duration, "duration", time.Minute, "measured time of the run")
 	f.StringVar(&o.Path, "path", tpcc.PathClient, "client (prepared statements) or server (PL/pgSQL functions)")
 	f.IntVar(&major, "pg", 0, majorFlagHelp)
+	addMetricsFlag(f, &metricsAt)
 	rootCmd.AddCommand(cmd)
 }
