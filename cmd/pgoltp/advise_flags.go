@@ -21,6 +21,7 @@ func addAdviseFlags(f *pflag.FlagSet, o *advise.AdviseOptions) {
 	f.DurationVar(&o.MeasureWAL, "measure-wal", 0, "sample the server's WAL rate for this long (run it during a workload) to size max_wal_size")
 	f.StringVar(&o.WALRate, "wal-rate", "", "WAL rate per second measured elsewhere, e.g. 12MB, to size max_wal_size")
 	f.BoolVar(&o.Offline, "offline", false, "do not connect to any server; validate against pgoltp's catalog")
+	f.StringVar(&o.DataSize, "data-size", "", "the size of the server's databases, e.g. 50GB, for the memory advice (default: read from the server; unknown offline)")
 	f.StringVar(&o.Run, "run", "", "size WAL settings from what this stored run measured (an id from 'pgoltp runs', or 'last')")
 }
 
@@ -29,7 +30,7 @@ func addAdviseFlags(f *pflag.FlagSet, o *advise.AdviseOptions) {
 var adviseFlags = map[string]string{
 	"RAM": "--ram", "CPUs": "--cpus", "Storage": "--storage", "Connections": "--connections",
 	"Workload": "--workload", "Major": "--pg", "Format": "--format", "MeasureWAL": "--measure-wal",
-	"WALRate": "--wal-rate", "Offline": "--offline", "Run": "--run",
+	"WALRate": "--wal-rate", "Offline": "--offline", "Run": "--run", "DataSize": "--data-size",
 }
 
 // adviseProfiles are the registry's workloads advise has a profile for.

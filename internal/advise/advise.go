@@ -35,6 +35,10 @@ type AdviseInput struct {
 	// WALBytesPerSecond is the WAL rate measured under the real workload (from
 	// a past run or by sampling pg_current_wal_lsn); 0 when unknown.
 	WALBytesPerSecond float64
+	// DataBytes is the size of the server's databases (0: not known): data
+	// that fits in memory and data that does not need different memory and
+	// I/O settings.
+	DataBytes int64
 	// Live is the target server's pg_settings, when one is reachable: advice
 	// is validated against its ranges and shows its current values. nil: the
 	// catalog's ranges are used.
@@ -110,6 +114,10 @@ func Advise(in AdviseInput) (Advice, error) {
 		area.rule(c)
 	}
 	a.Items = finish(c.recs, in.Major, in.Live, &a.Notes)
+	if in.DataBytes > in.Host.RAM {
+		a.Notes = append(a.Notes, fmt.Sprintf("the data (%s) is larger than memory (%s): the workload is I/O-bound, reads per transaction and the cache hit ratio in the run's report say how much; storage and read-ahead matter more than any memory setting here ('pgoltp doctor')",
+			host.HumanBytes(in.DataBytes), host.HumanBytes(in.Host.RAM)))
+	}
 	return a, nil
 }
 
@@ -158,6 +166,7 @@ func adviseMemory(c *adviceContext) {
 	} else {
 		sb = roundDown(sb, 16*mB)
 	}
+	sb, sbWhy = fitData(c, sb, sbWhy)
 	c.sharedBuffers = sb
 	c.add("shared_buffers", mem(sb), sbWhy)
 	c.add("effective_cache_size", mem(roundDown(c.ram*3/4, 16*mB)),
@@ -172,6 +181,24 @@ func adviseMemory(c *adviceContext) {
 			fmt.Sprintf("%d workload connections plus room for monitoring and superuser slots; every slot costs shared memory", c.in.Connections))
 	}
 	c.recs = append(c.recs, hugePages(c.in.Host, sb))
+}
+
+// fitData adjusts shared_buffers to the data's size when it is known: data
+// that fits in 40% of memory with room to grow is held whole (every read a
+// hit, no evictions); data larger than memory is read from disk whatever
+// shared_buffers holds, so it stays at its share and the advice says why.
+func fitData(c *adviceContext, sb int64, why string) (int64, string) {
+	data := c.in.DataBytes
+	switch {
+	case data <= 0:
+		return sb, why
+	case data > c.ram:
+		return sb, why + "; the data (" + host.HumanBytes(data) + ") is larger than memory, so reads go to disk whatever shared_buffers holds: a larger one would only take the OS cache's memory"
+	case data*5/4 > sb && data*5/4 <= c.ram*2/5:
+		fit := roundUp(data*5/4, 128*mB)
+		return fit, "the whole data (" + host.HumanBytes(data) + ", plus 25% to grow) fits in 40% of the " + host.HumanBytes(c.ram) + ": hold all of it, so no read goes to the OS cache and nothing is evicted"
+	}
+	return sb, why + "; it holds all the data (" + host.HumanBytes(data) + ")"
 }
 
 // adviseWAL sizes WAL and checkpoints. A checkpoint is requested once WAL since the last
@@ -395,6 +422,8 @@ func roundDown(n, to int64) int64 {
 	}
 	return n / to * to
 }
+
+func roundUp(n, to int64) int64 { return roundDown(n+to-1, to) }
 
 func clampInt(n, lo, hi int64) int64 {
 	return max(lo, min(hi, n))

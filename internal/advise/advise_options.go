@@ -35,9 +35,11 @@ type AdviseOptions struct {
 	WALRate     string // e.g. 12MB (per second); "": not given
 	Offline     bool
 	Run         string // a stored run to size WAL settings from
+	DataSize    string // the databases' size, e.g. 50GB; "": the server's (0 offline)
 
-	ramBytes int64   // RAM, read by Validate
-	walBytes float64 // WALRate, read by Validate
+	ramBytes  int64   // RAM, read by Validate
+	dataBytes int64   // DataSize, read by Validate
+	walBytes  float64 // WALRate, read by Validate
 }
 
 // Validate checks every option and reads the sizes: the only place they are
@@ -79,6 +81,13 @@ func (o *AdviseOptions) Validate(json bool) error {
 		}
 		o.ramBytes = int64(b)
 	}
+	if o.DataSize != "" {
+		b, err := settings.ToUnit(o.DataSize, "B")
+		if err != nil || b <= 0 || !strings.ContainsAny(o.DataSize, "BkMGT") {
+			return field.Bad("DataSize", strconv.Quote(o.DataSize), "is not a size with a unit", "50GB or another size with a unit")
+		}
+		o.dataBytes = int64(b)
+	}
 	return nil
 }
 
@@ -111,7 +120,8 @@ func (o *AdviseOptions) profile() (Profile, bool) {
 // Input is the advise input the options give before a server is read.
 func (o *AdviseOptions) Input() AdviseInput {
 	p, _ := o.profile()
-	return AdviseInput{Connections: o.Connections, Workload: o.Workload, HotRows: p.HotRows, Major: o.Major, WALBytesPerSecond: o.walBytes}
+	return AdviseInput{Connections: o.Connections, Workload: o.Workload, HotRows: p.HotRows, Major: o.Major, WALBytesPerSecond: o.walBytes,
+		DataBytes: o.dataBytes}
 }
 
 // Override puts the host figures given on the command line over the
@@ -154,6 +164,11 @@ func (o *AdviseOptions) FromServer(ctx context.Context, dsn string, in *AdviseIn
 		return "", "", field.Bad("Major", strconv.Itoa(o.Major), fmt.Sprintf("is not the server's PostgreSQL %d", major), fmt.Sprintf("%d or leave it out", major))
 	}
 	in.Major, in.Live = major, live
+	if in.DataBytes == 0 {
+		if in.DataBytes, err = DatabaseBytes(ctx, dsn); err != nil {
+			return "", "", err
+		}
+	}
 	if !local && (o.RAM == "" || o.CPUs == 0 || o.Storage == "") {
 		remoteNote = "the server does not run on this host: give its --ram, --cpus and --storage, the detected ones are this machine's"
 	}

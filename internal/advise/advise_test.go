@@ -3,6 +3,7 @@ package advise_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -151,5 +152,48 @@ func TestMeasureWALRate(t *testing.T) {
 	// Each ledger transaction writes at least a commit record and two tuples.
 	if rate < 10*1024 {
 		t.Errorf("WAL rate %.0f B/s while the ledger ran", rate)
+	}
+}
+
+// TestDataSizeChangesMemoryAdvice: the same machine gets different memory
+// advice for data that fits in memory and data that does not (issue 32): a
+// database that fits in 40% of memory is held whole in shared_buffers; one
+// larger than memory keeps the 25% share, and the advice says the workload
+// is I/O-bound.
+func TestDataSizeChangesMemoryAdvice(t *testing.T) {
+	h := host.Host{RAM: 24 << 30, CPUs: 2, Storage: host.StorageSSD}
+	advice := func(data int64) (advise.Recommendation, []string) {
+		a, err := advise.Advise(advise.AdviseInput{Host: h, Connections: 16, Major: 15, DataBytes: data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range a.Items {
+			if r.Name == "shared_buffers" {
+				return r, a.Notes
+			}
+		}
+		t.Fatal("no shared_buffers")
+		return advise.Recommendation{}, nil
+	}
+	unknown, _ := advice(0)
+	big, bigNotes := advice(50 << 30)
+	fits, _ := advice(7 << 30)
+	if unknown.Value != "6GB" || big.Value != "6GB" || fits.Value != "8960MB" {
+		t.Errorf("shared_buffers: unknown data %s, 50GB of data %s, 7GB of data %s; want 6GB, 6GB, 8960MB", unknown.Value, big.Value, fits.Value)
+	}
+	if !strings.Contains(big.Reason, "larger than memory") || !strings.Contains(fits.Reason, "fits") {
+		t.Errorf("reasons: %q / %q", big.Reason, fits.Reason)
+	}
+	if !strings.Contains(strings.Join(bigNotes, " "), "I/O-bound") {
+		t.Errorf("notes for data larger than memory: %v", bigNotes)
+	}
+}
+
+// TestDatabaseBytes reads the server's data size.
+func TestDatabaseBytes(t *testing.T) {
+	_, dsn := pgtest.Conn(t)
+	n, err := advise.DatabaseBytes(context.Background(), dsn)
+	if err != nil || n < 1<<20 {
+		t.Errorf("DatabaseBytes = %d, %v; want the databases' size", n, err)
 	}
 }

@@ -32,3 +32,16 @@ func ReadServer(ctx context.Context, dsn string, measure time.Duration) (live ma
 	}
 	return live, major, walRate, host.IsLocalServer(ctx, conn), nil
 }
+
+// DatabaseBytes is the size of every database on the server at dsn but the
+// templates: the data the server's memory caches.
+func DatabaseBytes(ctx context.Context, dsn string) (int64, error) {
+	conn, err := adminconn.Connect(ctx, dsn)
+	if err != nil {
+		return 0, problem.Wrap(err, "check --dsn", "cannot connect")
+	}
+	defer conn.Close(context.Background())
+	var n int64
+	err = conn.QueryRow(ctx, "SELECT coalesce(sum(pg_database_size(oid)), 0)::bigint FROM pg_database WHERE NOT datistemplate AND datallowconn").Scan(&n)
+	return n, err
+}
