@@ -69,6 +69,9 @@ func Summarize(l Log, opts Options) (*Summary, error) {
 	if b.sum.Series == nil {
 		return nil, fmt.Errorf("%s.%d: the log holds no transaction", l.Prefix, l.PID)
 	}
+	if b.sum.End.Before(b.second.End) {
+		b.second.End = b.sum.End // the last second is as long as the run lasted in it
+	}
 	b.closeSecond()
 	b.sum.Total.Start, b.sum.Total.End = b.sum.Start, b.sum.End
 	return b.sum, nil

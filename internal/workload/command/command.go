@@ -145,8 +145,12 @@ func (c *Command) Run(ctx context.Context, _ string, ro workload.RunOptions) (*w
 	} else {
 		res.Elapsed = res.End.Sub(started)
 	}
-	res.Notes = append(res.Notes, outputNotes(stdout.String(), stderr.String())...)
 	var exit *exec.ExitError
+	if logs == nil || runErr != nil {
+		// pgbench's summary is in the run's parameters and figures already;
+		// another program's output, or a failed one's, is kept as it is.
+		res.Notes = append(res.Notes, outputNotes(stdout.String(), stderr.String())...)
+	}
 	if errors.As(runErr, &exit) && !res.Interrupted {
 		return res, &ExitError{Code: exit.ExitCode()}
 	}
