@@ -66,12 +66,12 @@ func (im *Imported) Run(_ context.Context, _ string, ro workload.RunOptions) (*w
 	opts := pgbenchlog.Options{Fields: im.Fields}
 	res := &workload.Result{}
 	if im.Output != nil {
-		opts.Scripts = im.Output.Scripts
+		opts.Scripts = scriptNames(res, im.Output.Scripts)
 		for _, p := range im.Output.Params {
 			res.Params = append(res.Params, workload.Param{Name: p[0], Value: p[1]})
 		}
 		if im.Output.HasTPS {
-			res.Headline = append(res.Headline, workload.Figure{Name: "tps", Value: im.Output.TPS, Unit: "transactions/s (pgbench)"})
+			res.Headline = append(res.Headline, workload.Figure{Name: "TPS", Value: im.Output.TPS, Unit: "txn/s"})
 		}
 	}
 	res.Params = append(res.Params, workload.Param{Name: "imported from", Value: strings.Join(im.Log.Files, ", ")})

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pgoltp/pgoltp/internal/metrics"
 	"github.com/pgoltp/pgoltp/internal/pgbenchlog"
@@ -69,8 +70,9 @@ func (c *Command) measurePgbench(onInterval workload.IntervalFunc, res *workload
 		res.Params = append(res.Params, workload.Param{Name: p[0], Value: p[1]})
 	}
 	if out.HasTPS {
-		res.Headline = append(res.Headline, workload.Figure{Name: "tps", Value: out.TPS, Unit: "transactions/s (pgbench)"})
+		res.Headline = append(res.Headline, workload.Figure{Name: "TPS", Value: out.TPS, Unit: "txn/s"})
 	}
+	scripts := scriptNames(res, out.Scripts)
 	log, err := lp.find()
 	if err != nil {
 		res.Notes = append(res.Notes, "no per-transaction figures: "+err.Error())
@@ -83,7 +85,7 @@ func (c *Command) measurePgbench(onInterval workload.IntervalFunc, res *workload
 	if onInterval != nil {
 		onSecond = func(s *metrics.Snapshot) { onInterval(s, pgbenchlog.CounterFailed) }
 	}
-	sum, err := pgbenchlog.Summarize(log, pgbenchlog.Options{Scripts: out.Scripts, Fields: lp.fields, OnSecond: onSecond})
+	sum, err := pgbenchlog.Summarize(log, pgbenchlog.Options{Scripts: scripts, Fields: lp.fields, OnSecond: onSecond})
 	if err != nil {
 		res.Notes = append(res.Notes, "no per-transaction figures: "+err.Error())
 		return
@@ -94,6 +96,17 @@ func (c *Command) measurePgbench(onInterval workload.IntervalFunc, res *workload
 			res.Notes = append(res.Notes, fmt.Sprintf("tps from the logs (%.1f) is %+.1f%% from pgbench's (%.1f)", sum.TPS(), 100*d, out.TPS))
 		}
 	}
+}
+
+// scriptNames are the names a run's scripts are stored by: one script is
+// "transaction", as in 'pgoltp tpcb run', so that the two compare type by
+// type (its own name goes to the parameters).
+func scriptNames(res *workload.Result, scripts []string) []string {
+	if len(scripts) != 1 {
+		return scripts
+	}
+	res.Params = append(res.Params, workload.Param{Name: "transaction type", Value: scripts[0]})
+	return []string{"transaction"}
 }
 
 // fillFromLog puts a log's summary into a result.
@@ -112,7 +125,13 @@ func fillFromLog(res *workload.Result, sum *pgbenchlog.Summary, sampling float64
 	res.Series, res.ErrorCounter = sum.Series, pgbenchlog.CounterFailed
 	res.PerSecond = workload.PerSecondOf(sum.Series)
 	res.MeasureStart, res.MeasureEnd = sum.Start, sum.End
-	res.Headline = append(res.Headline, workload.Figure{Name: "tps (logs)", Value: sum.TPS(), Unit: "transactions/s"})
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	res.Headline = append(res.Headline, workload.Figure{Name: "TPS (logs)", Value: sum.TPS(), Unit: "txn/s"},
+		workload.Figure{Name: "latency mean", Value: all.Mean() / 1000, Unit: "ms"},
+		workload.Figure{Name: "latency p99", Value: ms(res.P99), Unit: "ms"},
+		workload.Figure{Name: "committed", Value: float64(res.Transactions), Unit: "txn"},
+		workload.Figure{Name: "failed", Value: float64(res.Errors), Unit: "txn"},
+		workload.Figure{Name: "retries", Value: float64(sum.Retries), Unit: "txn"})
 	if sampling < 1 {
 		res.Notes = append(res.Notes, fmt.Sprintf("the logs hold a sample (--sampling-rate %g): the series counts the sample, the totals are scaled", sampling))
 	}
