@@ -41,10 +41,11 @@ type exprError struct {
 // bison grammar. It reads tokens only when bison would fetch a lookahead,
 // so that lexer and parser errors surface in the same order.
 type exprParser struct {
-	src  string
-	pos  int
-	tok  token
-	have bool
+	src   string
+	pos   int
+	tok   token
+	have  bool
+	atEnd bool // the last token read ended the line (flex's last_was_newline)
 }
 
 // bail carries an exprError up through the recursive descent.
@@ -61,6 +62,7 @@ func (p *exprParser) peek() token {
 			p.fail(lerr.msg, lerr.more, true, lerr.end)
 		}
 		p.tok, p.have, p.pos = t, true, t.end
+		p.atEnd = t.kind == tEnd
 	}
 	return p.tok
 }
@@ -110,7 +112,7 @@ func parseExprAt(src string, pos int) (e *Expr, end int, err *exprError) {
 // skipLine lexes to the end of the line as pgbench does before reporting;
 // an error met on the way replaces the first (pgbench reports the last).
 func (p *exprParser) skipLine(first *exprError) (*exprError, int) {
-	if p.have && p.tok.kind == tEnd {
+	if p.atEnd {
 		return first, p.pos
 	}
 	err, pos := first, p.pos

@@ -24,7 +24,7 @@ var badScripts = []string{
 	"\\set x 1 \\\n + \n", "\\set x 1\\\n +\n", "\\set x :\n", "\\set x 1 !\n", "\\set x .\n",
 	"\\set x 1 ~ 2\n", "\\set x 1 2\n", "\\set x - 9223372036854775808 - 9223372036854775808\n",
 	"\\set x not\n", "\\set x isnull is true\n", "\\set x random(1, 2)) \n", "\\set x 1\n\\gset\n", "\\set x 1.5.3\n", "\\set x 1 is not 3\n",
-	"\\set x case 1 end\n", "\\set x case when 1 then 2 else end\n", "\\set x 1 +\r\n",
+	"\\set x case 1 end\n", "\\set x case when 1 then 2 else end\n", "\\set x 1 +\r\n", "\\if\n\\endif\n", "\\set x 1 +\nselect 1;\n",
 }
 
 // goodScripts parse: pgbench gets as far as connecting.
@@ -96,4 +96,29 @@ func pgbenchParse(t *testing.T, bin, path, src string) (string, *exec.Cmd) {
 	cmd := exec.Command(bin, "-n", "-t", "1", "-h", "/nonexistent", "-p", "1", "-f", path)
 	out, _ := cmd.CombinedOutput()
 	return string(out), cmd
+}
+
+// TestTAPScriptsMatchPgbench: every q{...} script of pgbench's own TAP tests
+// (PGBENCH_TAP_DIR=src/bin/pgbench/t) parses here exactly when it parses in
+// pgbench, failing with the same text.
+func TestTAPScriptsMatchPgbench(t *testing.T) {
+	snippets := tapSnippets(t)
+	if len(snippets) == 0 {
+		t.Skip("PGBENCH_TAP_DIR does not name pgbench's TAP test directory")
+	}
+	bin := offlinePgbench(t)
+	path := filepath.Join(t.TempDir(), "tap.sql")
+	for _, src := range snippets {
+		out, _ := pgbenchParse(t, bin, path, src)
+		_, err := ParseScript(path, src)
+		parsed := strings.Contains(out, "connection to server")
+		switch {
+		case parsed && err != nil:
+			t.Errorf("%q: pgbench parses it, here: %v", src, err)
+		case !parsed && err == nil:
+			t.Errorf("%q: parsed here, pgbench says:\n%s", src, out)
+		case !parsed && err.Error() != strings.TrimSuffix(strings.TrimPrefix(out, "pgbench: error: "), "\n"):
+			t.Errorf("%q:\n got %v\nwant %s", src, err, out)
+		}
+	}
 }
