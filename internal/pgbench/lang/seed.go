@@ -18,12 +18,13 @@ type Seeds struct {
 }
 
 // ParseSeed reads a --random-seed / PGBENCH_RANDOM_SEED value as pgbench's
-// set_random_seed does: "" or "time" (microseconds since the epoch), "rand"
-// (a strong random source) or an unsigned integer.
+// set_random_seed does: "time" (microseconds; pgbench reads a monotonic
+// clock, this reads the epoch), "rand" (a strong random source) or an
+// unsigned integer.
 func ParseSeed(s string) (*Seeds, error) {
 	var seed uint64
 	switch s {
-	case "", "time":
+	case "time":
 		seed = uint64(time.Now().UnixMicro())
 	case "rand":
 		var b [8]byte
@@ -34,11 +35,54 @@ func ParseSeed(s string) (*Seeds, error) {
 	default:
 		v, ok := parseUlong(s)
 		if !ok {
-			return nil, fmt.Errorf("unrecognized random seed option \"%s\"\nExpecting an unsigned integer, \"time\" or \"rand\".", s)
+			return nil, &SeedError{Value: s}
 		}
 		seed = v
 	}
 	return NewSeeds(seed), nil
+}
+
+// SeedError is a bad --random-seed or PGBENCH_RANDOM_SEED value. Printed
+// after "pgbench: error: " it gives pgbench's lines.
+type SeedError struct {
+	Value string
+	From  string // "--random-seed option" or "PGBENCH_RANDOM_SEED environment variable"
+}
+
+func (e *SeedError) Error() string {
+	s := fmt.Sprintf("unrecognized random seed option \"%s\"\npgbench: detail: Expecting an unsigned integer, \"time\" or \"rand\".", e.Value)
+	if e.From != "" {
+		s += "\npgbench: error: error while setting random seed from " + e.From
+	}
+	return s
+}
+
+// ChooseSeed makes pgbench's two set_random_seed calls: with
+// PGBENCH_RANDOM_SEED (env nil when unset), then with --random-seed (flag nil
+// when not given; the last wins). info holds the "setting random seed to N"
+// messages pgbench logs (after "pgbench: ").
+func ChooseSeed(env, flag *string) (seeds *Seeds, info []string, err error) {
+	for _, src := range []struct {
+		v    *string
+		from string
+	}{{env, "PGBENCH_RANDOM_SEED environment variable"}, {flag, "--random-seed option"}} {
+		if src.v == nil {
+			if seeds == nil {
+				seeds, _ = ParseSeed("time")
+			}
+			continue
+		}
+		s, err := ParseSeed(*src.v)
+		if err != nil {
+			if se, ok := err.(*SeedError); ok {
+				se.From = src.from
+			}
+			return nil, info, err
+		}
+		seeds = s
+		info = append(info, fmt.Sprintf("setting random seed to %d", s.Seed))
+	}
+	return seeds, info, nil
 }
 
 // parseUlong mimics sscanf("%lu%c") == 1: leading spaces, an optional sign
