@@ -123,3 +123,16 @@ func setLines(exprs []string) []string {
 	}
 	return lines
 }
+
+// runStdout writes script to path and returns the real pgbench's stdout.
+func runStdout(t *testing.T, bin, path, script string, args ...string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, append([]string{"-f", path}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("pgbench: %v", err)
+	}
+	return string(out)
+}

@@ -48,13 +48,13 @@ type Command struct {
 	Argv []string // the words, argv[0] being the command's name as written
 	Var  string   // \set's variable
 	Expr *Expr    // \set's, \if's and \elif's expression
-	// Jump is, for \if and \elif, the command to go to when false (the next
-	// \elif or \else, or the \endif); for \elif and \else reached from a
-	// true branch, and for \else-free ends, the matching \endif. The engine
-	// runs the command after an \else or \elif it jumps to (for \elif:
-	// evaluates it).
+	// Jump and Endif serve \if, \elif and \else (indexes into Commands).
+	// When an \if's or \elif's condition is false, go to Jump: the next
+	// \elif (evaluate it), the \else (run what follows it) or the \endif.
+	// When a branch that ran reaches an \elif or \else, go to Endif (an
+	// \else's Jump is its Endif).
 	Jump  int
-	Endif int // for \if, \elif, \else: index of the matching \endif
+	Endif int
 
 	Line      int    // line of the command's start (meta-commands)
 	FirstLine string // short text for error messages and -r reports
