@@ -32,8 +32,14 @@ func runPgbench(t *testing.T, bin, script string, args ...string) (string, int) 
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, append([]string{"-f", path}, args...)...)
-	cmd.Dir = filepath.Dir(path)
+	return runPgbenchArgs(t, bin, append([]string{"-f", path}, args...)...)
+}
+
+// runPgbenchArgs runs the real pgbench with args and returns its stderr and
+// exit code.
+func runPgbenchArgs(t *testing.T, bin string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err := cmd.Run()
