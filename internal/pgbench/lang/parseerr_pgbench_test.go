@@ -122,3 +122,38 @@ func TestTAPScriptsMatchPgbench(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryModeLimitMatchesPgbench: 256 parameters fail under -M extended
+// and prepared with pgbench's text (255 pass), and simple mode has no limit.
+func TestQueryModeLimitMatchesPgbench(t *testing.T) {
+	bin := offlinePgbench(t)
+	path := filepath.Join(t.TempDir(), "many.sql")
+	for _, n := range []int{255, 256} {
+		src := "\\set i 0\nSELECT LEAST(" + strings.Repeat(":i, ", n-1) + ":i)\n"
+		s, err := ParseScript(path, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for mode, flag := range map[QueryMode]string{QuerySimple: "simple", QueryExtended: "extended", QueryPrepared: "prepared"} {
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, _ := exec.Command(bin, "-n", "-t", "1", "-M", flag, "-h", "/nonexistent", "-p", "1", "-f", path).CombinedOutput()
+			want := ""
+			if first := strings.SplitN(string(out), "\n", 2)[0]; !strings.Contains(first, "connection") {
+				want = strings.TrimPrefix(first, "pgbench: error: ")
+			}
+			names, err := CheckQueryMode(mode, s)
+			got := ""
+			if err != nil { // the SQL keeps its newline, which shows as a blank line
+				got = strings.TrimSuffix(err.Error(), "\n")
+			}
+			if got != want {
+				t.Errorf("%d parameters, -M %s: got %.80q, want %.80q", n, flag, got, want)
+			}
+			if err == nil && mode == QueryPrepared && names[s.Commands[1]] != "P_0" {
+				t.Errorf("prepared name %q, want P_0", names[s.Commands[1]])
+			}
+		}
+	}
+}
