@@ -77,12 +77,6 @@ func parseMeta(file, src string, pos *int) (*Command, error) {
 	}
 	c := &Command{Argv: []string{name}, Meta: metaNames[strings.ToLower(name)], Line: m.lineno}
 	m.cmd = c
-	if c.Meta == MetaNone {
-		// collect the rest of the line first: pgbench shows it
-		for _, _, ok := w.next(); ok; _, _, ok = w.next() {
-		}
-		return nil, m.errorf("invalid command", "", false, true, w.pos, -1)
-	}
 	if c.Meta == MetaSet || c.Meta == MetaIf || c.Meta == MetaElif {
 		return c, m.expression(w)
 	}
@@ -145,6 +139,8 @@ func (m *metaParser) check(offsets []int, end int) error {
 		if len(c.Argv) > 2 {
 			return m.errorf("too many arguments", "", false, true, end, -1)
 		}
+	case MetaNone:
+		return m.errorf("invalid command", "", false, true, end, -1)
 	}
 	return nil
 }
