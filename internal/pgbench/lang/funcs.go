@@ -170,7 +170,8 @@ func abs(v Value) (Value, error) {
 	case Double:
 		return DoubleValue(math.Abs(v.Double)), nil
 	}
-	// pgbench reads a boolean's union as a double: the byte 0 or 1.
+	// pgbench reads a boolean's union as a double: the byte 0 or 1 and, in
+	// pgbench, whatever the other bytes held (undefined; not compared).
 	return DoubleValue(math.Float64frombits(uint64(boolByte(v.Bool)))), nil
 }
 
@@ -183,9 +184,9 @@ func mathFunc(fn Func, v Value) (Value, error) {
 	case FuncSqrt:
 		d = math.Sqrt(d)
 	case FuncLn:
-		d = math.Log(d)
+		d = cLog(d)
 	case FuncExp:
-		d = math.Exp(d)
+		d = cExp(d)
 	}
 	return DoubleValue(d), nil
 }
@@ -199,7 +200,7 @@ func pow(a, b Value) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	return DoubleValue(math.Pow(x, y)), nil
+	return DoubleValue(cPow(x, y)), nil
 }
 
 func extremum(least bool, args []Value) (Value, error) {

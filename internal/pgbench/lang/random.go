@@ -19,26 +19,45 @@ func Rand(p *PRNG, lo, hi int64) int64 {
 
 // RandExponential is pgbench's getExponentialRand.
 func RandExponential(p *PRNG, lo, hi int64, param float64) int64 {
-	cut := math.Exp(-param)
 	uniform := 1.0 - p.Double()
-	r := -math.Log(cut+(1.0-cut)*uniform) / param
-	return lo + int64(float64(hi-lo+1)*r)
+	span := float64(hi - lo + 1)
+	// Go's exp and log are within a few ulps of libm's; only a product
+	// that lands next to an integer needs them exact.
+	cut := math.Exp(-param)
+	v := span * (-math.Log(cut+(1.0-cut)*uniform) / param)
+	if nearInteger(v) {
+		cut = cExp(-param)
+		v = span * (-cLog(cut+(1.0-cut)*uniform) / param)
+	}
+	return lo + int64(v)
 }
 
-// RandGaussian is pgbench 15's getGaussianRand (Box-Muller, basic form,
+// nearInteger says whether rounding errors of a few parts in 1e15 could
+// move v across an integer (so its truncation needs exact arithmetic).
+func nearInteger(v float64) bool {
+	frac := v - math.Floor(v)
+	slack := 1e-12 * math.Max(1, math.Abs(v))
+	return frac < slack || 1-frac < slack || math.IsNaN(v) || math.IsInf(v, 0)
+}
+
+// RandGaussian is pgbench's getGaussianRand (Box-Muller, basic form,
 // redrawn until within [-param, param)).
 func RandGaussian(p *PRNG, lo, hi int64, param float64) int64 {
-	var stdev float64
+	span := float64(hi - lo + 1)
 	for {
 		r1 := 1.0 - p.Double()
 		r2 := 1.0 - p.Double()
-		stdev = math.Sqrt(-2.0*math.Log(r1)) * math.Sin(2.0*math.Pi*r2)
+		sn := math.Sin(2.0 * math.Pi * r2)
+		stdev := math.Sqrt(-2.0*math.Log(r1)) * sn
+		v := span * ((stdev + param) / (param * 2.0))
+		if nearInteger(v) || math.Abs(math.Abs(stdev)-param) < 1e-12*param {
+			stdev = math.Sqrt(-2.0*cLog(r1)) * sn
+			v = span * ((stdev + param) / (param * 2.0))
+		}
 		if stdev >= -param && stdev < param {
-			break
+			return lo + int64(v)
 		}
 	}
-	r := (stdev + param) / (param * 2.0)
-	return lo + int64(float64(hi-lo+1)*r)
 }
 
 // RandZipfian is pgbench's getZipfianRand (rejection-inversion, Devroye
@@ -48,16 +67,31 @@ func RandZipfian(p *PRNG, lo, hi int64, s float64) int64 {
 }
 
 func iterativeZipfian(p *PRNG, n int64, s float64) int64 {
-	b := math.Pow(2.0, s-1.0)
 	if n <= 1 {
 		return 1
 	}
+	b := math.Pow(2.0, s-1.0)
 	for {
 		u := p.Double()
 		v := p.Double()
-		x := math.Floor(math.Pow(u, -1.0/(s-1.0)))
+		xr := math.Pow(u, -1.0/(s-1.0))
+		if xr >= float64(n)+2 && n < 1<<50 {
+			continue // beyond n whatever the last bits of pow
+		}
+		x := math.Floor(xr)
 		t := math.Pow(1.0+1.0/x, s-1.0)
-		if v*x*(t-1.0)/(b-1.0) <= t/b && x <= float64(n) {
+		lhs, rhs := v*x*(t-1.0)/(b-1.0), t/b
+		// The subtractions t-1 and b-1 magnify pow's error; when the
+		// comparison is that close, or floor could go either way, redo it
+		// with libm's exact results.
+		slack := 8 * (4e-16*t/(t-1) + 4e-16*b/(b-1) + 1e-15) * math.Abs(rhs)
+		if nearInteger(xr) || !(math.Abs(lhs-rhs) > slack) {
+			bx := cPow(2.0, s-1.0)
+			x = math.Floor(cPow(u, -1.0/(s-1.0)))
+			t = cPow(1.0+1.0/x, s-1.0)
+			lhs, rhs = v*x*(t-1.0)/(bx-1.0), t/bx
+		}
+		if lhs <= rhs && x <= float64(n) {
 			return int64(x)
 		}
 	}
@@ -66,7 +100,7 @@ func iterativeZipfian(p *PRNG, n int64, s float64) int64 {
 // RandPoisson is pgbench's getPoissonRand, used for --rate schedules.
 func RandPoisson(p *PRNG, center float64) int64 {
 	uniform := 1.0 - p.Double()
-	return int64(-math.Log(uniform)*center + 0.5)
+	return int64(-cLog(uniform)*center + 0.5)
 }
 
 const (

@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,8 +26,9 @@ func TestDistributionsMatchPgbenchAtLength(t *testing.T) {
 		"random(-4611686018427387903, 4611686018427387903)",
 	}
 	lines := setLines(exprs)
-	const txs = 700
-	stderr, code := runPgbench(t, bin, strings.Join(lines, "\n")+"\n", "-n", "-t", "700", "--random-seed=12345", dsn)
+	scale, _ := strconv.Atoi(os.Getenv("PGBENCH_GEN_SCALE")) // more draws when set
+	txs := 700 * max(scale, 1)
+	stderr, code := runPgbench(t, bin, strings.Join(lines, "\n")+"\n", "-n", "-t", strconv.Itoa(txs), "--random-seed=12345", dsn)
 	got := debugLines(stderr)
 	if code != 0 || len(got) != txs*len(exprs) {
 		t.Fatalf("pgbench exited %d with %d debug lines: %s", code, len(got), stderr[max(0, len(stderr)-600):])
