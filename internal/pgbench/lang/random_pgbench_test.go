@@ -149,3 +149,38 @@ func debugAndErrors(stderr string) []string {
 	}
 	return out
 }
+
+// soupTokens are pieces of the expression language, right and wrong.
+var soupTokens = []string{"(", ")", ",", "+", "-", "*", "/", "%", "<", ">", "<=", ">=", "=", "<>", "!=", "&", "|", "#",
+	"~", "<<", ">>", "and", "or", "not", "is", "isnull", "notnull", "null", "true", "false", "case", "when", "then",
+	"else", "end", "1", "2.5", ".5", "9223372036854775808", "99999999999999999999", "1e999", ":x", "abs", "least",
+	"hash", "permute", "random", "pi", "nosuch", "@", "!", ":", "\\\n", "'", "$", "\\"}
+
+// TestTokenSoupParseErrorsMatchPgbench: random token sequences parse, or
+// fail with the same message, line and column, as in pgbench.
+func TestTokenSoupParseErrorsMatchPgbench(t *testing.T) {
+	bin := offlinePgbench(t)
+	path := filepath.Join(t.TempDir(), "soup.sql")
+	scale, _ := strconv.Atoi(os.Getenv("PGBENCH_GEN_SCALE"))
+	r := rand.New(rand.NewPCG(uint64(max(scale, 1)), 9))
+	for i := 0; i < 100*max(scale, 1); i++ {
+		var b strings.Builder
+		for n := 1 + r.IntN(8); n > 0; n-- {
+			b.WriteString(soupTokens[r.IntN(len(soupTokens))])
+			b.WriteString([]string{" ", "", "  "}[r.IntN(3)])
+		}
+		cmd := []string{`\set x `, `\if `, `\elif `}[r.IntN(3)]
+		src := cmd + b.String() + "\n" + []string{"", "select 1;\n", "\\endif\n"}[r.IntN(3)]
+		out, _ := pgbenchParse(t, bin, path, src)
+		_, err := ParseScript(path, src)
+		parsed := strings.Contains(out, "connection to server")
+		switch {
+		case parsed && err != nil:
+			t.Errorf("%q: pgbench parses it, here: %v", src, err)
+		case !parsed && err == nil:
+			t.Errorf("%q: parsed here, pgbench says:\n%s", src, out)
+		case !parsed && err.Error() != strings.TrimSuffix(strings.TrimPrefix(out, "pgbench: error: "), "\n"):
+			t.Errorf("%q:\n got %v\nwant %s", src, err, out)
+		}
+	}
+}
