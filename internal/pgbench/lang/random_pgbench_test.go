@@ -184,3 +184,35 @@ func TestTokenSoupParseErrorsMatchPgbench(t *testing.T) {
 		}
 	}
 }
+
+// sqlSoup are pieces of SQL that hide, or do not hide, what follows them.
+var sqlSoup = []string{"select", " ", "\n", "'", "''", "\"", "$$", "$a$", "$1", "a$b$", "--", "/*", "*/", "(", ")", ";",
+	"\\;", "E'", "e'\\'", "U&'", "x'", "\\\\", "\\bad", "\\set y 1\n", "begin", "end", "create function", "atomic", ":'v'", "::"}
+
+// TestSQLSoupSplitsAsPgbench: random SQL followed by a bad meta-command
+// fails in pgbench exactly when the backslash is outside quotes and
+// comments here, with the same text and line.
+func TestSQLSoupSplitsAsPgbench(t *testing.T) {
+	bin := offlinePgbench(t)
+	path := filepath.Join(t.TempDir(), "sql.sql")
+	scale, _ := strconv.Atoi(os.Getenv("PGBENCH_GEN_SCALE"))
+	r := rand.New(rand.NewPCG(uint64(max(scale, 1)), 11))
+	for i := 0; i < 100*max(scale, 1); i++ {
+		var b strings.Builder
+		for n := 1 + r.IntN(10); n > 0; n-- {
+			b.WriteString(sqlSoup[r.IntN(len(sqlSoup))])
+		}
+		src := b.String() + []string{"\n\\bad\n", "\\gset\n", "", ";\n\\endif\n"}[r.IntN(4)]
+		out, _ := pgbenchParse(t, bin, path, src)
+		_, err := ParseScript(path, src)
+		parsed := strings.Contains(out, "connection to server")
+		switch {
+		case parsed && err != nil:
+			t.Errorf("%q: pgbench parses it, here: %v", src, err)
+		case !parsed && err == nil:
+			t.Errorf("%q: parsed here, pgbench says:\n%s", src, out)
+		case !parsed && err.Error() != strings.TrimSuffix(strings.TrimPrefix(out, "pgbench: error: "), "\n"):
+			t.Errorf("%q:\n got %v\nwant %s", src, err, out)
+		}
+	}
+}

@@ -56,6 +56,8 @@ func (s *sqlScanner) scan() (string, scanResult) {
 			s.emitTo(&b, dollarEnd(src, i))
 		case isAlpha(c):
 			s.word(&b)
+		case isDigit(c) || c == '.' && i+1 < len(src) && isDigit(src[i+1]):
+			s.emitTo(&b, numberEnd(src, i))
 		case c == '(':
 			s.parenDepth++
 			s.emitTo(&b, i+1)
@@ -147,6 +149,9 @@ func quoteEnd(src string, i int, q byte, backslash bool) int {
 // dollar does not start one (a parameter $1, a lone $).
 func dollarEnd(src string, i int) int {
 	j := i + 1
+	if j < len(src) && isDigit(src[j]) { // a parameter $1, with any junk after it
+		return identEnd(src, scanDigits(src, j))
+	}
 	if j < len(src) && isAlpha(src[j]) {
 		for j < len(src) && isAlnum(src[j]) {
 			j++
@@ -240,4 +245,38 @@ func (s *sqlScanner) inRoutineHeader() bool {
 	}
 	return id(0) == 'c' && (id(1) == 'f' || id(1) == 'p' ||
 		id(1) == 'o' && id(2) == 'r' && (id(3) == 'f' || id(3) == 'p'))
+}
+
+// numberEnd is the end of the numeric token at i as psql lexes it: an
+// integer, decimal or real, with any identifier stuck to it ("1e" and
+// "12abc" are single junk tokens, so the letter cannot start an E” string).
+func numberEnd(src string, i int) int {
+	j := scanDigits(src, i)
+	if j < len(src) && src[j] == '.' && !(j+1 < len(src) && src[j+1] == '.') {
+		j = scanDigits(src, j+1)
+	}
+	if j < len(src) && (src[j] == 'e' || src[j] == 'E') {
+		k := j + 1
+		if k < len(src) && (src[k] == '+' || src[k] == '-') {
+			k++
+			if d := scanDigits(src, k); d > k {
+				return identEnd(src, d)
+			}
+			return k // "1e+": realfail, the sign included
+		}
+		if d := scanDigits(src, k); d > k {
+			return identEnd(src, d)
+		}
+	}
+	return identEnd(src, j)
+}
+
+// identEnd extends a token at j over an identifier stuck to it.
+func identEnd(src string, j int) int {
+	if j < len(src) && isAlpha(src[j]) {
+		for j < len(src) && (isAlnum(src[j]) || src[j] == '$') {
+			j++
+		}
+	}
+	return j
 }
