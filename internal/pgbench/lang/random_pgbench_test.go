@@ -187,7 +187,8 @@ func TestTokenSoupParseErrorsMatchPgbench(t *testing.T) {
 
 // sqlSoup are pieces of SQL that hide, or do not hide, what follows them.
 var sqlSoup = []string{"select", " ", "\n", "'", "''", "\"", "$$", "$a$", "$1", "a$b$", "--", "/*", "*/", "(", ")", ";",
-	"\\;", "E'", "e'\\'", "U&'", "x'", "\\\\", "\\bad", "\\set y 1\n", "begin", "end", "create function", "atomic", ":'v'", "::"}
+	"\\;", "E'", "e'\\'", "U&'", "x'", "\\\\", "\\bad", "\\set y 1\n", "begin", "end", "create function", "atomic", ":'v'", "::",
+	"b'", "U&\"", "n'", "X'", "\"\"", "'\\'", "/*/*", "e'''", "1.5e+", "..", "$$x", "$_a$", "$\u00e9$", "\u00e9", "\t", "case", "procedure", "or replace"}
 
 // TestSQLSoupSplitsAsPgbench: random SQL followed by a bad meta-command
 // fails in pgbench exactly when the backslash is outside quotes and
