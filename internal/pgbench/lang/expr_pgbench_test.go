@@ -34,10 +34,10 @@ var valueExprs = []string{
 	":dyes and true", ":dnum * 2", ":dnull is null", ":dint + 1", ":doff or false", ":dy",
 	"hash(:default_seed)", "permute(:v0, 7)", "1 = 1 is true", "- - 3", "+ 4", "-(2.5)",
 	"9223372036854775807.0", "1e308 * 10", "-1e308 * 10", "0.0 / 0 = 0.0 / 0", "sqrt(-1) <> 1",
-	"5 / 2.0 * 2", "greatest(-0.0, 0.0)", "least(1.0, 0.0 / 0)", "null + 1 and 1", "exp(1.5)", "ln(4.48168907033806)", "pow(1.5, 3.7)",
+	"5 / 2.0 * 2", "greatest(-0.0, 0.0)", "least(1.0, 0.0 / 0)", "null + 1 and 1", ":dhex + 1", ":dinf * 0", "exp(1.5)", "ln(4.48168907033806)", "pow(1.5, 3.7)",
 }
 
-var defines = map[string]string{"dyes": "yes", "dnum": "3.25", "dnull": "NULL", "dint": " 42", "doff": "off", "dy": "T"}
+var defines = map[string]string{"dhex": "0x1F", "dinf": "-Infinity", "dyes": "yes", "dnum": "3.25", "dnull": "NULL", "dint": " 42", "doff": "off", "dy": "T"}
 
 // TestExpressionsMatchPgbench: every expression of valueExprs, for several
 // --random-seed values, yields exactly what the real pgbench prints.

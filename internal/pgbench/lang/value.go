@@ -117,6 +117,9 @@ func cStrtod(s string) (float64, bool) {
 		return 0, false
 	}
 	d, err := strconv.ParseFloat(t, 64)
+	if err != nil && isHex(t) && !strings.ContainsAny(t, "pP") {
+		d, err = strconv.ParseFloat(t+"p0", 64) // C reads hex without an exponent; Go wants one
+	}
 	if err != nil {
 		return 0, false
 	}
@@ -188,4 +191,9 @@ func strToInt64(s string) (int64, error) {
 		return 0, &EvalError{Msg: fmt.Sprintf("value \"%s\" is out of range for type bigint", s)}
 	}
 	return 0, &EvalError{Msg: fmt.Sprintf("invalid input syntax for type bigint: \"%s\"", s)}
+}
+
+func isHex(t string) bool {
+	t = strings.TrimLeft(t, "+-")
+	return len(t) > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')
 }
