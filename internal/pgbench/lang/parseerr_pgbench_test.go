@@ -26,6 +26,7 @@ var badScripts = []string{
 	"\\set x not\n", "\\set x isnull is true\n", "\\set x random(1, 2)) \n", "\\set x 1\n\\gset\n", "\\set x 1.5.3\n", "\\set x 1 is not 3\n",
 	"\\set x case 1 end\n", "\\set x case when 1 then 2 else end\n", "\\set x 1 +\r\n", "\\if\n\\endif\n", "\\set x 1 +\nselect 1;\n",
 	"U&'x'$1e'\\'::\\set y 1\n\\gset\n", "$1e'\\'::;\n\\endif\n", "1e'\\'::;\n\\endif\n",
+	"\\gset\nselect 1;\n\n", "\n\n\\aset\nselect 1;",
 	"\\set x\n", "\\foo " + strings.Repeat("w ", 300) + "\n", "\\shell echo " + strings.Repeat("w ", 300) + "\n",
 }
 
