@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,5 +41,57 @@ func TestScriptChoiceMatchesPgbench(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("pgbench ran:\n%s\nChooseScript:\n%s", strings.Join(got[:10], "\n"), strings.Join(want[:10], "\n"))
+	}
+}
+
+// TestThreadStreamsMatchPgbench: with two threads each thread chooses
+// scripts from its own generator (thread 1's drawn after thread 0's three)
+// and each client draws from its own; per client, the scripts pgbench ran
+// and the values they drew (recorded in a table, since two threads' debug
+// output interleaves) are the ones computed here.
+func TestThreadStreamsMatchPgbench(t *testing.T) {
+	bin := realPgbench(t)
+	conn, dsn := pgtest.Conn(t)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, "create table obs (id bigserial, c int, s int, v int)"); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	weights := []int64{2, 7}
+	args := []string{"-n", "-t", "40", "-c", "2", "-j", "2", "--random-seed=5"}
+	for i, w := range weights {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.sql", i))
+		script := fmt.Sprintf("\\set x random(1, 999)\ninsert into obs (c, s, v) values (:client_id, %d, :x);\n", i)
+		if err := os.WriteFile(p, []byte(script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "-f", fmt.Sprintf("%s@%d", p, w))
+	}
+	if out, code := runPgbenchArgs(t, bin, append(args, dsn)...); code != 0 {
+		t.Fatalf("pgbench exited %d:\n%s", code, out)
+	}
+	rows, err := conn.Query(ctx, "select c, s, v from obs order by id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int][]string{}
+	for rows.Next() {
+		var c, s, v int
+		if err := rows.Scan(&c, &s, &v); err != nil {
+			t.Fatal(err)
+		}
+		got[c] = append(got[c], fmt.Sprintf("script %d value %d", s, v))
+	}
+	st := NewSeeds(5).NewStreams(2, 2, false)
+	for c := 0; c < 2; c++ {
+		if len(got[c]) != 40 {
+			t.Fatalf("client %d ran %d transactions", c, len(got[c]))
+		}
+		for i, g := range got[c] {
+			s := ChooseScript(st.Threads[c].Choose, weights, 9)
+			if want := fmt.Sprintf("script %d value %d", s, Rand(st.Clients[c], 1, 999)); g != want {
+				t.Fatalf("client %d, transaction %d: pgbench ran %s, here %s", c, i, g, want)
+			}
+		}
 	}
 }
