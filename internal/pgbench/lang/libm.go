@@ -2,7 +2,7 @@ package lang
 
 import "math"
 
-// pgbench computes exp, ln and pow with the C library, whose results are
+// pgbench computes exp, ln, pow and sin with the C library, whose results are
 // (nearly always) the correctly rounded ones; Go's math package is off by
 // an ulp now and then, which shows in a printed double or, rarely, in a
 // random draw. These compute in double-double (about 106 bits) and round
@@ -110,4 +110,52 @@ func cPow(x, y float64) float64 {
 		return -r
 	}
 	return r
+}
+
+// halfPi is π/2 in double-double.
+var halfPi = dd{1.5707963267948966, 6.123233995736766e-17}
+
+// cSin is the C library's sin for the arguments pgbench gives it (|x| up to
+// 2π): x - k π/2 in double-double, then the Taylor series of sin or cos.
+func cSin(x float64) float64 {
+	if math.IsNaN(x) || math.Abs(x) > 1e3 {
+		return math.Sin(x)
+	}
+	k := math.Round(x / halfPi.hi)
+	y := dd{x, 0}.add(halfPi.mulF(-k))
+	var r dd
+	switch int64(k) & 3 {
+	case 0:
+		r = sinTaylor(y)
+	case 1:
+		r = cosTaylor(y)
+	case 2:
+		r = sinTaylor(y).mulF(-1)
+	default:
+		r = cosTaylor(y).mulF(-1)
+	}
+	return r.hi
+}
+
+// sinTaylor and cosTaylor sum the series for |y| <= π/4 to ~1e-33.
+func sinTaylor(y dd) dd { return taylorFrom(y, y, 1) }
+
+func cosTaylor(y dd) dd { return taylorFrom(y, dd{1, 0}, 0) }
+
+// taylorFrom sums term_{n+2} = -term_n y² / ((n+1)(n+2)) from the first term.
+func taylorFrom(y, term dd, n int) dd {
+	y2 := y.mul(y)
+	sum := term
+	for ; n < 40; n += 2 {
+		t := term.mul(y2)
+		d := float64((n + 1) * (n + 2))
+		q := t.hi / d
+		rem := t.add(twoProd(q, -d))
+		term = quickTwoSum(q, rem.hi/d).mulF(-1)
+		sum = sum.add(term)
+		if math.Abs(term.hi) < 1e-40 {
+			break
+		}
+	}
+	return sum
 }

@@ -51,7 +51,7 @@ func RandGaussian(p *PRNG, lo, hi int64, param float64) int64 {
 		stdev := math.Sqrt(-2.0*math.Log(r1)) * sn
 		v := span * ((stdev + param) / (param * 2.0))
 		if nearInteger(v) || math.Abs(math.Abs(stdev)-param) < 1e-12*param {
-			stdev = math.Sqrt(-2.0*cLog(r1)) * sn
+			stdev = math.Sqrt(-2.0*cLog(r1)) * cSin(2.0*math.Pi*r2)
 			v = span * ((stdev + param) / (param * 2.0))
 		}
 		if stdev >= -param && stdev < param {
