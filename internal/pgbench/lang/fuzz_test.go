@@ -128,7 +128,7 @@ func FuzzParseScript(f *testing.F) {
 func checkCommand(t *testing.T, s *Script, i int, c *Command) {
 	switch c.Meta {
 	case MetaNone:
-		if strings.TrimSpace(c.SQL) == "" || len(c.ParamSQL) == 0 {
+		if strings.Trim(c.SQL, " \t\n\r\f\v") == "" || len(c.ParamSQL) == 0 { // C's isspace, not Unicode's
 			t.Fatalf("command %d: empty SQL", i)
 		}
 	case MetaIf, MetaElif, MetaElse:

@@ -36,7 +36,7 @@ var goodScripts = []string{
 	"\\SET x 1\n", "select 1 \\aset\n", "\\set x - 9223372036854775808\n", "\\set x 1 isnull isnull\n",
 	"select 'unterminated", "\\set x (1 < 2) < true\n", "\\startpipeline\nselect 1;\n\\endpipeline\n",
 	"\\if 1\n\\if 2\n\\elif 3\n\\else\n\\endif\n\\elif 4\n\\endif\n", "\\sleep -5\n", "\\sleep 1 US\n",
-	"\\setshell x echo 1\n\\shell true\n", "select :x \\gset\n", "\\set x case when 1 then 2 when 3 then 4 end\n",
+	"\\setshell x echo 1\n\\shell true\n", "\u00a0", "select :x \\gset\n", "\\set x case when 1 then 2 when 3 then 4 end\n",
 }
 
 // TestParseErrorsMatchPgbench: for each bad script this package returns the
