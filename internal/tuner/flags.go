@@ -27,6 +27,7 @@ func (o *Options) AddFlags(f *pflag.FlagSet) {
 	f.DurationVar(&o.MaxP99, "max-p99", 0, "penalise configurations whose p99 latency exceeds this")
 	f.BoolVar(&o.AllowUnsafe, "allow-unsafe", false, "also search settings that can lose or corrupt data on a crash (labelled in every output)")
 	f.BoolVar(&o.Apply, "apply", false, "keep the result on the server instead of restoring the original settings")
+	f.BoolVar(&o.Force, "force", false, "let --apply and --format take a best that was not shown better than the start (by default the result is then the starting settings)")
 	f.StringVar(&o.Format, "format", "", "also print the result as conf (postgresql.conf lines) or sql (ALTER SYSTEM)")
 	f.StringVar(&o.Resume, "resume", "", "continue a stored search: --resume (the latest) or --resume=ID")
 	f.Lookup("resume").NoOptDefVal = "latest"

@@ -34,6 +34,7 @@ type Options struct {
 	MaxP99      time.Duration
 	AllowUnsafe bool
 	Apply       bool
+	Force       bool   // --apply and --format take a best not shown better than the start
 	Format      string // "", conf or sql
 	Resume      string // "", "latest" or a search id
 	Seed        int64
@@ -113,16 +114,17 @@ func parseInject(list []string) (map[int]map[string]string, error) {
 }
 
 // Write prints the result as text, followed by conf or sql lines when
-// format asks for them.
-func (r *Result) Write(w io.Writer, format string) error {
+// format asks for them: only a header saying why when the best was not
+// shown better than the start, unless force (the verdict then refuses).
+func (r *Result) Write(w io.Writer, format string, force bool) error {
 	if err := r.WriteText(w); err != nil {
 		return err
 	}
 	switch format {
 	case "conf":
-		return r.WriteConf(w)
+		return r.WriteConf(w, force)
 	case "sql":
-		return r.WriteSQL(w)
+		return r.WriteSQL(w, force)
 	}
 	return nil
 }

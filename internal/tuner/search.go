@@ -42,6 +42,12 @@ type Tuner struct {
 	Confirm  int  // top candidates re-run before one is declared best (default 3)
 	Ablation int  // at most this many settings ablated, largest changes first (0: all)
 	Apply    bool // keep the result on the server instead of restoring
+	// Force applies (with Apply) a best that was not shown better than the
+	// start; without it such a best is only listed, as unproven.
+	Force bool
+	// Format is how the command also writes the result (conf or sql); the
+	// verdict refuses it for an unproven best without Force.
+	Format string
 	// Layout, when set, runs the layout phase after the settings search:
 	// per-table fillfactor of these tables (layout.go).
 	Layout Tables
@@ -134,15 +140,17 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 	}
 	res.Best = s.space.Settings(cands[0])
 	if res.Interrupted {
-		res.Notes = append(res.Notes, "interrupted: the best so far is shown, not confirmed by re-runs")
-		res.Kept = changed(res.Best, s.startSet)
-		res.Unsafe = Unsafe(s.major, res.Kept)
+		s.unproven(res, "interrupted: the best so far is not confirmed by re-runs")
 		return res, nil
 	}
 	if better, err := s.confirm(res, cands); err != nil {
 		return res, err
 	} else if !better {
-		return finish()
+		if _, err := finish(); err != nil {
+			return res, err
+		}
+		kept, err = s.forceUnproven(res)
+		return res, err
 	}
 	if !res.Interrupted {
 		var aerr error
@@ -463,9 +471,7 @@ func (s *session) confirm(res *Result, cands []search.Point) (better bool, err e
 	}
 	if bestIdx < 0 && res.Interrupted {
 		// Nothing re-run yet: the search's best, as an interrupted search shows it.
-		res.Notes = append(res.Notes, "the best so far is shown, not confirmed by re-runs")
-		res.Kept = changed(res.Best, s.startSet)
-		res.Unsafe = Unsafe(s.major, res.Kept)
+		s.unproven(res, "the best so far is not confirmed by re-runs")
 		return false, nil
 	}
 	if bestIdx < 0 {
@@ -484,11 +490,39 @@ func (s *session) confirm(res *Result, cands []search.Point) (better bool, err e
 			res.Notes = append(res.Notes, "advise's configuration could not be compared: "+oneLine(err.Error()))
 		}
 	}
-	if bestEffect.Percent <= 0 {
-		// Lucky in the search, no better when re-run: keep the start.
-		res.Notes = append(res.Notes, "no candidate beat the start when re-run: keep the starting configuration")
-		res.Kept = map[string]string{}
+	if !bestEffect.Better() {
+		// Lucky in the search, not shown better when re-run: keep the
+		// start, and measure nothing more of a candidate that is no result
+		// (an ablation of it would only add figures from noise).
+		s.unproven(res, "no candidate was shown better than the start when re-run (its interval does not lie above zero)")
 		return false, nil
+	}
+	return true, nil
+}
+
+// unproven makes the start the result: the best candidate's changes are
+// listed as unproven, none is kept.
+func (s *session) unproven(res *Result, why string) {
+	res.Notes = append(res.Notes, why+": keep the starting settings")
+	res.Unproven = changed(res.Best, s.startSet)
+	res.Kept = map[string]string{}
+	res.Unsafe = Unsafe(s.major, res.Unproven)
+}
+
+// forceUnproven applies the unproven candidate when both --apply and
+// --force ask for it; --apply alone applies nothing, and the verdict says
+// it refused. It says whether the candidate is now kept on the server.
+func (s *session) forceUnproven(res *Result) (bool, error) {
+	if !s.Apply || !s.Force || res.Interrupted || len(res.Unproven) == 0 {
+		return false, nil
+	}
+	if _, err := s.Server.Apply(s.ctx, withStart(res.Unproven, s.startSet)); err != nil {
+		return false, fmt.Errorf("applying the unproven candidate (--force): %w", err)
+	}
+	res.Applied = true
+	res.Notes = append(res.Notes, "--force: the unproven candidate is applied although it was not shown better than the start")
+	if err := s.Pending.Done(); err != nil {
+		res.Notes = append(res.Notes, "the original settings' record stays in the lab: "+err.Error())
 	}
 	return true, nil
 }
