@@ -164,15 +164,21 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 		return res, err
 	}
 	if t.Apply && !res.Interrupted {
-		if _, err := t.Server.Apply(s.ctx, withStart(res.Kept, s.startSet)); err != nil {
-			return res, fmt.Errorf("applying the result: %w", err)
-		}
-		kept, res.Applied = true, true
-		if err := t.Pending.Done(); err != nil {
-			res.Notes = append(res.Notes, "the original settings' record stays in the lab: "+err.Error())
-		}
+		kept, err = s.keep(res, res.Kept, "applying the result")
 	}
-	return res, nil
+	return res, err
+}
+
+// keep applies values over the start and leaves them on the server.
+func (s *session) keep(res *Result, values map[string]string, what string) (bool, error) {
+	if _, err := s.Server.Apply(s.ctx, withStart(values, s.startSet)); err != nil {
+		return false, fmt.Errorf("%s: %w", what, err)
+	}
+	res.Applied = true
+	if err := s.Pending.Done(); err != nil {
+		res.Notes = append(res.Notes, "the original settings' record stays in the lab: "+err.Error())
+	}
+	return true, nil
 }
 
 // searchStatus is the stored status of a search that ended with err.
@@ -516,15 +522,8 @@ func (s *session) forceUnproven(res *Result) (bool, error) {
 	if !s.Apply || !s.Force || res.Interrupted || len(res.Unproven) == 0 {
 		return false, nil
 	}
-	if _, err := s.Server.Apply(s.ctx, withStart(res.Unproven, s.startSet)); err != nil {
-		return false, fmt.Errorf("applying the unproven candidate (--force): %w", err)
-	}
-	res.Applied = true
 	res.Notes = append(res.Notes, "--force: the unproven candidate is applied although it was not shown better than the start")
-	if err := s.Pending.Done(); err != nil {
-		res.Notes = append(res.Notes, "the original settings' record stays in the lab: "+err.Error())
-	}
-	return true, nil
+	return s.keep(res, res.Unproven, "applying the unproven candidate (--force)")
 }
 
 // baseline measures the start configuration and keeps its level.
