@@ -50,6 +50,9 @@ func (r *Report) WriteText(w io.Writer) error {
 				s.BaselineTPS, s.StepTPS, t.Percent, levelText(t.Level), t.Low, t.High, t.Pairs, t.Noise)
 			fmt.Fprintf(&b, "  minimum detectable effect: ±%.1f%% (%s confidence, 80%% power)\n", t.MDE, levelText(t.Level))
 		}
+		if c := s.WorkPerCPU; c.Valid {
+			fmt.Fprintf(&b, "  work per CPU (server+driver): %+.1f%% (%s CI %+.1f%% .. %+.1f%%; MDE ±%.1f%%)\n", c.Percent, levelText(c.Level), c.Low, c.High, c.MDE)
+		}
 		if s.StoppedBy != "" {
 			fmt.Fprintf(&b, "  pairs: %d, stopped: %s\n", t.Pairs, s.StoppedBy)
 		}
@@ -62,7 +65,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if s.InEffect {
 			b.WriteString("  in effect: every setting read back from pg_settings during every run\n")
 		}
-		fmt.Fprintf(&b, "  verdict: %s\n", s.Summary)
+		fmt.Fprintf(&b, "  verdict (objective %s): %s\n", s.Objective, s.Summary)
 	}
 	if r.Method != "" {
 		fmt.Fprintf(&b, "\nmethod: %s\n", r.Method)
@@ -101,8 +104,12 @@ func writeRunLine(b *strings.Builder, run RunRecord) {
 	if len(flags) > 0 {
 		note = " (" + strings.Join(flags, "; ") + ")"
 	}
-	fmt.Fprintf(b, "  %-8s #%d  %9.1f tps  p99 %-9s cv %.3f  WAL %s%s\n", run.Arm, run.Repetition, run.TPS,
-		run.Measurement.P99.Round(10*time.Microsecond), run.CV, humanBytes(run.WALBytes), note)
+	cpu := ""
+	if m := run.Measurement; m.ServerCPU > 0 {
+		cpu = fmt.Sprintf("  %.0f txn/CPU-s (server %.1f, driver %.1f CPU-s)", m.PerCPU(), m.ServerCPU.Seconds(), m.DriverCPU.Seconds())
+	}
+	fmt.Fprintf(b, "  %-8s #%d  %9.1f tps  p99 %-9s cv %.3f  WAL %s%s%s\n", run.Arm, run.Repetition, run.TPS,
+		run.Measurement.P99.Round(10*time.Microsecond), run.CV, humanBytes(run.WALBytes), cpu, note)
 }
 
 // pairs writes "name=value [risk]" for each setting and "layout k=v".

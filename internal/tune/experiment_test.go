@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -183,7 +184,7 @@ steps:
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"step 2", "verdict:", "CI", "minimum detectable effect: ±", "stopped: fixed repetitions", "method: each step run",
+	for _, want := range []string{"step 2", "verdict (objective tps):", "CI", "minimum detectable effect: ±", "stopped: fixed repetitions", "method: each step run",
 		"shared_buffers=32MB [restart]", "layout fillfactor=80", "restored"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
@@ -372,4 +373,76 @@ func hugePagesReserved(t *testing.T) bool {
 		}
 	}
 	return false
+}
+
+// TestExperimentJudgesWorkPerCPU: with objective per-cpu, every run records
+// the CPU the server (all its processes) and the driver used, the verdict
+// judges transactions per CPU-second and says so (issue 29.3). The CPU read
+// from /proc must fit the host: no more than the host's busy CPU time over
+// the run, and more than nothing.
+func TestExperimentJudgesWorkPerCPU(t *testing.T) {
+	c := pgtest.Cluster(t)
+	dsn := pgtest.NewDatabase(t)
+	plan, err := tune.ParsePlan(strings.NewReader(`
+workload: {kind: ledger, clients: 2}
+duration: 2s
+repetitions: 2
+objective: per-cpu
+steps:
+  - settings: {commit_delay: 50, commit_siblings: 2}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &tune.Experiment{Plan: plan, Workload: ledger.Ledger{Clients: 2, Accounts: 2000}, Server: c, DSN: dsn}
+	busy0 := hostBusy(t)
+	rep, err := e.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := hostBusy(t) - busy0
+	s := rep.Steps[0]
+	var used time.Duration
+	for i, r := range s.Runs {
+		m := r.Measurement
+		if m.ServerCPU <= 10*time.Millisecond || m.DriverCPU <= 0 || !(m.PerCPU() > 0) {
+			t.Errorf("run %d: server CPU %s, driver CPU %s, %.0f txn/CPU-s", i, m.ServerCPU, m.DriverCPU, m.PerCPU())
+		}
+		used += m.ServerCPU + m.DriverCPU
+	}
+	if used > busy {
+		t.Errorf("runs used %s of CPU, more than the host's busy time %s over the whole experiment", used, busy)
+	}
+	if s.Objective != tune.ObjectivePerCPU || !s.WorkPerCPU.Valid || s.Judged() != s.WorkPerCPU {
+		t.Errorf("objective %q, work per CPU %+v", s.Objective, s.WorkPerCPU)
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"verdict (objective per-cpu):", "txn/CPU-s", "work per CPU (server+driver):"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, text.String())
+		}
+	}
+	t.Log("\n" + text.String())
+}
+
+// hostBusy is the host's CPU time spent not idle so far, from /proc/stat.
+func hostBusy(t *testing.T) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		t.Skip("no /proc/stat")
+	}
+	f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
+	var ticks int64
+	for i, v := range f[1:] {
+		if i == 3 || i == 4 { // idle, iowait
+			continue
+		}
+		n, _ := strconv.ParseInt(v, 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / 100
 }

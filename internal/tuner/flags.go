@@ -23,7 +23,7 @@ func (o *Options) AddFlags(f *pflag.FlagSet) {
 	f.IntVar(&o.Budget, "budget", 25, "number of trials")
 	f.DurationVar(&o.Trial, "trial", 60*time.Second, "measured run per trial")
 	f.DurationVar(&o.Prewarm, "prewarm", 0, "unmeasured run before every measured one (default: a sixth of --trial, at least 1s)")
-	f.StringVar(&o.Objective, "objective", "", fmt.Sprintf("tps, tpmc (%s) or p99 (default: %s)", o.tpmcTitles(), o.defaultObjectives()))
+	f.StringVar(&o.Objective, "objective", "", fmt.Sprintf("tps, tpmc (%s), p99 or per-cpu (transactions per CPU-second of the server and the driver; the server must run on this host) (default: %s)", o.tpmcTitles(), o.defaultObjectives()))
 	f.DurationVar(&o.MaxP99, "max-p99", 0, "penalise configurations whose p99 latency exceeds this")
 	f.BoolVar(&o.AllowUnsafe, "allow-unsafe", false, "also search settings that can lose or corrupt data on a crash (labelled in every output)")
 	f.BoolVar(&o.Apply, "apply", false, "keep the result on the server instead of restoring the original settings")

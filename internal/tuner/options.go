@@ -73,8 +73,8 @@ func (o *Options) Validate() error {
 		return problem.BadInput("use --budget 1 or more", "--budget %d", o.Budget)
 	case o.Trial < time.Second:
 		return problem.BadInput("use --trial 1s or more", "--trial %s is too short to measure", o.Trial)
-	case o.Objective != ObjectiveTPS && o.Objective != ObjectiveTPMC && o.Objective != ObjectiveP99:
-		return problem.BadInput("use --objective tps, tpmc or p99", "unknown objective %q", o.Objective)
+	case o.Objective != ObjectiveTPS && o.Objective != ObjectiveTPMC && o.Objective != ObjectiveP99 && o.Objective != ObjectivePerCPU:
+		return problem.BadInput("use --objective tps, tpmc, p99 or per-cpu", "unknown objective %q", o.Objective)
 	case o.Objective == ObjectiveTPMC && kind.Objective != ObjectiveTPMC:
 		return problem.BadInput("use --objective tps with "+kind.Name, "tpmC is a %s figure", o.tpmcTitles())
 	case o.Format != "" && o.Format != "conf" && o.Format != "sql":

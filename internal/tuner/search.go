@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/pending"
+	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/search"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
@@ -533,6 +534,9 @@ func (s *session) baseline(n int) (float64, error) {
 		return 0, fmt.Errorf("baseline run: %w", err)
 	}
 	r := runOf(s.Objective, m)
+	if s.Objective == ObjectivePerCPU && m.ServerCPU <= 0 {
+		return 0, problem.BadInput("use --objective tps (or p99)", "objective per-cpu: the server's CPU cannot be read from /proc here (it runs on another host or in another container)")
+	}
 	if !(r.Level > 0) {
 		return 0, errors.New("baseline run committed nothing")
 	}
