@@ -19,6 +19,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
+	"github.com/pgoltp/pgoltp/internal/switchback"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
@@ -103,6 +104,12 @@ type StepResult struct {
 	// driver (invalid when the server's CPU could not be read). Issue 29.3.
 	Objective  string       `json:"objective"`
 	WorkPerCPU stats.Effect `json:"work_per_cpu"`
+	// Design is how the step was measured: DesignSeparate (pairs of runs)
+	// or DesignSwitchback (one run alternating the arms, Switchback);
+	// DesignWhy says why a plan with design: auto used separate runs.
+	Design     string             `json:"design"`
+	DesignWhy  string             `json:"design_why,omitempty"`
+	Switchback *switchback.Result `json:"switchback,omitempty"`
 	// Summary is the verdict as shown: with the unsafe label, the minimum
 	// detectable effect after "no measurable difference", what was not in
 	// effect.
@@ -243,6 +250,9 @@ func (e *Experiment) runStep(ctx context.Context, step Step, major int, original
 	maps.Copy(layoutB, step.LayoutValues())
 
 	risk := settings.WorstRisk(major, step.Values())
+	if sr.Design, sr.DesignWhy = designFor(p, step, major); sr.Design == DesignSwitchback { // issue 29.1
+		return sr, e.runSwitchback(ctx, &sr, armA, armB, risk)
+	}
 	// "step run 2/3", "baseline run 4/4" (one baseline run more than
 	// step runs); with auto the counts are upper bounds.
 	runsOf := func(arm string) string {
@@ -472,6 +482,11 @@ func summarize(sr *StepResult, level float64, risk settings.Risk) {
 	sr.BaselineP99, sr.StepP99 = time.Duration(mpa), time.Duration(mpb)
 	sr.BaselineCV, _ = meanSD(cva)
 	sr.StepCV, _ = meanSD(cvb)
+	decide(sr, mismatch, risk)
+}
+
+// decide sets a step's verdict and summary from its judged effect.
+func decide(sr *StepResult, mismatch []string, risk settings.Risk) {
 	switch {
 	case !sr.InEffect:
 		sr.Verdict = VerdictNotInEffect

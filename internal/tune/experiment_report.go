@@ -38,10 +38,16 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, p := range s.Settings {
 			fmt.Fprintf(&b, "  %s: %s — %s\n", p.Name, p.Risk, p.Why)
 		}
+		if sb := s.Switchback; sb != nil {
+			fmt.Fprintf(&b, "  design: switchback, one run alternating baseline and step: %d pairs of %s blocks in random order, %s dropped after each switch (%d blocks measured)\n",
+				sb.Design.Pairs, sb.Design.Block, sb.Design.Settle, len(sb.Blocks))
+		} else if s.DesignWhy != "" {
+			fmt.Fprintf(&b, "  design: separate runs (%s)\n", s.DesignWhy)
+		}
 		for _, run := range s.Runs {
 			writeRunLine(&b, run)
 		}
-		if len(s.Runs) == 0 {
+		if len(s.Runs) == 0 && s.Switchback == nil {
 			continue
 		}
 		t := s.Throughput

@@ -18,6 +18,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/stats"
 	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/workload/ledger"
+	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
@@ -445,4 +446,78 @@ func hostBusy(t *testing.T) time.Duration {
 		ticks += n
 	}
 	return time.Duration(ticks) * time.Second / 100
+}
+
+// TestSwitchbackExperimentOnTPCB: with design: auto, a reload-only step
+// (commit_delay) is measured in one TPC-B run alternating the arms, the
+// switches at the block boundaries (within a second), every block pair
+// measured; a step with a restart setting keeps separate runs and says why;
+// the original settings come back (issue 29.1).
+func TestSwitchbackExperimentOnTPCB(t *testing.T) {
+	c := pgtest.Cluster(t)
+	dsn := pgtest.NewDatabase(t)
+	before := readSettings(t, dsn, "commit_delay", "commit_siblings")
+	plan, err := tune.ParsePlan(strings.NewReader(`
+workload: {kind: tpcb, scale: 1, clients: 2}
+duration: 6s
+repetitions: 2
+design: auto
+block: 3s
+settle: 1s
+steps:
+  - name: group commit
+    settings: {commit_delay: 100, commit_siblings: 1}
+  - name: buffers
+    settings: {shared_buffers: 32MB}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := registry.New("tpcb", 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	e := &tune.Experiment{Plan: plan, Workload: w, Server: c, DSN: dsn, Log: &log}
+	rep, err := e.Run(context.Background())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	s := rep.Steps[0]
+	sb := s.Switchback
+	if s.Design != tune.DesignSwitchback || sb == nil || sb.Design.Pairs != 4 || len(sb.Switches) != 8 {
+		t.Fatalf("design %q, switchback %+v\n%s", s.Design, sb, log.String())
+	}
+	for i, sw := range sb.Switches[1:] {
+		late := sw.At.Sub(sb.Start) - time.Duration(i+1)*sb.Design.Block
+		if late < -time.Second || late > time.Second {
+			t.Errorf("switch %d at %s from the start, %s off its boundary", i+1, sw.At.Sub(sb.Start), late)
+		}
+	}
+	measured := 0
+	for _, b := range sb.Blocks {
+		if b.Seconds > 0 {
+			measured++
+		}
+	}
+	if measured < 6 || !s.Throughput.Valid || !s.InEffect || s.Throughput.Pairs < 3 {
+		t.Errorf("%d blocks measured, effect %+v, in effect %v", measured, s.Throughput, s.InEffect)
+	}
+	if rep.Steps[1].Design != tune.DesignSeparate || !strings.Contains(rep.Steps[1].DesignWhy, "restart") {
+		t.Errorf("shared_buffers step: design %q (%s)", rep.Steps[1].Design, rep.Steps[1].DesignWhy)
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "design: switchback") || !strings.Contains(text.String(), "design: separate runs (shared_buffers needs a restart)") {
+		t.Errorf("text report does not say the designs:\n%s", text.String())
+	}
+	t.Log("\n" + text.String())
+	after := readSettings(t, dsn, "commit_delay", "commit_siblings")
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s not restored: %s, was %s", k, after[k], v)
+		}
+	}
 }

@@ -58,6 +58,13 @@ type Plan struct {
 	// default) or per-cpu (transactions per CPU-second of the server and
 	// the driver; the server must run on this host). Issue 29.3.
 	Objective string `yaml:"objective"`
+	// Design is how steps are measured: separate (pairs of runs, the
+	// default) or auto (a switchback run for a step whose settings all take
+	// effect on reload within seconds, settings.Switchable; separate runs
+	// otherwise). Block and Settle shape the switchback run. Issue 29.1.
+	Design string        `yaml:"design"`
+	Block  time.Duration `yaml:"block"`
+	Settle time.Duration `yaml:"settle"`
 	// Versions makes the plan a version study instead (versions: [10, 15,
 	// 18]): the workload with the baseline's settings on each major, as
 	// 'pgoltp compare-versions' runs it; repetitions are runs per major.
@@ -330,7 +337,7 @@ func (p *Plan) checkObjective() error {
 	default:
 		return fmt.Errorf("objective %q: use tps or per-cpu", p.Objective)
 	}
-	return nil
+	return p.checkDesign()
 }
 
 // checkVersions validates a version study: two or more majors, the

@@ -1,0 +1,172 @@
+package tune
+
+// The switchback design of an experiment step (issue 29 point 1): the glue
+// between the plan and internal/switchback, which owns the design and its
+// analysis.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/pgoltp/pgoltp/internal/secret"
+	"github.com/pgoltp/pgoltp/internal/settings"
+	"github.com/pgoltp/pgoltp/internal/stats"
+	"github.com/pgoltp/pgoltp/internal/switchback"
+)
+
+// Designs of a step.
+const (
+	DesignSeparate   = "separate runs"
+	DesignSwitchback = "switchback"
+)
+
+// checkDesign defaults the design to separate runs and the switchback
+// blocks to switchback's defaults, and checks them.
+func (p *Plan) checkDesign() error {
+	switch p.Design {
+	case "", "separate":
+		p.Design = "separate"
+	case "auto":
+	default:
+		return fmt.Errorf("design %q: use separate or auto (switchback for settings that take effect on reload)", p.Design)
+	}
+	if p.Block == 0 {
+		p.Block = switchback.DefaultBlock
+	}
+	if p.Settle == 0 {
+		p.Settle = switchback.DefaultSettle
+	}
+	return switchback.Design{Block: p.Block, Settle: p.Settle, Pairs: 2}.Check()
+}
+
+// designFor is the design of a step, and why not switchback when not.
+func designFor(p *Plan, step Step, major int) (string, string) {
+	if p.Design != "auto" {
+		return DesignSeparate, ""
+	}
+	if len(step.Layout) > 0 {
+		return DesignSeparate, "a layout needs the data reloaded"
+	}
+	for _, name := range sortedKeys(step.Values()) {
+		if ok, why := settings.Switchable(name, major); !ok {
+			return DesignSeparate, why
+		}
+	}
+	return DesignSwitchback, ""
+}
+
+// switchbackPairs is how many pairs of blocks make the machine time the
+// separate design would take: 2 × duration per pair of runs, for the fixed
+// pairs or, with auto, the most it may run.
+func (p *Plan) switchbackPairs() int {
+	pairs := p.Repetitions.Pairs
+	if p.Repetitions.Auto {
+		pairs = p.MaxRepetitions
+	}
+	return max(2, int(time.Duration(2*pairs)*p.Duration/(2*p.Block)))
+}
+
+// runSwitchback measures a step in one run alternating armA and armB
+// (applied through apply, the experiment's one path for settings), after
+// a checkpoint and a prewarm on armA, and judges it from the paired blocks.
+func (e *Experiment) runSwitchback(ctx context.Context, sr *StepResult, armA, armB map[string]string, risk settings.Risk) error {
+	p := e.Plan
+	if _, err := apply(ctx, e.Server, armA); err != nil {
+		return fmt.Errorf("step %q: applying the baseline: %w", sr.Name, err)
+	}
+	if _, err := Checkpoint(ctx, e.DSN); err != nil {
+		e.logf("switchback run not aligned on a checkpoint: %v", err)
+	}
+	if p.Prewarm > 0 {
+		if _, err := e.Workload.Run(ctx, e.DSN, p.Prewarm); err != nil {
+			return fmt.Errorf("step %q: prewarm run: %w", sr.Name, err)
+		}
+	}
+	d := switchback.Design{Block: p.Block, Settle: p.Settle, Pairs: p.switchbackPairs(), Seed: uint64(time.Now().UnixNano())}
+	applyArm := func(ctx context.Context, values map[string]string) error {
+		restarted, err := apply(ctx, e.Server, values)
+		if err == nil && restarted {
+			err = fmt.Errorf("the server restarted: a switchback run only takes settings that need a reload")
+		}
+		return err
+	}
+	run := func(ctx context.Context, dur time.Duration) (time.Time, []float64, error) {
+		started := time.Now()
+		res, err := e.Workload.Run(ctx, e.DSN, dur)
+		if err != nil {
+			return started, nil, err
+		}
+		if !res.MeasureStart.IsZero() {
+			started = res.MeasureStart
+		}
+		return started, res.PerSecond, nil
+	}
+	e.logf("%-20s switchback: %d pairs of %s blocks, %s settling dropped after each switch", sr.Name, d.Pairs, d.Block, d.Settle)
+	res, err := switchback.Run(ctx, d, armA, armB, applyArm, run)
+	sr.Switchback = res
+	if err != nil {
+		return fmt.Errorf("step %q, switchback run: %w", sr.Name, err)
+	}
+	judgeSwitchback(sr, p.Level(), risk)
+	values := armA
+	if res.Switches[len(res.Switches)-1].Arm == switchback.B {
+		values = armB
+	}
+	if err := e.readBack(ctx, sr, values, risk); err != nil {
+		return fmt.Errorf("step %q: reading pg_settings after the switchback run: %w", sr.Name, err)
+	}
+	e.logf("%-20s %s: %+.1f%% (%s CI %+.1f%% .. %+.1f%%, %d block pairs)", sr.Name, sr.Summary, sr.Throughput.Percent,
+		levelText(sr.Throughput.Level), sr.Throughput.Low, sr.Throughput.High, sr.Throughput.Pairs)
+	return nil
+}
+
+// readBack reads the last block's settings from a fresh session, as a new
+// backend would see them: a switch the server did not take makes the step
+// "not in effect".
+func (e *Experiment) readBack(ctx context.Context, sr *StepResult, values map[string]string, risk settings.Risk) error {
+	c, err := connectExcept(ctx, e.DSN, sortedKeys(values))
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	live, _, err := settings.ReadServer(ctx, c, sortedKeys(values)...)
+	if err != nil {
+		return err
+	}
+	var mismatch []string
+	for _, name := range sortedKeys(values) {
+		if l, ok := live[name]; !ok || !l.Same(values[name]) {
+			mismatch = append(mismatch, fmt.Sprintf("%s (wanted %s)", name, secret.Redact(name, values[name])))
+		}
+	}
+	if len(mismatch) > 0 {
+		sr.InEffect = false
+		decide(sr, mismatch, risk)
+	}
+	return nil
+}
+
+// judgeSwitchback fills a switchback step's throughput figures and verdict
+// (work per CPU is not measured per block: the verdict judges throughput).
+func judgeSwitchback(sr *StepResult, level float64, risk settings.Risk) {
+	var a, b []float64
+	for _, bl := range sr.Switchback.Blocks {
+		if bl.Seconds == 0 {
+			continue
+		}
+		if bl.Arm == switchback.B {
+			b = append(b, bl.PerSec)
+		} else {
+			a = append(a, bl.PerSec)
+		}
+	}
+	sr.BaselineTPS, _ = meanSD(a)
+	sr.StepTPS, _ = meanSD(b)
+	sr.Throughput = switchback.Estimate(sr.Switchback.Blocks, level)
+	sr.Objective, sr.WorkPerCPU = ObjectiveTPS, stats.Effect{}
+	sr.InEffect = !math.IsNaN(sr.BaselineTPS)
+	sr.StoppedBy = fmt.Sprintf("switchback: %d pairs of blocks", sr.Switchback.Design.Pairs)
+	decide(sr, nil, risk)
+}
