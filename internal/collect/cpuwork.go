@@ -29,12 +29,25 @@ type CPUMeter struct {
 	postmaster int // 0: the server is not on this host; only the driver is measured
 	mu         sync.Mutex
 	samples    []cpuSample
+	probes     []probeSample
 	stop, done chan struct{}
+	probeDone  chan struct{}
 }
 
 type cpuSample struct {
-	at             time.Time
-	server, driver time.Duration
+	at                    time.Time
+	server, driver, steal time.Duration
+}
+
+// CPUUse is what a CPUMeter measured over a run's window.
+type CPUUse struct {
+	Server, Driver time.Duration // CPU time used (Server 0: not on this host)
+	// Steal is the CPU time the hypervisor gave to other guests, summed
+	// over the host's CPUs (/proc/stat): a neighbour's share.
+	Steal time.Duration
+	// Probe is the CPU time the same fixed unit of work took, once a
+	// second (SpeedProbe): how fast the CPU was, second by second.
+	Probe []time.Duration
 }
 
 // ServerPID is the postmaster of the server conn is connected to when it
@@ -61,8 +74,9 @@ func ServerPID(ctx context.Context, conn *pgx.Conn) int {
 
 // StartCPU starts measuring; postmaster is ServerPID's answer (0: driver only).
 func StartCPU(postmaster int) *CPUMeter {
-	m := &CPUMeter{postmaster: postmaster, stop: make(chan struct{}), done: make(chan struct{})}
+	m := &CPUMeter{postmaster: postmaster, stop: make(chan struct{}), done: make(chan struct{}), probeDone: make(chan struct{})}
 	m.sample()
+	go m.probe()
 	go func() {
 		defer close(m.done)
 		t := time.NewTicker(cpuEvery)
@@ -79,28 +93,35 @@ func StartCPU(postmaster int) *CPUMeter {
 	return m
 }
 
-// Stop ends the measurement and returns the CPU time the server and the
-// driver used from..to (the measured window; zero times: the whole
-// measurement). server is 0 when the server is not on this host.
-func (m *CPUMeter) Stop(from, to time.Time) (server, driver time.Duration) {
+// Stop ends the measurement and returns what the server and the driver
+// used, the steal time and the speed probes from..to (the measured window;
+// zero times: the whole measurement).
+func (m *CPUMeter) Stop(from, to time.Time) CPUUse {
 	close(m.stop)
 	<-m.done
+	<-m.probeDone
 	m.sample()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if from.IsZero() || to.IsZero() {
 		from, to = m.samples[0].at, m.samples[len(m.samples)-1].at
 	}
-	s0, d0 := cpuAt(m.samples, from)
-	s1, d1 := cpuAt(m.samples, to)
+	a, b := cpuAt(m.samples, from), cpuAt(m.samples, to)
+	u := CPUUse{Server: b.server - a.server, Driver: b.driver - a.driver, Steal: b.steal - a.steal}
 	if m.postmaster == 0 {
-		s0, s1 = 0, 0
+		u.Server = 0
 	}
-	return s1 - s0, d1 - d0
+	for _, p := range m.probes {
+		if !p.at.Before(from) && !p.at.After(to) {
+			u.Probe = append(u.Probe, p.took)
+			u.Driver -= p.took // the probe is the meter's cost, not the driver's
+		}
+	}
+	return u
 }
 
 func (m *CPUMeter) sample() {
-	s := cpuSample{at: time.Now(), driver: ownCPU(os.Getpid(), false)}
+	s := cpuSample{at: time.Now(), driver: ownCPU(os.Getpid(), false), steal: hostSteal()}
 	if m.postmaster != 0 {
 		s.server = treeCPU(m.postmaster)
 	}
@@ -111,9 +132,9 @@ func (m *CPUMeter) sample() {
 
 // cpuAt is the cumulative CPU times at t, interpolated between the samples
 // around it (clamped to the first and last).
-func cpuAt(samples []cpuSample, t time.Time) (server, driver time.Duration) {
+func cpuAt(samples []cpuSample, t time.Time) cpuSample {
 	if !t.After(samples[0].at) {
-		return samples[0].server, samples[0].driver
+		return samples[0]
 	}
 	for i := 1; i < len(samples); i++ {
 		a, b := samples[i-1], samples[i]
@@ -122,10 +143,22 @@ func cpuAt(samples []cpuSample, t time.Time) (server, driver time.Duration) {
 		}
 		f := float64(t.Sub(a.at)) / float64(max(b.at.Sub(a.at), 1))
 		lerp := func(x, y time.Duration) time.Duration { return x + time.Duration(f*float64(y-x)) }
-		return lerp(a.server, b.server), lerp(a.driver, b.driver)
+		return cpuSample{at: t, server: lerp(a.server, b.server), driver: lerp(a.driver, b.driver), steal: lerp(a.steal, b.steal)}
 	}
-	last := samples[len(samples)-1]
-	return last.server, last.driver
+	return samples[len(samples)-1]
+}
+
+// hostSteal is the host's steal time so far, over all CPUs (0 unknown).
+func hostSteal() time.Duration {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return 0
+	}
+	st, err := fs.Stat()
+	if err != nil {
+		return 0
+	}
+	return time.Duration(st.CPUTotal.Steal * float64(time.Second))
 }
 
 // treeCPU is the CPU time used by pid and all its children: their own, and

@@ -365,7 +365,8 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 		meter.Stop(time.Time{}, time.Time{})
 		return rec, fmt.Errorf("workload: %w", err)
 	}
-	res.ServerCPU, res.DriverCPU = meter.Stop(res.MeasureStart, res.MeasureEnd)
+	u := meter.Stop(res.MeasureStart, res.MeasureEnd)
+	res.SetCPU(u.Server, u.Driver, u.Steal, u.Probe)
 	m := res.Measurement
 	obs := <-observed
 	if obs.err != nil {

@@ -3,6 +3,7 @@ package tune
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -113,6 +114,10 @@ func writeRunLine(b *strings.Builder, run RunRecord) {
 	cpu := ""
 	if m := run.Measurement; m.ServerCPU > 0 {
 		cpu = fmt.Sprintf("  %.0f txn/CPU-s (server %.1f, driver %.1f CPU-s)", m.PerCPU(), m.ServerCPU.Seconds(), m.DriverCPU.Seconds())
+	}
+	if m := run.Measurement; len(m.SpeedProbe) > 0 {
+		lo, hi := slices.Min(m.SpeedProbe), slices.Max(m.SpeedProbe)
+		cpu += fmt.Sprintf("  steal %.1fs, CPU probe %s..%s", m.Steal.Seconds(), lo.Round(10*time.Microsecond), hi.Round(10*time.Microsecond))
 	}
 	fmt.Fprintf(b, "  %-8s #%d  %9.1f tps  p99 %-9s cv %.3f  WAL %s%s%s\n", run.Arm, run.Repetition, run.TPS,
 		run.Measurement.P99.Round(10*time.Microsecond), run.CV, humanBytes(run.WALBytes), cpu, note)

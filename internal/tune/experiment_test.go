@@ -410,6 +410,9 @@ steps:
 			t.Errorf("run %d: server CPU %s, driver CPU %s, %.0f txn/CPU-s", i, m.ServerCPU, m.DriverCPU, m.PerCPU())
 		}
 		used += m.ServerCPU + m.DriverCPU
+		if len(m.SpeedProbe) == 0 || m.SpeedProbe[0] <= 0 {
+			t.Errorf("run %d: no CPU speed probe recorded: %v", i, m.SpeedProbe)
+		}
 	}
 	if used > busy {
 		t.Errorf("runs used %s of CPU, more than the host's busy time %s over the whole experiment", used, busy)
@@ -421,7 +424,7 @@ steps:
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"verdict (objective per-cpu):", "txn/CPU-s", "work per CPU (server+driver):"} {
+	for _, want := range []string{"verdict (objective per-cpu):", "txn/CPU-s", "work per CPU (server+driver):", "CPU probe"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
 		}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -75,7 +76,8 @@ func (a tunedWorkload) Run(ctx context.Context, d time.Duration) (workload.Measu
 		meter.Stop(time.Time{}, time.Time{})
 		return workload.Measurement{}, err
 	}
-	res.ServerCPU, res.DriverCPU = meter.Stop(res.MeasureStart, res.MeasureEnd)
+	u := meter.Stop(res.MeasureStart, res.MeasureEnd)
+	res.SetCPU(u.Server, u.Driver, u.Steal, u.Probe)
 	return res.Measurement, err
 }
 
@@ -117,6 +119,10 @@ func (r StoreRecorder) Record(ctx context.Context, info RunInfo, m workload.Meas
 		run.Headline = append(run.Headline, store.Figure{Name: "work per CPU", Value: m.PerCPU(), Unit: "txn per CPU-s (server+driver)"},
 			store.Figure{Name: "server CPU", Value: m.ServerCPU.Seconds(), Unit: "CPU-s"},
 			store.Figure{Name: "driver CPU", Value: m.DriverCPU.Seconds(), Unit: "CPU-s"})
+	}
+	if len(m.SpeedProbe) > 0 {
+		run.Headline = append(run.Headline, store.Figure{Name: "steal", Value: m.Steal.Seconds(), Unit: "CPU-s (host)"},
+			store.Figure{Name: "CPU probe, slowest", Value: float64(slices.Max(m.SpeedProbe)) / float64(time.Millisecond), Unit: "ms per unit"})
 	}
 	if failure != nil {
 		run.Status = store.Failed

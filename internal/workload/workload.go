@@ -77,6 +77,17 @@ type Measurement struct {
 	// is 0 when the server is not on this host.
 	ServerCPU time.Duration `json:"server_cpu_ns,omitempty"`
 	DriverCPU time.Duration `json:"driver_cpu_ns,omitempty"`
+	// Covariates, measured alongside (issue 29 point 2): the host's steal
+	// time over the run (all CPUs), and the CPU time a fixed unit of work
+	// took once a second (collect.SpeedProbe): what the neighbours did and
+	// how fast the CPU was.
+	Steal      time.Duration   `json:"steal_ns,omitempty"`
+	SpeedProbe []time.Duration `json:"speed_probe_ns,omitempty"`
+}
+
+// SetCPU records a CPU meter's figures over the run.
+func (m *Measurement) SetCPU(server, driver, steal time.Duration, probe []time.Duration) {
+	m.ServerCPU, m.DriverCPU, m.Steal, m.SpeedProbe = server, driver, steal, probe
 }
 
 // PerCPU is committed transactions per CPU-second of the server and the
