@@ -35,6 +35,7 @@ type Options struct {
 	AllowUnsafe bool
 	Apply       bool
 	Force       bool   // --apply and --format take a best not shown better than the start
+	Design      string // separate or auto (switchback where the settings allow)
 	Format      string // "", conf or sql
 	Resume      string // "", "latest" or a search id
 	Seed        int64
@@ -64,6 +65,9 @@ func (o *Options) Validate() error {
 	if o.Objective == "" {
 		o.Objective = kind.Objective
 	}
+	if o.Design == "" {
+		o.Design = "separate"
+	}
 	switch {
 	case o.Scale < 1:
 		return problem.BadInput("use --scale/--warehouses 1 or more", "scale %d", o.Scale)
@@ -79,6 +83,8 @@ func (o *Options) Validate() error {
 		return problem.BadInput("use --objective tps with "+kind.Name, "tpmC is a %s figure", o.tpmcTitles())
 	case o.Format != "" && o.Format != "conf" && o.Format != "sql":
 		return problem.BadInput("use --format conf or sql", "unknown format %q", o.Format)
+	case o.Design != "separate" && o.Design != "auto":
+		return problem.BadInput("use --design separate or auto", "unknown design %q", o.Design)
 	case o.Confirm < 1:
 		return problem.BadInput("use --confirm 1 or more", "--confirm %d", o.Confirm)
 	case o.Ablation < 0:

@@ -162,9 +162,9 @@ func (r *Result) writeAblation(p func(string, ...any)) {
 			case !c.Removal.Valid:
 				p("  %-34s kept: removing it had no interval (runs too short)", c.Name)
 			case c.Kept:
-				p("  %-34s kept: removing it %s", c.Name, effectText(c.Removal))
+				p("  %-34s kept: removing it %s%s", c.Name, effectText(c.Removal), designTag(c.Design))
 			default:
-				p("  %-34s dropped: removing it %s", c.Name, effectText(c.Removal))
+				p("  %-34s dropped: removing it %s%s", c.Name, effectText(c.Removal), designTag(c.Design))
 			}
 		}
 		if len(unmeasured) > 0 {
@@ -203,6 +203,14 @@ func (r *Result) writeImportance(p func(string, ...any)) {
 		return
 	}
 	p("importance (rank correlation with the objective over %d trials, beyond chance |ρ| %.2f): %s", r.Importance[0].N, r.Importance[0].Noise(), strings.Join(parts, ", "))
+}
+
+// designTag names a comparison's design when it was not separate runs.
+func designTag(design string) string {
+	if design == DesignSwitchback {
+		return " [switchback: one run alternating both]"
+	}
+	return ""
 }
 
 // writeLayout says what the layout phase found.

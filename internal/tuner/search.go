@@ -46,6 +46,10 @@ type Tuner struct {
 	// Force applies (with Apply) a best that was not shown better than the
 	// start; without it such a best is only listed, as unproven.
 	Force bool
+	// Design is how two configurations are compared: separate (pairs of
+	// runs, the default) or auto (a switchback run when they differ only in
+	// settings that take effect on reload within seconds; switchback.go).
+	Design string
 	// Format is how the command also writes the result (conf or sql); the
 	// verdict refuses it for an unproven best without Force.
 	Format string
@@ -551,12 +555,38 @@ func (s *session) baseline(n int) (float64, error) {
 // and stores the run.
 func (s *session) measure(values map[string]string, info RunInfo) (workload.Measurement, bool, string, error) {
 	info.Search, info.Settings, info.Started = s.state.ID, values, time.Now()
-	if err := settings.CheckApplicable(values); err != nil {
-		return workload.Measurement{}, false, "", err
+	restarted, err := s.prepare(values, info.Role)
+	var m workload.Measurement
+	if err == nil {
+		info.Started = time.Now() // the stored run is the measured part
+		m, err = s.Workload.Run(s.ctx, s.TrialTime)
 	}
-	restarted, err := s.Server.Apply(s.ctx, values)
+	return m, restarted, s.record(info, m, err), err
+}
+
+// record stores a run when there is a recorder, and returns its id.
+func (s *session) record(info RunInfo, m workload.Measurement, err error) string {
+	if s.Recorder == nil {
+		return ""
+	}
+	id, rerr := s.Recorder.Record(s.ctx, info, m, err)
+	if rerr != nil && err == nil {
+		s.logf("  could not store the run: %v", rerr)
+	}
+	return id
+}
+
+// prepare applies values (every setting at once: one restart at most),
+// reloads the data (Reload, but not for the layout phase's runs), refills
+// the cache after a restart or reload, checkpoints and prewarms: every
+// measured run starts from the same state.
+func (s *session) prepare(values map[string]string, role string) (restarted bool, err error) {
+	if err := settings.CheckApplicable(values); err != nil {
+		return false, err
+	}
+	restarted, err = s.Server.Apply(s.ctx, values)
 	reloaded := false
-	if err == nil && s.Reload && info.Role != RoleLayout {
+	if err == nil && s.Reload && role != RoleLayout {
 		// The layout phase's runs keep the tables it has just rewritten.
 		if err = s.Workload.Prepare(s.ctx); err != nil {
 			err = fmt.Errorf("reloading the data: %w", err)
@@ -569,26 +599,13 @@ func (s *session) measure(values map[string]string, info RunInfo) (workload.Meas
 	if err == nil {
 		s.checkpoint()
 	}
-	var m workload.Measurement
 	if err == nil && s.Prewarm > 0 {
 		_, err = s.Workload.Run(s.ctx, s.Prewarm)
 		if err != nil {
 			err = fmt.Errorf("prewarm: %w", err)
 		}
 	}
-	if err == nil {
-		info.Started = time.Now() // the stored run is the measured part
-		m, err = s.Workload.Run(s.ctx, s.TrialTime)
-	}
-	id := ""
-	if s.Recorder != nil {
-		var rerr error
-		id, rerr = s.Recorder.Record(s.ctx, info, m, err)
-		if rerr != nil && err == nil {
-			s.logf("  could not store the run: %v", rerr)
-		}
-	}
-	return m, restarted, id, err
+	return restarted, err
 }
 
 // checkpoint starts the run at the same point of the checkpoint cycle as
@@ -631,6 +648,9 @@ var confirmRule = stats.Sequential{MinPairs: 2, MaxPairs: 5, MinEffect: 5, Confi
 // paired runs A B A B … A, adding pairs until confirmRule stops, and returns
 // B's effect against A at the rule's level for each look.
 func (s *session) paired(a, b map[string]string, role, label string) (stats.Effect, error) {
+	if design, _ := s.designFor(a, b); design == DesignSwitchback { // issue 29.1
+		return s.switchbackPaired(a, b, role, label)
+	}
 	measure := func(values map[string]string, label string) (stats.Run, error) {
 		if s.outer.Err() != nil {
 			return stats.Run{}, errInterrupted
@@ -695,6 +715,7 @@ func (s *session) ablate(best map[string]string) ([]Contribution, error) {
 			return out, err
 		}
 		out[i].Removal, out[i].Measured = e, true
+		out[i].Design, _ = s.designFor(best, without)
 		// Dropped only when its removal was measured and did not
 		// measurably hurt; without an interval it stays.
 		out[i].Kept = !e.Valid || e.Worse()

@@ -113,6 +113,7 @@ type Contribution struct {
 	Removal  stats.Effect `json:"removal"` // effect of removing it (negative: it helped)
 	Kept     bool         `json:"kept"`
 	Measured bool         `json:"measured"`
+	Design   string       `json:"design,omitempty"` // how its removal was measured: separate runs or switchback
 }
 
 // Importance is how strongly a setting's value went with the objective
