@@ -12,7 +12,6 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/settings"
-	"github.com/pgoltp/pgoltp/internal/stats"
 	"github.com/pgoltp/pgoltp/internal/switchback"
 )
 
@@ -48,6 +47,9 @@ func designFor(p *Plan, step Step, major int) (string, string) {
 	}
 	if len(step.Layout) > 0 {
 		return DesignSeparate, "a layout needs the data reloaded"
+	}
+	if p.Objective == ObjectivePerCPU {
+		return DesignSeparate, "objective per-cpu is not measured per block"
 	}
 	for _, name := range sortedKeys(step.Values()) {
 		if ok, why := settings.Switchable(name, major); !ok {
@@ -149,7 +151,7 @@ func (e *Experiment) readBack(ctx context.Context, sr *StepResult, values map[st
 }
 
 // judgeSwitchback fills a switchback step's throughput figures and verdict
-// (work per CPU is not measured per block: the verdict judges throughput).
+// (its objective is throughput: designFor keeps per-cpu in separate runs).
 func judgeSwitchback(sr *StepResult, level float64, risk settings.Risk) {
 	var a, b []float64
 	for _, bl := range sr.Switchback.Blocks {
@@ -165,7 +167,6 @@ func judgeSwitchback(sr *StepResult, level float64, risk settings.Risk) {
 	sr.BaselineTPS, _ = meanSD(a)
 	sr.StepTPS, _ = meanSD(b)
 	sr.Throughput = switchback.Estimate(sr.Switchback.Blocks, level)
-	sr.Objective, sr.WorkPerCPU = ObjectiveTPS, stats.Effect{}
 	sr.InEffect = !math.IsNaN(sr.BaselineTPS)
 	sr.StoppedBy = fmt.Sprintf("switchback: %d pairs of blocks", sr.Switchback.Design.Pairs)
 	decide(sr, nil, risk)
