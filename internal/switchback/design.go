@@ -42,6 +42,19 @@ const (
 	DefaultSettle = 2 * time.Second
 )
 
+// Fit is the design of a switchback run of about total: blocks as long as
+// DefaultBlock while that leaves at least 8 pairs, shorter down to 4 s (with
+// 1 s settling) otherwise, since the interval's t quantile needs degrees of
+// freedom more than long blocks (4 pairs leave 2: t = 4.3; 8 leave 6: 2.4).
+func Fit(total time.Duration) Design {
+	block := min(DefaultBlock, max(4*time.Second, total/16))
+	settle := DefaultSettle
+	if block < DefaultBlock {
+		settle = time.Second
+	}
+	return Design{Block: block, Settle: settle, Pairs: max(2, int(total/(2*block)))}
+}
+
 // Check refuses a design that leaves no whole measured second per block.
 func (d Design) Check() error {
 	switch {

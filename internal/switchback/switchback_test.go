@@ -138,3 +138,21 @@ func TestEstimateRecoversAStepUnderDrift(t *testing.T) {
 		t.Errorf("mean half-width ±%.2f%% under drift, ±%.2f%% without: the drift does not cancel", width/runs, steady/runs)
 	}
 }
+
+// TestFitPrefersPairsToLongBlocks: a run's time goes to at least 8 pairs
+// while blocks of 4 s allow, and to 10 s blocks when there is time.
+func TestFitPrefersPairsToLongBlocks(t *testing.T) {
+	for _, c := range []struct {
+		total, block, settle time.Duration
+		pairs                int
+	}{
+		{40 * time.Second, 4 * time.Second, time.Second, 5},
+		{80 * time.Second, 5 * time.Second, time.Second, 8},
+		{240 * time.Second, 10 * time.Second, 2 * time.Second, 12},
+	} {
+		d := Fit(c.total)
+		if d.Block != c.block || d.Settle != c.settle || d.Pairs != c.pairs || d.Check() != nil {
+			t.Errorf("Fit(%s) = %+v, want %d pairs of %s blocks, %s settling", c.total, d, c.pairs, c.block, c.settle)
+		}
+	}
+}

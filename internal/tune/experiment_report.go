@@ -63,6 +63,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		if s.StoppedBy != "" {
 			fmt.Fprintf(&b, "  pairs: %d, stopped: %s\n", t.Pairs, s.StoppedBy)
 		}
+		if s.Switchback != nil {
+			writeSwitchbackTail(&b, s)
+			continue
+		}
 		p99 := ""
 		if s.P99.Valid {
 			p99 = fmt.Sprintf(" (%+.1f%%, CI %+.1f%% .. %+.1f%%)", s.P99.Percent, s.P99.Low, s.P99.High)
@@ -88,6 +92,16 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeSwitchbackTail ends a switchback step: how its settings were checked
+// and its verdict (no p99 or stability: the blocks keep per-second counts only).
+func writeSwitchbackTail(b *strings.Builder, s StepResult) {
+	if s.InEffect {
+		b.WriteString("  in effect: the last block's settings read back from pg_settings after the run\n")
+	}
+	fmt.Fprintf(b, "  verdict (objective %s): %s\n", s.Objective, s.Summary)
+	b.WriteString("  method: each pair of adjacent blocks gives log(step/baseline); the effect is the mean of the two orders' means (a linear drift adds +d to one order and −d to the other), its interval Student t on the residual spread (pairs − 2 degrees of freedom)\n")
 }
 
 // writeRunLine writes one measured run of a step, with what was unusual

@@ -61,7 +61,8 @@ type Plan struct {
 	// Design is how steps are measured: separate (pairs of runs, the
 	// default) or auto (a switchback run for a step whose settings all take
 	// effect on reload within seconds, settings.Switchable; separate runs
-	// otherwise). Block and Settle shape the switchback run. Issue 29.1.
+	// otherwise). Block and Settle shape the switchback run (none: fitted to
+	// the step's time, switchback.Fit). Issue 29.1.
 	Design string        `yaml:"design"`
 	Block  time.Duration `yaml:"block"`
 	Settle time.Duration `yaml:"settle"`

@@ -31,6 +31,9 @@ func (p *Plan) checkDesign() error {
 	default:
 		return fmt.Errorf("design %q: use separate or auto (switchback for settings that take effect on reload)", p.Design)
 	}
+	if p.Block == 0 && p.Settle == 0 {
+		return nil // fitted to the step's machine time (switchbackDesign)
+	}
 	if p.Block == 0 {
 		p.Block = switchback.DefaultBlock
 	}
@@ -59,15 +62,20 @@ func designFor(p *Plan, step Step, major int) (string, string) {
 	return DesignSwitchback, ""
 }
 
-// switchbackPairs is how many pairs of blocks make the machine time the
-// separate design would take: 2 × duration per pair of runs, for the fixed
-// pairs or, with auto, the most it may run.
-func (p *Plan) switchbackPairs() int {
+// switchbackDesign is a step's switchback run: the measured time the
+// separate design would take (2 × duration per pair of runs, for the fixed
+// pairs or, with auto, the most it may run), in the plan's blocks or, when
+// it gives none, switchback.Fit's.
+func (p *Plan) switchbackDesign() switchback.Design {
 	pairs := p.Repetitions.Pairs
 	if p.Repetitions.Auto {
 		pairs = p.MaxRepetitions
 	}
-	return max(2, int(time.Duration(2*pairs)*p.Duration/(2*p.Block)))
+	total := time.Duration(2*pairs) * p.Duration
+	if p.Block == 0 {
+		return switchback.Fit(total)
+	}
+	return switchback.Design{Block: p.Block, Settle: p.Settle, Pairs: max(2, int(total/(2*p.Block)))}
 }
 
 // runSwitchback measures a step in one run alternating armA and armB
@@ -86,7 +94,8 @@ func (e *Experiment) runSwitchback(ctx context.Context, sr *StepResult, armA, ar
 			return fmt.Errorf("step %q: prewarm run: %w", sr.Name, err)
 		}
 	}
-	d := switchback.Design{Block: p.Block, Settle: p.Settle, Pairs: p.switchbackPairs(), Seed: uint64(time.Now().UnixNano())}
+	d := p.switchbackDesign()
+	d.Seed = uint64(time.Now().UnixNano())
 	applyArm := func(ctx context.Context, values map[string]string) error {
 		restarted, err := apply(ctx, e.Server, values)
 		if err == nil && restarted {

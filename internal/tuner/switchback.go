@@ -48,16 +48,12 @@ func (s *session) designFor(a, b map[string]string) (string, string) {
 }
 
 // switchbackDesign is a switchback comparison: as much machine time as
-// confirmRule's fewest pairs of separate runs (2 × MinPairs trial runs), in
-// at least 4 pairs of blocks of switchback.DefaultBlock or shorter (down to
-// 4 s, with 1 s settling, for short trials).
+// confirmRule's fewest pairs of separate runs (2 × MinPairs trial runs),
+// shaped by switchback.Fit.
 func (s *session) switchbackDesign() switchback.Design {
-	total := time.Duration(2*confirmRule.MinPairs) * s.TrialTime
-	block, settle := min(switchback.DefaultBlock, max(4*time.Second, total/8)), switchback.DefaultSettle
-	if block < switchback.DefaultBlock {
-		settle = time.Second
-	}
-	return switchback.Design{Block: block, Settle: settle, Pairs: max(4, int(total/(2*block))), Seed: uint64(s.Seed) + uint64(time.Now().UnixNano())}
+	d := switchback.Fit(time.Duration(2*confirmRule.MinPairs) * s.TrialTime)
+	d.Seed = uint64(s.Seed) + uint64(time.Now().UnixNano())
+	return d
 }
 
 // switchbackPaired measures b against a in one run that alternates them,

@@ -47,7 +47,7 @@ func TestSwitchbackComparison(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 2 × MinPairs × 10 s = 40 s: 4 pairs of 5 s blocks, 1 s settling.
+	// 2 × MinPairs × 10 s = 40 s: 5 pairs of 4 s blocks, 1 s settling.
 	if !e.Valid || e.Pairs < 3 || rec.runs != 1 {
 		t.Errorf("switchback comparison: %+v from %d stored runs", e, rec.runs)
 	}
