@@ -11,15 +11,12 @@ var settlesInSeconds = map[string]bool{
 	"commit_delay": true, "commit_siblings": true,
 	"wal_writer_delay": true, "wal_writer_flush_after": true,
 	"synchronous_commit": true,
-	"work_mem":           true, "hash_mem_multiplier": true, "temp_buffers": true,
-	"random_page_cost": true, "seq_page_cost": true, "cpu_tuple_cost": true,
-	"cpu_index_tuple_cost": true, "cpu_operator_cost": true,
+	"work_mem":           true,
+	"random_page_cost":   true, "seq_page_cost": true,
 	"effective_cache_size": true, "effective_io_concurrency": true, "maintenance_io_concurrency": true,
-	"jit": true, "jit_above_cost": true, "jit_inline_above_cost": true, "jit_optimize_above_cost": true,
+	"jit":            true,
 	"bgwriter_delay": true, "bgwriter_lru_maxpages": true, "bgwriter_lru_multiplier": true, "bgwriter_flush_after": true,
-	"backend_flush_after": true, "default_statistics_target": false, // needs ANALYZE to act
-	"enable_seqscan": true, "enable_indexscan": true, "enable_bitmapscan": true, "enable_hashjoin": true,
-	"enable_mergejoin": true, "enable_nestloop": true, "enable_sort": true, "plan_cache_mode": true,
+	"backend_flush_after": true,
 }
 
 // Switchable says whether an experiment may switch name between two values
