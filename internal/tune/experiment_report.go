@@ -98,7 +98,7 @@ func (r *Report) WriteText(w io.Writer) error {
 // and its verdict (no p99 or stability: the blocks keep per-second counts only).
 func writeSwitchbackTail(b *strings.Builder, s StepResult) {
 	if s.InEffect {
-		b.WriteString("  in effect: the last block's settings read back from pg_settings after the run\n")
+		b.WriteString("  in effect: every switch read back from pg_settings by a fresh session before its block began\n")
 	}
 	fmt.Fprintf(b, "  verdict (objective %s): %s\n", s.Objective, s.Summary)
 	b.WriteString("  method: each pair of adjacent blocks gives log(step/baseline); the effect is the mean of the two orders' means (a linear drift adds +d to one order and −d to the other), its interval Student t on the residual spread (pairs − 2 degrees of freedom)\n")

@@ -456,8 +456,8 @@ func hostBusy(t *testing.T) time.Duration {
 
 // TestSwitchbackExperimentOnTPCB: with design: auto, a reload-only step
 // (commit_delay) is measured in one TPC-B run alternating the arms, the
-// switches at the block boundaries (within a second), every block pair
-// measured; a step with a restart setting keeps separate runs and says why;
+// switches recorded after their block boundaries (by at most 1.5 s: the
+// reload and its read-back by a fresh session), every block pair measured; a step with a restart setting keeps separate runs and says why;
 // the original settings come back (issue 29.1).
 func TestSwitchbackExperimentOnTPCB(t *testing.T) {
 	c := pgtest.Cluster(t)
@@ -496,7 +496,7 @@ steps:
 	}
 	for i, sw := range sb.Switches[1:] {
 		late := sw.At.Sub(sb.Start) - time.Duration(i+1)*sb.Design.Block
-		if late < -time.Second || late > time.Second {
+		if late < 0 || late > 1500*time.Millisecond {
 			t.Errorf("switch %d at %s from the start, %s off its boundary", i+1, sw.At.Sub(sb.Start), late)
 		}
 	}

@@ -96,11 +96,19 @@ func (e *Experiment) runSwitchback(ctx context.Context, sr *StepResult, armA, ar
 	}
 	d := p.switchbackDesign()
 	d.Seed = uint64(time.Now().UnixNano())
+	// Every switch is confirmed by a fresh session before its time is
+	// recorded: the block starts when the arm's settings are visible.
+	var mismatch []string
 	applyArm := func(ctx context.Context, values map[string]string) error {
 		restarted, err := apply(ctx, e.Server, values)
 		if err == nil && restarted {
 			err = fmt.Errorf("the server restarted: a switchback run only takes settings that need a reload")
 		}
+		if err != nil {
+			return err
+		}
+		missed, err := e.notInEffect(ctx, values)
+		mismatch = append(mismatch, missed...)
 		return err
 	}
 	run := func(ctx context.Context, dur time.Duration) (time.Time, []float64, error) {
@@ -121,42 +129,45 @@ func (e *Experiment) runSwitchback(ctx context.Context, sr *StepResult, armA, ar
 		return fmt.Errorf("step %q, switchback run: %w", sr.Name, err)
 	}
 	judgeSwitchback(sr, p.Level(), risk)
-	values := armA
-	if res.Switches[len(res.Switches)-1].Arm == switchback.B {
-		values = armB
-	}
-	if err := e.readBack(ctx, sr, values, risk); err != nil {
-		return fmt.Errorf("step %q: reading pg_settings after the switchback run: %w", sr.Name, err)
+	if len(mismatch) > 0 {
+		sr.InEffect = false
+		decide(sr, mismatch, risk)
 	}
 	e.logf("%-20s %s: %+.1f%% (%s CI %+.1f%% .. %+.1f%%, %d block pairs)", sr.Name, sr.Summary, sr.Throughput.Percent,
 		levelText(sr.Throughput.Level), sr.Throughput.Low, sr.Throughput.High, sr.Throughput.Pairs)
 	return nil
 }
 
-// readBack reads the last block's settings from a fresh session, as a new
-// backend would see them: a switch the server did not take makes the step
-// "not in effect".
-func (e *Experiment) readBack(ctx context.Context, sr *StepResult, values map[string]string, risk settings.Risk) error {
-	c, err := connectExcept(ctx, e.DSN, sortedKeys(values))
-	if err != nil {
-		return err
-	}
-	defer c.Close(context.WithoutCancel(ctx))
-	live, _, err := settings.ReadServer(ctx, c, sortedKeys(values)...)
-	if err != nil {
-		return err
-	}
+// notInEffect is what of values a fresh session does not see (as a new
+// backend of the workload would see it), asked up to four times half a
+// second apart: the reload reaches the postmaster asynchronously.
+func (e *Experiment) notInEffect(ctx context.Context, values map[string]string) ([]string, error) {
+	names := sortedKeys(values)
 	var mismatch []string
-	for _, name := range sortedKeys(values) {
-		if l, ok := live[name]; !ok || !l.Same(values[name]) {
-			mismatch = append(mismatch, fmt.Sprintf("%s (wanted %s)", name, secret.Redact(name, values[name])))
+	for try := 0; try < 4; try++ {
+		if try > 0 {
+			time.Sleep(500 * time.Millisecond)
+		}
+		c, err := connectExcept(ctx, e.DSN, names)
+		if err != nil {
+			return nil, err
+		}
+		live, _, err := settings.ReadServer(ctx, c, names...)
+		c.Close(context.WithoutCancel(ctx))
+		if err != nil {
+			return nil, err
+		}
+		mismatch = mismatch[:0]
+		for _, name := range names {
+			if l, ok := live[name]; !ok || !l.Same(values[name]) {
+				mismatch = append(mismatch, fmt.Sprintf("%s (wanted %s)", name, secret.Redact(name, values[name])))
+			}
+		}
+		if len(mismatch) == 0 {
+			return nil, nil
 		}
 	}
-	if len(mismatch) > 0 {
-		sr.InEffect = false
-		decide(sr, mismatch, risk)
-	}
-	return nil
+	return mismatch, nil
 }
 
 // judgeSwitchback fills a switchback step's throughput figures and verdict
