@@ -140,6 +140,9 @@ func (r *Result) writeSearch(p func(string, ...any)) {
 	if failed > 0 {
 		p("  %d trial(s) failed and were survived (settings rolled back)", failed)
 	}
+	if r.Design == "auto" {
+		p("  comparisons: one switchback run where only settings that take effect on reload differ (the ablation says which), separate runs otherwise")
+	}
 	if len(r.Baselines) > 1 {
 		lo, hi := r.Baselines[0], r.Baselines[0]
 		for _, v := range r.Baselines {

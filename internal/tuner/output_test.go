@@ -126,3 +126,33 @@ func dimsNamed(names []string) []dim {
 	}
 	return out
 }
+
+// TestWriteTextSaysTheDesign: with --design auto the output says how
+// configurations were compared, and each ablation row measured by
+// switchback says so (issue 29.1).
+func TestWriteTextSaysTheDesign(t *testing.T) {
+	shown := stats.Effect{Pairs: 3, Level: 0.95, Percent: 9, Low: 2, High: 16, Valid: true}
+	r := &Result{record.Search{ID: "tune-x", Workload: "tpcb", Objective: ObjectiveTPS, Confirmed: true, Design: "auto",
+		Start: map[string]string{"commit_delay": "0", "shared_buffers": "128MB"}, Best: map[string]string{"commit_delay": "100", "shared_buffers": "1GB"},
+		Kept: map[string]string{"commit_delay": "100", "shared_buffers": "1GB"}, VsStart: shown,
+		Ablation: []Contribution{
+			{Name: "commit_delay", Value: "100", Start: "0", Measured: true, Kept: true, Design: DesignSwitchback, Removal: stats.Effect{Valid: true, Percent: -4, Low: -7, High: -1}},
+			{Name: "shared_buffers", Value: "1GB", Start: "128MB", Measured: true, Kept: true, Design: DesignSeparate, Removal: stats.Effect{Valid: true, Percent: -9, Low: -14, High: -3}},
+		}}}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "comparisons: one switchback run") {
+		t.Errorf("the design is not said:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.Contains(line, "  commit_delay") && strings.Contains(line, "removing it") && !strings.Contains(line, "[switchback"):
+			t.Errorf("commit_delay's removal does not say switchback: %q", line)
+		case strings.Contains(line, "  shared_buffers") && strings.Contains(line, "[switchback"):
+			t.Errorf("shared_buffers' removal says switchback: %q", line)
+		}
+	}
+}

@@ -104,7 +104,7 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 		return nil, err
 	}
 	res = &Result{record.Search{ID: s.state.ID, Workload: t.Workload.Name(), Objective: t.Objective, Major: s.major,
-		Start: s.startSet, Advise: t.Advise, TrialTime: s.state.Trial, Started: s.state.Started}}
+		Start: s.startSet, Advise: t.Advise, TrialTime: s.state.Trial, Started: s.state.Started, Design: t.Design}}
 	// Registered first, so it runs last: the stored record says whether
 	// the settings were restored.
 	defer func() { s.store(res, searchStatus(res, err)) }()

@@ -66,6 +66,7 @@ type Search struct {
 	Restored     bool              `json:"restored"`
 	Notes        []string          `json:"notes,omitempty"`
 	Unproven     map[string]string `json:"unproven,omitempty"` // the best's changes when not Shown: listed, kept only with --force
+	Design       string            `json:"design,omitempty"`   // how configurations were compared: separate, or auto (switchback where only reload settings differ)
 }
 
 // Shown says the best was re-run against the start and its interval lies
