@@ -101,6 +101,12 @@ func (m *CPUMeter) Stop(from, to time.Time) CPUUse {
 	<-m.done
 	<-m.probeDone
 	m.sample()
+	return m.Within(from, to)
+}
+
+// Within is what Stop returns, for any window of a stopped meter (a
+// switchback run's blocks).
+func (m *CPUMeter) Within(from, to time.Time) CPUUse {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if from.IsZero() || to.IsZero() {

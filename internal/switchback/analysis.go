@@ -17,6 +17,26 @@ type Block struct {
 	Seconds  int       `json:"seconds"`
 	PerSec   float64   `json:"per_second"` // mean committed transactions per second
 	FirstSec int       `json:"first_second"`
+	// CPU is the server's and the driver's CPU time over the block's
+	// seconds, when the caller measured it (0: not measured).
+	CPU time.Duration `json:"cpu_ns,omitempty"`
+}
+
+// Throughput is a block's level: committed transactions per second.
+func Throughput(b Block) float64 { return b.PerSec }
+
+// PerCPU is a block's transactions per CPU-second (0: CPU not measured).
+func PerCPU(b Block) float64 {
+	if b.CPU <= 0 {
+		return 0
+	}
+	return b.PerSec * float64(b.Seconds) / b.CPU.Seconds()
+}
+
+// Window is the span of a block's whole seconds in a series that starts at start.
+func (b Block) Window(start time.Time) (from, to time.Time) {
+	from = start.Add(time.Duration(b.FirstSec) * time.Second)
+	return from, from.Add(time.Duration(b.Seconds) * time.Second)
 }
 
 // Blocks cuts the per-second series (second i covers start+i .. start+i+1)
@@ -56,8 +76,9 @@ type pairRatio struct {
 	bFirst   bool
 }
 
-// ratios pairs the adjacent blocks of each pair (both arms measured).
-func ratios(blocks []Block) []pairRatio {
+// ratios pairs the adjacent blocks of each pair (both arms measured) on
+// the level of each.
+func ratios(blocks []Block, level func(Block) float64) []pairRatio {
 	byPair := map[int][]Block{}
 	var pairs []int
 	for _, b := range blocks {
@@ -69,14 +90,14 @@ func ratios(blocks []Block) []pairRatio {
 	var out []pairRatio
 	for _, p := range pairs {
 		bs := byPair[p]
-		if len(bs) != 2 || bs[0].Arm == bs[1].Arm || bs[0].PerSec <= 0 || bs[1].PerSec <= 0 {
+		if len(bs) != 2 || bs[0].Arm == bs[1].Arm || bs[0].Seconds == 0 || bs[1].Seconds == 0 || level(bs[0]) <= 0 || level(bs[1]) <= 0 {
 			continue
 		}
 		a, b := bs[0], bs[1]
 		if a.Arm == B {
 			a, b = b, a
 		}
-		out = append(out, pairRatio{logRatio: math.Log(b.PerSec / a.PerSec), bFirst: bs[0].Arm == B})
+		out = append(out, pairRatio{logRatio: math.Log(level(b) / level(a)), bFirst: bs[0].Arm == B})
 	}
 	return out
 }
@@ -88,7 +109,12 @@ func ratios(blocks []Block) []pairRatio {
 // residual spread within the orders gives the interval (t with n−2 degrees
 // of freedom). Otherwise, the plain mean of the pairs (n−1).
 func Estimate(blocks []Block, level float64) stats.Effect {
-	rs := ratios(blocks)
+	return EstimateOf(blocks, level, Throughput)
+}
+
+// EstimateOf is Estimate on another level of a block (PerCPU).
+func EstimateOf(blocks []Block, level float64, of func(Block) float64) stats.Effect {
+	rs := ratios(blocks, of)
 	var ab, ba []float64
 	for _, r := range rs {
 		if r.bFirst {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -457,8 +458,10 @@ func hostBusy(t *testing.T) time.Duration {
 // TestSwitchbackExperimentOnTPCB: with design: auto, a reload-only step
 // (commit_delay) is measured in one TPC-B run alternating the arms, the
 // switches recorded after their block boundaries (by at most 1.5 s: the
-// reload and its read-back by a fresh session), every block pair measured; a step with a restart setting keeps separate runs and says why;
-// the original settings come back (issue 29.1).
+// reload and its read-back by a fresh session), every block pair measured,
+// each block with the CPU its seconds cost (work per CPU per block); a step
+// with a restart setting keeps separate runs and says why; the original
+// settings come back (issue 29.1).
 func TestSwitchbackExperimentOnTPCB(t *testing.T) {
 	c := pgtest.Cluster(t)
 	dsn := pgtest.NewDatabase(t)
@@ -504,10 +507,13 @@ steps:
 	for _, b := range sb.Blocks {
 		if b.Seconds > 0 {
 			measured++
+			if b.CPU <= 0 || b.CPU > time.Duration(b.Seconds)*time.Duration(runtime.NumCPU())*time.Second {
+				t.Errorf("block %+v: CPU %s over %d s", b, b.CPU, b.Seconds)
+			}
 		}
 	}
-	if measured < 6 || !s.Throughput.Valid || !s.InEffect || s.Throughput.Pairs < 3 {
-		t.Errorf("%d blocks measured, effect %+v, in effect %v", measured, s.Throughput, s.InEffect)
+	if measured < 6 || !s.Throughput.Valid || !s.InEffect || s.Throughput.Pairs < 3 || !s.WorkPerCPU.Valid {
+		t.Errorf("%d blocks measured, effect %+v, work per CPU %+v, in effect %v", measured, s.Throughput, s.WorkPerCPU, s.InEffect)
 	}
 	if rep.Steps[1].Design != tune.DesignSeparate || !strings.Contains(rep.Steps[1].DesignWhy, "restart") {
 		t.Errorf("shared_buffers step: design %q (%s)", rep.Steps[1].Design, rep.Steps[1].DesignWhy)
@@ -516,7 +522,7 @@ steps:
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text.String(), "design: switchback") || !strings.Contains(text.String(), "design: separate runs (shared_buffers needs a restart)") {
+	if !strings.Contains(text.String(), "design: switchback") || !strings.Contains(text.String(), "work per CPU (server+driver):") || !strings.Contains(text.String(), "design: separate runs (shared_buffers needs a restart)") {
 		t.Errorf("text report does not say the designs:\n%s", text.String())
 	}
 	t.Log("\n" + text.String())

@@ -10,6 +10,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/pgoltp/pgoltp/internal/adminconn"
+	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/switchback"
@@ -50,9 +52,6 @@ func designFor(p *Plan, step Step, major int) (string, string) {
 	}
 	if len(step.Layout) > 0 {
 		return DesignSeparate, "a layout needs the data reloaded"
-	}
-	if p.Objective == ObjectivePerCPU {
-		return DesignSeparate, "objective per-cpu is not measured per block"
 	}
 	for _, name := range sortedKeys(step.Values()) {
 		if ok, why := settings.Switchable(name, major); !ok {
@@ -111,9 +110,12 @@ func (e *Experiment) runSwitchback(ctx context.Context, sr *StepResult, armA, ar
 		mismatch = append(mismatch, missed...)
 		return err
 	}
+	var meter *collect.CPUMeter
 	run := func(ctx context.Context, dur time.Duration) (time.Time, []float64, error) {
+		meter = collect.StartCPU(e.serverPID(ctx))
 		started := time.Now()
 		res, err := e.Workload.Run(ctx, e.DSN, dur)
+		meter.Stop(time.Time{}, time.Time{})
 		if err != nil {
 			return started, nil, err
 		}
@@ -128,6 +130,7 @@ func (e *Experiment) runSwitchback(ctx context.Context, sr *StepResult, armA, ar
 	if err != nil {
 		return fmt.Errorf("step %q, switchback run: %w", sr.Name, err)
 	}
+	blockCPU(res, meter)
 	judgeSwitchback(sr, p.Level(), risk)
 	if len(mismatch) > 0 {
 		sr.InEffect = false
@@ -170,8 +173,36 @@ func (e *Experiment) notInEffect(ctx context.Context, values map[string]string) 
 	return mismatch, nil
 }
 
-// judgeSwitchback fills a switchback step's throughput figures and verdict
-// (its objective is throughput: designFor keeps per-cpu in separate runs).
+// serverPID is the postmaster of the experiment's server when it runs on
+// this host (collect.ServerPID), else 0.
+func (e *Experiment) serverPID(ctx context.Context) int {
+	conn, err := adminconn.Connect(ctx, e.DSN)
+	if err != nil {
+		return 0
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return collect.ServerPID(ctx, conn)
+}
+
+// blockCPU gives each measured block the server's and the driver's CPU over
+// its seconds, when the server's CPU could be read.
+func blockCPU(res *switchback.Result, meter *collect.CPUMeter) {
+	if meter == nil {
+		return
+	}
+	for i, b := range res.Blocks {
+		if b.Seconds == 0 {
+			continue
+		}
+		u := meter.Within(b.Window(res.Start))
+		if u.Server > 0 {
+			res.Blocks[i].CPU = u.Server + u.Driver
+		}
+	}
+}
+
+// judgeSwitchback fills a switchback step's throughput and work per CPU
+// (each block's transactions over its CPU time) and its verdict.
 func judgeSwitchback(sr *StepResult, level float64, risk settings.Risk) {
 	var a, b []float64
 	for _, bl := range sr.Switchback.Blocks {
@@ -187,6 +218,7 @@ func judgeSwitchback(sr *StepResult, level float64, risk settings.Risk) {
 	sr.BaselineTPS, _ = meanSD(a)
 	sr.StepTPS, _ = meanSD(b)
 	sr.Throughput = switchback.Estimate(sr.Switchback.Blocks, level)
+	sr.WorkPerCPU = switchback.EstimateOf(sr.Switchback.Blocks, level, switchback.PerCPU)
 	sr.InEffect = !math.IsNaN(sr.BaselineTPS)
 	sr.StoppedBy = fmt.Sprintf("switchback: %d pairs of blocks", sr.Switchback.Design.Pairs)
 	decide(sr, nil, risk)
