@@ -198,6 +198,7 @@ prewarm: 10s        # a discarded warm-up run before each measured run
 confidence: 0.95
 reload_each_run: false   # steps with a layout reload the data before every run anyway
 objective: tps      # what the verdict judges: tps, or per-cpu (transactions per CPU-second of server and driver)
+design: separate    # or auto: one switchback run for a step whose settings all take effect on reload
 baseline:
   settings: {checkpoint_timeout: 5min, max_wal_size: 1GB}
 steps:
