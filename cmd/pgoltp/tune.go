@@ -29,7 +29,10 @@ speed drifts does not mislead the search (a Tree-structured Parzen Estimator,
 warm-started with advise's configuration). The top candidates are then re-run
 against the baseline, the best is compared with advise's configuration, and
 each setting it changed is removed in turn (ablation): settings whose removal
-costs nothing measurable are dropped. Gains carry 95% intervals.
+costs nothing measurable are dropped. Gains carry 95% intervals. When the
+best is not shown better than the start (its interval does not lie above
+zero), the result is the starting settings: the best is listed as unproven,
+nothing is ablated, and --apply and --format refuse it without --force.
 
 A trial the server cannot start with is rolled back and recorded as failed;
 the search goes on. Settings that cost durability are never tried without
@@ -90,7 +93,7 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuner.Opt
 	}
 	res, runErr := t.Run(ctx)
 	if res != nil {
-		if err := emit(out, res, func(w io.Writer) error { return res.Write(w, f.Format) }); err != nil {
+		if err := emit(out, res, func(w io.Writer) error { return res.Write(w, f.Format, f.Force) }); err != nil {
 			return err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/adminconn"
+	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/host"
 	"github.com/pgoltp/pgoltp/internal/ossettings"
 	"github.com/pgoltp/pgoltp/internal/pending"
@@ -22,6 +23,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
+	"github.com/pgoltp/pgoltp/internal/switchback"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
@@ -104,6 +106,17 @@ type StepResult struct {
 	StepCV     float64      `json:"step_cv"`
 	InEffect   bool         `json:"in_effect"` // every setting was read back with its intended value in every run
 	Verdict    string       `json:"verdict"`   // better | worse | no measurable difference | not in effect | invalid: ...
+	// Objective is what Verdict judged (tps or per-cpu); WorkPerCPU is the
+	// step's effect on transactions per CPU-second of the server and the
+	// driver (invalid when the server's CPU could not be read). Issue 29.3.
+	Objective  string       `json:"objective"`
+	WorkPerCPU stats.Effect `json:"work_per_cpu"`
+	// Design is how the step was measured: DesignSeparate (pairs of runs)
+	// or DesignSwitchback (one run alternating the arms, Switchback);
+	// DesignWhy says why a plan with design: auto used separate runs.
+	Design     string             `json:"design"`
+	DesignWhy  string             `json:"design_why,omitempty"`
+	Switchback *switchback.Result `json:"switchback,omitempty"`
 	// Summary is the verdict as shown: with the unsafe label, the minimum
 	// detectable effect after "no measurable difference", what was not in
 	// effect.
@@ -121,6 +134,20 @@ const (
 	// run, so the numbers say nothing about the step.
 	VerdictNotInEffect = "not in effect"
 )
+
+// Objectives of a plan: what a step's verdict judges.
+const (
+	ObjectiveTPS    = "tps"
+	ObjectivePerCPU = "per-cpu"
+)
+
+// Judged is the effect the verdict judged: on throughput, or on work per CPU.
+func (sr *StepResult) Judged() stats.Effect {
+	if sr.Objective == ObjectivePerCPU {
+		return sr.WorkPerCPU
+	}
+	return sr.Throughput
+}
 
 // Arms of an A/B pair.
 const (
@@ -228,7 +255,7 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 // the layout the data has now.
 func (e *Experiment) runStep(ctx context.Context, step Step, major int, original map[string]string, baseLayout workload.Layout, current *workload.Layout) (StepResult, error) {
 	p := e.Plan
-	sr := StepResult{Name: step.Name, Settings: settings.Labelled(major, step.Values()), Layout: step.LayoutValues()}
+	sr := StepResult{Name: step.Name, Settings: settings.Labelled(major, step.Values()), Layout: step.LayoutValues(), Objective: p.Objective}
 	sr.Unsafe = settings.WorstRisk(major, step.Values()).Unsafe()
 	// The baseline arm sets every setting the plan touches anywhere, so
 	// that an earlier step's values never leak into a later step's runs.
@@ -247,6 +274,9 @@ func (e *Experiment) runStep(ctx context.Context, step Step, major int, original
 	sr.Settings = append(sr.Settings, ossettings.Pairs(step.OS)...)
 
 	risk := settings.WorstRisk(major, step.Values())
+	if sr.Design, sr.DesignWhy = designFor(p, step, major); sr.Design == DesignSwitchback { // issue 29.1
+		return sr, e.runSwitchback(ctx, &sr, armA, armB, risk)
+	}
 	// "step run 2/3", "baseline run 4/4" (one baseline run more than
 	// step runs); with auto the counts are upper bounds.
 	runsOf := func(arm string) string {
@@ -358,10 +388,14 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	observed := e.observeHalfway(runCtx, sortedKeys(values))
+	meter := collect.StartCPU(collect.ServerPID(ctx, conn)) // issue 29.3: work per CPU
 	res, err := e.Workload.Run(ctx, e.DSN, workload.RunOptions{Duration: e.Plan.Duration})
 	if err != nil {
+		meter.Stop(time.Time{}, time.Time{})
 		return rec, fmt.Errorf("workload: %w", err)
 	}
+	u := meter.Stop(res.MeasureStart, res.MeasureEnd)
+	res.SetCPU(u.Server, u.Driver, u.Steal, u.Probe)
 	m := res.Measurement
 	obs := <-observed
 	if obs.err != nil {
@@ -443,7 +477,7 @@ func stopAfter(p *Plan, sr *StepResult, r int) (bool, string) {
 	case !p.Repetitions.Auto:
 		return r >= p.Repetitions.Pairs, stats.StopFixed
 	}
-	return p.Sequential().Stop(sr.Throughput)
+	return p.Sequential().Stop(sr.Judged())
 }
 
 // summarize computes a step's effect, p99, stability and verdict from its
@@ -469,6 +503,7 @@ func summarize(sr *StepResult, level float64, risk settings.Risk) {
 		}
 	}
 	sr.Throughput = stats.Paired(tpsA, tpsB, level)
+	sr.WorkPerCPU = perCPUEffect(sr.Runs, level)
 	sr.P99 = stats.Paired(p99A, p99B, level)
 	sr.BaselineTPS, _ = meanSD(a)
 	sr.StepTPS, _ = meanSD(b)
@@ -477,18 +512,26 @@ func summarize(sr *StepResult, level float64, risk settings.Risk) {
 	sr.BaselineP99, sr.StepP99 = time.Duration(mpa), time.Duration(mpb)
 	sr.BaselineCV, _ = meanSD(cva)
 	sr.StepCV, _ = meanSD(cvb)
+	decide(sr, mismatch, risk)
+}
+
+// decide sets a step's verdict and summary from its judged effect.
+func decide(sr *StepResult, mismatch []string, risk settings.Risk) {
 	switch {
 	case !sr.InEffect:
 		sr.Verdict = VerdictNotInEffect
 		sr.Summary = VerdictNotInEffect + ": " + strings.Join(mismatch, ", ")
 		return
-	case !sr.Throughput.Valid:
+	case !sr.Judged().Valid:
 		sr.Verdict = "invalid: too few runs for a confidence interval"
+		if sr.Objective == ObjectivePerCPU {
+			sr.Verdict = "invalid: the server's CPU could not be read from /proc (objective per-cpu needs the server on this host)"
+		}
 		sr.Summary = sr.Verdict
 		return
-	case sr.Throughput.Better():
+	case sr.Judged().Better():
 		sr.Verdict = VerdictBetter
-	case sr.Throughput.Worse():
+	case sr.Judged().Worse():
 		sr.Verdict = VerdictWorse
 	default:
 		sr.Verdict = VerdictSame
@@ -499,8 +542,26 @@ func summarize(sr *StepResult, level float64, risk settings.Risk) {
 		sr.Summary += " (unsafe: " + strings.ReplaceAll(string(risk), "-", " ") + ")"
 	}
 	if sr.Verdict == VerdictSame {
-		sr.Summary += fmt.Sprintf(" (effects smaller than ±%.1f%% cannot be seen with this noise)", sr.Throughput.MDE)
+		sr.Summary += fmt.Sprintf(" (effects smaller than ±%.1f%% cannot be seen with this noise)", sr.Judged().MDE)
 	}
+}
+
+// perCPUEffect is the step's paired effect on transactions per CPU-second
+// of the server and the driver; invalid unless every run measured both.
+func perCPUEffect(runs []RunRecord, level float64) stats.Effect {
+	var a, b []stats.Run
+	for _, r := range runs {
+		v := r.Measurement.PerCPU()
+		if v <= 0 {
+			return stats.Effect{}
+		}
+		if r.Arm == ArmBaseline {
+			a = append(a, stats.Run{Level: v})
+		} else {
+			b = append(b, stats.Run{Level: v})
+		}
+	}
+	return stats.Paired(a, b, level)
 }
 
 // levelText is a confidence level as "95%" or "99%".

@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,10 +40,16 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, p := range s.Settings {
 			fmt.Fprintf(&b, "  %s: %s — %s\n", p.Name, p.Risk, p.Why)
 		}
+		if sb := s.Switchback; sb != nil {
+			fmt.Fprintf(&b, "  design: switchback, one run alternating baseline and step: %d pairs of %s blocks in random order, %s dropped after each switch (%d blocks measured)\n",
+				sb.Design.Pairs, sb.Design.Block, sb.Design.Settle, len(sb.Blocks))
+		} else if s.DesignWhy != "" {
+			fmt.Fprintf(&b, "  design: separate runs (%s)\n", s.DesignWhy)
+		}
 		for _, run := range s.Runs {
 			writeRunLine(&b, run)
 		}
-		if len(s.Runs) == 0 {
+		if len(s.Runs) == 0 && s.Switchback == nil {
 			continue
 		}
 		t := s.Throughput
@@ -51,8 +58,15 @@ func (r *Report) WriteText(w io.Writer) error {
 				s.BaselineTPS, s.StepTPS, t.Percent, levelText(t.Level), t.Low, t.High, t.Pairs, t.Noise)
 			fmt.Fprintf(&b, "  minimum detectable effect: ±%.1f%% (%s confidence, 80%% power)\n", t.MDE, levelText(t.Level))
 		}
+		if c := s.WorkPerCPU; c.Valid {
+			fmt.Fprintf(&b, "  work per CPU (server+driver): %+.1f%% (%s CI %+.1f%% .. %+.1f%%; MDE ±%.1f%%)\n", c.Percent, levelText(c.Level), c.Low, c.High, c.MDE)
+		}
 		if s.StoppedBy != "" {
 			fmt.Fprintf(&b, "  pairs: %d, stopped: %s\n", t.Pairs, s.StoppedBy)
+		}
+		if s.Switchback != nil {
+			writeSwitchbackTail(&b, s)
+			continue
 		}
 		p99 := ""
 		if s.P99.Valid {
@@ -63,7 +77,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if s.InEffect {
 			b.WriteString("  in effect: every setting read back from pg_settings during every run\n")
 		}
-		fmt.Fprintf(&b, "  verdict: %s\n", s.Summary)
+		fmt.Fprintf(&b, "  verdict (objective %s): %s\n", s.Objective, s.Summary)
 	}
 	if r.Method != "" {
 		fmt.Fprintf(&b, "\nmethod: %s\n", r.Method)
@@ -79,6 +93,16 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeSwitchbackTail ends a switchback step: how its settings were checked
+// and its verdict (no p99 or stability: the blocks keep per-second counts only).
+func writeSwitchbackTail(b *strings.Builder, s StepResult) {
+	if s.InEffect {
+		b.WriteString("  in effect: every switch read back from pg_settings by a fresh session before its block began\n")
+	}
+	fmt.Fprintf(b, "  verdict (objective %s): %s\n", s.Objective, s.Summary)
+	b.WriteString("  method: each pair of adjacent blocks gives log(step/baseline); the effect is the mean of the two orders' means (a linear drift adds +d to one order and −d to the other), its interval Student t on the residual spread (pairs − 2 degrees of freedom)\n")
 }
 
 // writeRunLine writes one measured run of a step, with what was unusual
@@ -102,8 +126,16 @@ func writeRunLine(b *strings.Builder, run RunRecord) {
 	if len(flags) > 0 {
 		note = " (" + strings.Join(flags, "; ") + ")"
 	}
-	fmt.Fprintf(b, "  %-8s #%d  %9.1f tps  p99 %-9s cv %.3f  WAL %s%s\n", run.Arm, run.Repetition, run.TPS,
-		run.Measurement.P99.Round(10*time.Microsecond), run.CV, host.HumanBytes(run.WALBytes), note)
+	cpu := ""
+	if m := run.Measurement; m.ServerCPU > 0 {
+		cpu = fmt.Sprintf("  %.0f txn/CPU-s (server %.1f, driver %.1f CPU-s)", m.PerCPU(), m.ServerCPU.Seconds(), m.DriverCPU.Seconds())
+	}
+	if m := run.Measurement; len(m.SpeedProbe) > 0 {
+		lo, hi := slices.Min(m.SpeedProbe), slices.Max(m.SpeedProbe)
+		cpu += fmt.Sprintf("  steal %.1fs, CPU probe %s..%s", m.Steal.Seconds(), lo.Round(10*time.Microsecond), hi.Round(10*time.Microsecond))
+	}
+	fmt.Fprintf(b, "  %-8s #%d  %9.1f tps  p99 %-9s cv %.3f  WAL %s%s%s\n", run.Arm, run.Repetition, run.TPS,
+		run.Measurement.P99.Round(10*time.Microsecond), run.CV, host.HumanBytes(run.WALBytes), cpu, note)
 }
 
 // Pairs writes "name=value [risk]" for each setting and "layout k=v".

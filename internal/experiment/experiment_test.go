@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +19,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
 	"github.com/pgoltp/pgoltp/internal/workload/ledger"
+	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
@@ -36,6 +39,9 @@ func TestParsePlanRejects(t *testing.T) {
 		{"bad min_effect", "duration: 5s\nmin_effect: lots\nsteps: [{settings: {work_mem: 8MB}}]\n", "not a percentage"},
 		{"min_effect 100%", "duration: 5s\nmin_effect: 100%\nsteps: [{settings: {work_mem: 8MB}}]\n", "below 100%"},
 		{"no steps", "duration: 5s\n", "no steps"},
+		{"unknown objective", "duration: 5s\nobjective: p99\nsteps: [{settings: {work_mem: 8MB}}]\n", "use tps or per-cpu"},
+		{"unknown design", "duration: 5s\ndesign: sometimes\nsteps: [{settings: {work_mem: 8MB}}]\n", "use separate or auto"},
+		{"blocks too short", "duration: 5s\ndesign: auto\nblock: 3s\nsettle: 2s\nsteps: [{settings: {work_mem: 8MB}}]\n", "under 2 measured seconds"},
 		{"empty step", "duration: 5s\nsteps: [{name: x}]\n", "changes nothing"},
 		{"list value", "duration: 5s\nsteps: [{settings: {work_mem: [1, 2]}}]\n", "single value"},
 		{"duplicate step", "duration: 5s\nsteps: [{name: a, settings: {work_mem: 8MB}}, {name: a, settings: {work_mem: 9MB}}]\n", "two steps"},
@@ -183,7 +189,7 @@ steps:
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"step 2", "verdict:", "CI", "minimum detectable effect: ±", "stopped: fixed repetitions", "method: each step run",
+	for _, want := range []string{"step 2", "verdict (objective tps):", "CI", "minimum detectable effect: ±", "stopped: fixed repetitions", "method: each step run",
 		"shared_buffers=32MB [restart]", "layout fillfactor=80", "restored"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
@@ -301,4 +307,158 @@ func hugePagesReserved(t *testing.T) bool {
 		}
 	}
 	return false
+}
+
+// TestExperimentJudgesWorkPerCPU: with objective per-cpu, every run records
+// the CPU the server (all its processes) and the driver used, the verdict
+// judges transactions per CPU-second and says so (issue 29.3). The CPU read
+// from /proc must fit the host: no more than the host's busy CPU time over
+// the run, and more than nothing.
+func TestExperimentJudgesWorkPerCPU(t *testing.T) {
+	c := pgtest.Cluster(t)
+	dsn := pgtest.NewDatabase(t)
+	plan, err := experiment.ParsePlan(strings.NewReader(`
+workload: {kind: ledger, clients: 2}
+duration: 2s
+repetitions: 2
+objective: per-cpu
+steps:
+  - settings: {commit_delay: 50, commit_siblings: 2}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &experiment.Experiment{Plan: plan, Workload: ledger.Ledger{Clients: 2, Accounts: 2000}, Server: c, DSN: dsn}
+	busy0 := hostBusy(t)
+	rep, err := e.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := hostBusy(t) - busy0
+	s := rep.Steps[0]
+	var used time.Duration
+	for i, r := range s.Runs {
+		m := r.Measurement
+		if m.ServerCPU <= 10*time.Millisecond || m.DriverCPU <= 0 || !(m.PerCPU() > 0) {
+			t.Errorf("run %d: server CPU %s, driver CPU %s, %.0f txn/CPU-s", i, m.ServerCPU, m.DriverCPU, m.PerCPU())
+		}
+		used += m.ServerCPU + m.DriverCPU
+		if len(m.SpeedProbe) == 0 || m.SpeedProbe[0] <= 0 {
+			t.Errorf("run %d: no CPU speed probe recorded: %v", i, m.SpeedProbe)
+		}
+	}
+	if used > busy {
+		t.Errorf("runs used %s of CPU, more than the host's busy time %s over the whole experiment", used, busy)
+	}
+	if s.Objective != experiment.ObjectivePerCPU || !s.WorkPerCPU.Valid || s.Judged() != s.WorkPerCPU {
+		t.Errorf("objective %q, work per CPU %+v", s.Objective, s.WorkPerCPU)
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"verdict (objective per-cpu):", "txn/CPU-s", "work per CPU (server+driver):", "CPU probe"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, text.String())
+		}
+	}
+	t.Log("\n" + text.String())
+}
+
+// hostBusy is the host's CPU time spent not idle so far, from /proc/stat.
+func hostBusy(t *testing.T) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		t.Skip("no /proc/stat")
+	}
+	f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
+	var ticks int64
+	for i, v := range f[1:] {
+		if i == 3 || i == 4 { // idle, iowait
+			continue
+		}
+		n, _ := strconv.ParseInt(v, 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / 100
+}
+
+// TestSwitchbackExperimentOnTPCB: with design: auto, a reload-only step
+// (commit_delay) is measured in one TPC-B run alternating the arms, the
+// switches recorded after their block boundaries (by at most 1.5 s: the
+// reload and its read-back by a fresh session), every block pair measured,
+// each block with the CPU its seconds cost (work per CPU per block); a step
+// with a restart setting keeps separate runs and says why; the original
+// settings come back (issue 29.1).
+func TestSwitchbackExperimentOnTPCB(t *testing.T) {
+	c := pgtest.Cluster(t)
+	dsn := pgtest.NewDatabase(t)
+	before := readSettings(t, dsn, "commit_delay", "commit_siblings")
+	plan, err := experiment.ParsePlan(strings.NewReader(`
+workload: {kind: tpcb, scale: 1, clients: 2}
+duration: 6s
+repetitions: 2
+design: auto
+block: 3s
+settle: 1s
+steps:
+  - name: group commit
+    settings: {commit_delay: 100, commit_siblings: 1}
+  - name: buffers
+    settings: {shared_buffers: 32MB}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := registry.New("tpcb", 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	e := &experiment.Experiment{Plan: plan, Workload: w, Server: c, DSN: dsn, Log: &log}
+	rep, err := e.Run(context.Background())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	s := rep.Steps[0]
+	sb := s.Switchback
+	if s.Design != experiment.DesignSwitchback || sb == nil || sb.Design.Pairs != 4 || len(sb.Switches) != 8 {
+		t.Fatalf("design %q, switchback %+v\n%s", s.Design, sb, log.String())
+	}
+	for i, sw := range sb.Switches[1:] {
+		late := sw.At.Sub(sb.Start) - time.Duration(i+1)*sb.Design.Block
+		if late < 0 || late > 1500*time.Millisecond {
+			t.Errorf("switch %d at %s from the start, %s off its boundary", i+1, sw.At.Sub(sb.Start), late)
+		}
+	}
+	measured := 0
+	for _, b := range sb.Blocks {
+		if b.Seconds > 0 {
+			measured++
+			if b.CPU <= 0 || b.CPU > time.Duration(b.Seconds)*time.Duration(runtime.NumCPU())*time.Second {
+				t.Errorf("block %+v: CPU %s over %d s", b, b.CPU, b.Seconds)
+			}
+		}
+	}
+	if measured < 6 || !s.Throughput.Valid || !s.InEffect || s.Throughput.Pairs < 3 || !s.WorkPerCPU.Valid {
+		t.Errorf("%d blocks measured, effect %+v, work per CPU %+v, in effect %v", measured, s.Throughput, s.WorkPerCPU, s.InEffect)
+	}
+	if rep.Steps[1].Design != experiment.DesignSeparate || !strings.Contains(rep.Steps[1].DesignWhy, "restart") {
+		t.Errorf("shared_buffers step: design %q (%s)", rep.Steps[1].Design, rep.Steps[1].DesignWhy)
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "design: switchback") || !strings.Contains(text.String(), "work per CPU (server+driver):") || !strings.Contains(text.String(), "design: separate runs (shared_buffers needs a restart)") {
+		t.Errorf("text report does not say the designs:\n%s", text.String())
+	}
+	t.Log("\n" + text.String())
+	after := readSettings(t, dsn, "commit_delay", "commit_siblings")
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s not restored: %s, was %s", k, after[k], v)
+		}
+	}
 }

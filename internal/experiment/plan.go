@@ -56,6 +56,18 @@ type Plan struct {
 	ReloadEachRun bool   `yaml:"reload_each_run"`
 	Baseline      Step   `yaml:"baseline"`
 	Steps         []Step `yaml:"steps"`
+	// Objective is what a step's verdict judges: tps (throughput, the
+	// default) or per-cpu (transactions per CPU-second of the server and
+	// the driver; the server must run on this host). Issue 29.3.
+	Objective string `yaml:"objective"`
+	// Design is how steps are measured: separate (pairs of runs, the
+	// default) or auto (a switchback run for a step whose settings all take
+	// effect on reload within seconds, settings.Switchable; separate runs
+	// otherwise). Block and Settle shape the switchback run (none: fitted to
+	// the step's time, switchback.Fit). Issue 29.1.
+	Design string        `yaml:"design"`
+	Block  time.Duration `yaml:"block"`
+	Settle time.Duration `yaml:"settle"`
 	// Versions makes the plan a version study instead (versions: [10, 15,
 	// 18]): the workload with the baseline's settings on each major, as
 	// 'pgoltp compare-versions' runs it; repetitions are runs per major.
@@ -189,6 +201,8 @@ min_effect: 3%      # auto: stop once the interval rules out effects this large
 prewarm: 10s        # a discarded warm-up run before each measured run
 confidence: 0.95
 reload_each_run: false   # steps with a layout reload the data before every run anyway
+objective: tps      # what the verdict judges: tps, or per-cpu (transactions per CPU-second of server and driver)
+design: separate    # or auto: one switchback run for a step whose settings all take effect on reload
 baseline:
   settings: {checkpoint_timeout: 5min, max_wal_size: 1GB}
 steps:
@@ -253,29 +267,11 @@ func (p *Plan) Check() error {
 	if len(p.Versions) > 0 {
 		return p.checkVersions()
 	}
-	if p.Repetitions == (Repetitions{}) {
-		p.Repetitions.Auto = true
+	if err := p.checkRepetitions(); err != nil {
+		return err
 	}
-	if p.Repetitions.Auto {
-		if p.MaxRepetitions == 0 {
-			p.MaxRepetitions = 6
-		}
-		if p.MaxRepetitions < minAutoPairs || p.MaxRepetitions > 100 {
-			return fmt.Errorf("max_repetitions %d: need %d to 100", p.MaxRepetitions, minAutoPairs)
-		}
-		if p.MinEffect == 0 {
-			p.MinEffect = 3
-		}
-		if !(p.MinEffect > 0 && p.MinEffect < 100) { // also NaN, which compares false
-			return fmt.Errorf("min_effect %g%%: must be above 0%% and below 100%%, e.g. 3%%", float64(p.MinEffect))
-		}
-	} else {
-		if p.Repetitions.Pairs < 2 || p.Repetitions.Pairs > 100 {
-			return fmt.Errorf("repetitions %d: need 2 to 100, or auto (a confidence interval needs at least two runs per side)", p.Repetitions.Pairs)
-		}
-		if p.MaxRepetitions != 0 || p.MinEffect != 0 {
-			return fmt.Errorf("max_repetitions and min_effect only apply to repetitions: auto (this plan fixes %d)", p.Repetitions.Pairs)
-		}
+	if err := p.checkObjective(); err != nil {
+		return err
 	}
 	if p.Confidence == 0 {
 		p.Confidence = 0.95
@@ -333,6 +329,47 @@ func prepareOS(s *Step) error {
 		s.Settings["huge_pages"] = "on"
 	}
 	return nil
+}
+
+// checkRepetitions defaults repetitions to auto and checks its bounds.
+func (p *Plan) checkRepetitions() error {
+	if p.Repetitions == (Repetitions{}) {
+		p.Repetitions.Auto = true
+	}
+	if p.Repetitions.Auto {
+		if p.MaxRepetitions == 0 {
+			p.MaxRepetitions = 6
+		}
+		if p.MaxRepetitions < minAutoPairs || p.MaxRepetitions > 100 {
+			return fmt.Errorf("max_repetitions %d: need %d to 100", p.MaxRepetitions, minAutoPairs)
+		}
+		if p.MinEffect == 0 {
+			p.MinEffect = 3
+		}
+		if !(p.MinEffect > 0 && p.MinEffect < 100) { // also NaN, which compares false
+			return fmt.Errorf("min_effect %g%%: must be above 0%% and below 100%%, e.g. 3%%", float64(p.MinEffect))
+		}
+	} else {
+		if p.Repetitions.Pairs < 2 || p.Repetitions.Pairs > 100 {
+			return fmt.Errorf("repetitions %d: need 2 to 100, or auto (a confidence interval needs at least two runs per side)", p.Repetitions.Pairs)
+		}
+		if p.MaxRepetitions != 0 || p.MinEffect != 0 {
+			return fmt.Errorf("max_repetitions and min_effect only apply to repetitions: auto (this plan fixes %d)", p.Repetitions.Pairs)
+		}
+	}
+	return nil
+}
+
+// checkObjective defaults the objective to tps and refuses an unknown one.
+func (p *Plan) checkObjective() error {
+	switch p.Objective {
+	case "":
+		p.Objective = ObjectiveTPS
+	case ObjectiveTPS, ObjectivePerCPU:
+	default:
+		return fmt.Errorf("objective %q: use tps or per-cpu", p.Objective)
+	}
+	return p.checkDesign()
 }
 
 // checkVersions validates a version study: two or more majors, the

@@ -103,6 +103,7 @@ type searchDoc struct {
 	Method     string
 	Ablation   []ablationRow
 	Kept       []settingChange
+	Unproven   []settingChange // the best's changes when not shown better than the start
 	Layout     []layoutRow
 	LayoutBest string
 	Failed     int
@@ -150,6 +151,7 @@ func newSearchDoc(v *SearchView, now time.Time) *searchDoc {
 		d.Rows = append(d.Rows, row)
 	}
 	d.Kept = changes(s.Major, s.Kept, s.Start)
+	d.Unproven = changes(s.Major, s.Unproven, s.Start)
 	d.Chart = trajectoryChart(s)
 	if len(s.Baselines) > 1 {
 		lo, hi := s.Baselines[0], s.Baselines[0]

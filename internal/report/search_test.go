@@ -125,3 +125,43 @@ func TestSearchPage(t *testing.T) {
 		t.Error("a missing search loaded")
 	}
 }
+
+// TestSearchPageUnproven: a search whose best was not shown better than the
+// start says the start stays and lists the candidate as unproven (issue 29.5).
+func TestSearchPageUnproven(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, t.TempDir(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s := record.Search{ID: "tune-x2", Workload: "TPC-B", Objective: "tps", Major: 15, Status: record.Complete, Started: time.Now(),
+		Start: map[string]string{"work_mem": "4MB"}, Best: map[string]string{"work_mem": "64MB"}, Confirmed: true,
+		VsStart:  stats.Effect{Valid: true, Level: 0.95, Pairs: 2, Percent: 6.3, Low: -51.9, High: 134.8},
+		Kept:     map[string]string{},
+		Unproven: map[string]string{"work_mem": "64MB"}}
+	doc, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SaveSearch(ctx, &store.Search{ID: s.ID, Kind: record.Kind, Started: s.Started, Document: doc}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := report.LoadSearch(ctx, st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := report.SearchHTML(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(b.String())
+	for _, want := range []string{"No setting is kept: the starting configuration stays.", `id="unproven-table"`, "<code>64MB</code>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the search page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `id="kept-table"`) {
+		t.Error("an unproven best is shown as kept")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -71,11 +72,26 @@ type tunedWorkload struct {
 func (a tunedWorkload) Name() string                      { return a.w.Name() }
 func (a tunedWorkload) Prepare(ctx context.Context) error { return a.w.Prepare(ctx, a.dsn, nil) }
 func (a tunedWorkload) Run(ctx context.Context, d time.Duration) (workload.Measurement, error) {
+	meter := collect.StartCPU(serverPID(ctx, a.dsn))
 	res, err := a.w.Run(ctx, a.dsn, workload.RunOptions{Duration: d})
 	if res == nil {
+		meter.Stop(time.Time{}, time.Time{})
 		return workload.Measurement{}, err
 	}
+	u := meter.Stop(res.MeasureStart, res.MeasureEnd)
+	res.SetCPU(u.Server, u.Driver, u.Steal, u.Probe)
 	return res.Measurement, err
+}
+
+// serverPID is the postmaster of the server at dsn when it is on this host
+// (collect.ServerPID), else 0.
+func serverPID(ctx context.Context, dsn string) int {
+	conn, err := adminconn.Connect(ctx, dsn)
+	if err != nil {
+		return 0
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return collect.ServerPID(ctx, conn)
 }
 
 // StoreRecorder stores each run of a search in the results store (lab,
@@ -100,6 +116,15 @@ func (r StoreRecorder) Record(ctx context.Context, info RunInfo, m workload.Meas
 		{Name: "TPS", Value: m.TPS(), Unit: "txn/s"},
 		{Name: "latency p99", Value: float64(m.P99) / float64(time.Millisecond), Unit: "ms"},
 		{Name: "errors", Value: float64(m.Errors), Unit: "txn"},
+	}
+	if m.ServerCPU > 0 {
+		run.Headline = append(run.Headline, store.Figure{Name: "work per CPU", Value: m.PerCPU(), Unit: "txn per CPU-s (server+driver)"},
+			store.Figure{Name: "server CPU", Value: m.ServerCPU.Seconds(), Unit: "CPU-s"},
+			store.Figure{Name: "driver CPU", Value: m.DriverCPU.Seconds(), Unit: "CPU-s"})
+	}
+	if len(m.SpeedProbe) > 0 {
+		run.Headline = append(run.Headline, store.Figure{Name: "steal", Value: m.Steal.Seconds(), Unit: "CPU-s (host)"},
+			store.Figure{Name: "CPU probe, slowest", Value: float64(slices.Max(m.SpeedProbe)) / float64(time.Millisecond), Unit: "ms per unit"})
 	}
 	if failure != nil {
 		run.Status = store.Failed

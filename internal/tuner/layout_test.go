@@ -83,9 +83,10 @@ func TestLayoutSQL(t *testing.T) {
 	if strings.Contains(got, "customer") || strings.Contains(got, "district") {
 		t.Errorf("SQL touches tables left at their start:\n%s", got)
 	}
-	res := &Result{record.Search{ID: "tune-x", Layout: lay, Kept: map[string]string{"work_mem": "8MB"}}}
+	res := &Result{record.Search{ID: "tune-x", Layout: lay, Kept: map[string]string{"work_mem": "8MB"},
+		Confirmed: true, VsStart: stats.Effect{Valid: true, Percent: 4, Low: 1, High: 7}}}
 	var b strings.Builder
-	if err := res.Write(&b, "sql"); err != nil {
+	if err := res.Write(&b, "sql", false); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "ALTER SYSTEM SET work_mem = '8MB';") || !strings.Contains(b.String(), `ALTER TABLE "stock" SET (fillfactor = 80);`) {

@@ -34,6 +34,8 @@ type Options struct {
 	MaxP99      time.Duration
 	AllowUnsafe bool
 	Apply       bool
+	Force       bool   // --apply and --format take a best not shown better than the start
+	Design      string // separate or auto (switchback where the settings allow)
 	Format      string // "", conf or sql
 	Resume      string // "", "latest" or a search id
 	Seed        int64
@@ -63,6 +65,9 @@ func (o *Options) Validate() error {
 	if o.Objective == "" {
 		o.Objective = kind.Objective
 	}
+	if o.Design == "" {
+		o.Design = "separate"
+	}
 	switch {
 	case o.Scale < 1:
 		return field.Bad("Scale", strconv.Itoa(o.Scale), "is too small", "1 or more")
@@ -72,12 +77,14 @@ func (o *Options) Validate() error {
 		return field.Bad("Budget", strconv.Itoa(o.Budget), "is too few trials", "1 or more")
 	case o.Trial < time.Second:
 		return field.Bad("Trial", o.Trial.String(), "is too short to measure", "1s or more")
-	case o.Objective != ObjectiveTPS && o.Objective != ObjectiveTPMC && o.Objective != ObjectiveP99:
-		return field.Bad("Objective", strconv.Quote(o.Objective), "is not an objective", "tps, tpmc or p99")
+	case o.Objective != ObjectiveTPS && o.Objective != ObjectiveTPMC && o.Objective != ObjectiveP99 && o.Objective != ObjectivePerCPU:
+		return field.Bad("Objective", strconv.Quote(o.Objective), "is not an objective", "tps, tpmc, p99 or per-cpu")
 	case o.Objective == ObjectiveTPMC && kind.Objective != ObjectiveTPMC:
 		return field.Bad("Objective", strconv.Quote(o.Objective), "is a "+o.TPMCTitles()+" figure", "tps with "+kind.Name)
 	case o.Format != "" && o.Format != "conf" && o.Format != "sql":
 		return field.Bad("Format", strconv.Quote(o.Format), "is not an output format", "conf or sql")
+	case o.Design != "separate" && o.Design != "auto":
+		return field.Bad("Design", strconv.Quote(o.Design), "is not a design", "separate or auto")
 	case o.Confirm < 1:
 		return field.Bad("Confirm", strconv.Itoa(o.Confirm), "is too few candidates", "1 or more")
 	case o.Ablation < 0:
@@ -146,16 +153,17 @@ func parseInject(list []string) (map[int]map[string]string, error) {
 }
 
 // Write prints the result as text, followed by conf or sql lines when
-// format asks for them.
-func (r *Result) Write(w io.Writer, format string) error {
+// format asks for them: only a header saying why when the best was not
+// shown better than the start, unless force (the verdict then refuses).
+func (r *Result) Write(w io.Writer, format string, force bool) error {
 	if err := r.WriteText(w); err != nil {
 		return err
 	}
 	switch format {
 	case "conf":
-		return r.WriteConf(w)
+		return r.WriteConf(w, force)
 	case "sql":
-		return r.WriteSQL(w)
+		return r.WriteSQL(w, force)
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ func importance(space *Space, trials []Trial) []Importance {
 			ok = append(ok, t)
 		}
 	}
-	if len(ok) < 3 {
+	if len(ok) < record.MinImportanceTrials {
 		return nil
 	}
 	y := make([]float64, len(ok))
@@ -72,31 +72,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	r.writeSearch(p)
-	if r.Confirmed && r.VsStart.Percent <= 0 {
-		p("no configuration beat the start when re-run; the best candidate:")
-		p("  gain over the start:      %s", effectText(r.VsStart))
-		if r.VsAdvise.Pairs > 0 {
-			p("  gain over advise's:       %s", effectText(r.VsAdvise))
-		}
-	} else if r.Confirmed && !r.VsStart.Better() {
-		// Re-run and ahead, but within the noise: say so, not "confirmed".
-		p("best configuration, re-run against the start: NOT shown better (its interval includes zero; more runs or a quieter machine):")
-		p("  gain over the start:      %s", effectText(r.VsStart))
-		if r.VsAdvise.Pairs > 0 {
-			p("  gain over advise's:       %s", effectText(r.VsAdvise))
-		}
-	} else if r.Confirmed {
-		p("best configuration, confirmed by re-runs against the start:")
-		p("  gain over the start:      %s", effectText(r.VsStart))
-		if r.VsAdvise.Pairs > 0 {
-			p("  gain over advise's:       %s", effectText(r.VsAdvise))
-		}
-	} else {
-		p("best configuration so far (NOT confirmed by re-runs):")
-	}
-	for _, n := range sortedKeys(r.Kept) {
-		p("  %-34s %-10s (start %s)%s", n, r.Kept[n], r.Start[n], unsafeTag(r.Major, n, r.Kept[n]))
-	}
+	r.writeVerdict(p)
 	r.writeAblation(p)
 	if l := r.Layout; l != nil {
 		writeLayout(p, l)
@@ -118,6 +94,39 @@ func (r *Result) WriteText(w io.Writer) error {
 	return err
 }
 
+// writeVerdict says what the search found: a configuration shown better
+// than the start, with its settings, or "keep the starting settings" with
+// the best candidate listed as unproven.
+func (r *Result) writeVerdict(p func(string, ...any)) {
+	gains := func() {
+		p("  gain over the start:      %s (objective %s)", effectText(r.VsStart), r.Objective)
+		if r.VsAdvise.Pairs > 0 {
+			p("  gain over advise's:       %s", effectText(r.VsAdvise))
+		}
+	}
+	if r.Shown() {
+		p("best configuration, confirmed by re-runs against the start:")
+		gains()
+		for _, n := range sortedKeys(r.Kept) {
+			p("  %-34s %-10s (start %s)%s", n, r.Kept[n], r.Start[n], unsafeTag(r.Major, n, r.Kept[n]))
+		}
+		return
+	}
+	if r.Confirmed {
+		p("result: keep the starting settings (the best candidate was NOT shown better when re-run: its interval does not lie above zero; more runs or a quieter machine)")
+		gains()
+	} else {
+		p("result: keep the starting settings (the best so far was NOT re-run against the start)")
+	}
+	if len(r.Unproven) == 0 {
+		return
+	}
+	p("unproven candidate (not kept; --apply and --format conf|sql take it only with --force):")
+	for _, n := range sortedKeys(r.Unproven) {
+		p("  %-34s %-10s (start %s)%s", n, r.Unproven[n], r.Start[n], unsafeTag(r.Major, n, r.Unproven[n]))
+	}
+}
+
 // writeSearch writes what was searched, the failed trials and the
 // baseline's drift.
 func (r *Result) writeSearch(p func(string, ...any)) {
@@ -130,6 +139,9 @@ func (r *Result) writeSearch(p func(string, ...any)) {
 	}
 	if failed > 0 {
 		p("  %d trial(s) failed and were survived (settings rolled back)", failed)
+	}
+	if r.Design == "auto" {
+		p("  comparisons: one switchback run where only settings that take effect on reload differ (the ablation says which), separate runs otherwise")
 	}
 	if len(r.Baselines) > 1 {
 		lo, hi := r.Baselines[0], r.Baselines[0]
@@ -145,32 +157,63 @@ func (r *Result) writeSearch(p func(string, ...any)) {
 func (r *Result) writeAblation(p func(string, ...any)) {
 	if len(r.Ablation) > 0 {
 		p("ablation (the best without one setting; contribution = −effect of removing it):")
+		var unmeasured []string
 		for _, c := range r.Ablation {
 			switch {
 			case !c.Measured:
-				p("  %-34s not measured (kept)", c.Name)
+				unmeasured = append(unmeasured, c.Name)
 			case !c.Removal.Valid:
 				p("  %-34s kept: removing it had no interval (runs too short)", c.Name)
 			case c.Kept:
-				p("  %-34s kept: removing it %s", c.Name, effectText(c.Removal))
+				p("  %-34s kept: removing it %s%s", c.Name, effectText(c.Removal), designTag(c.Design))
 			default:
-				p("  %-34s dropped: removing it %s", c.Name, effectText(c.Removal))
+				p("  %-34s dropped: removing it %s%s", c.Name, effectText(c.Removal), designTag(c.Design))
 			}
+		}
+		if len(unmeasured) > 0 {
+			p("  not measured (kept, --ablation): %s", strings.Join(unmeasured, ", "))
 		}
 	}
 	if len(r.Dropped) > 0 {
 		p("dropped (no measurable contribution): %s", strings.Join(r.Dropped, ", "))
 	}
-	if len(r.Importance) > 0 {
-		var parts []string
-		for i, im := range r.Importance {
-			if i == 5 {
-				break
-			}
+	r.writeImportance(p)
+}
+
+// writeImportance writes the settings whose rank correlation with the
+// objective went beyond chance, or why there is none to write.
+func (r *Result) writeImportance(p func(string, ...any)) {
+	n := 0
+	for _, t := range r.Trials {
+		if !t.Failed {
+			n++
+		}
+	}
+	if len(r.Importance) == 0 {
+		if n > 0 && n < record.MinImportanceTrials {
+			p("importance: not computed from %d trials (it needs at least %d)", n, record.MinImportanceTrials)
+		}
+		return
+	}
+	var parts []string
+	for _, im := range r.Importance {
+		if len(parts) < 5 && math.Abs(im.Rho) > im.Noise() {
 			parts = append(parts, fmt.Sprintf("%s %+.2f", im.Name, im.Rho))
 		}
-		p("importance (rank correlation with the objective over the trials): %s", strings.Join(parts, ", "))
 	}
+	if len(parts) == 0 {
+		p("importance: no setting went with the objective beyond chance over %d trials (|ρ| ≤ %.2f)", r.Importance[0].N, r.Importance[0].Noise())
+		return
+	}
+	p("importance (rank correlation with the objective over %d trials, beyond chance |ρ| %.2f): %s", r.Importance[0].N, r.Importance[0].Noise(), strings.Join(parts, ", "))
+}
+
+// designTag names a comparison's design when it was not separate runs.
+func designTag(design string) string {
+	if design == DesignSwitchback {
+		return " [switchback: one run alternating both]"
+	}
+	return ""
 }
 
 // writeLayout says what the layout phase found.
@@ -202,12 +245,26 @@ func unsafeTag(major int, name, value string) string {
 	return ""
 }
 
-// WriteConf writes the kept settings as postgresql.conf lines.
-func (r *Result) WriteConf(w io.Writer) error {
+// written is what --format writes: the kept settings, or with force the
+// unproven candidate of a best not shown better than the start (nothing
+// without force: the verdict refuses). header says which.
+func (r *Result) written(force bool) (values map[string]string, header string) {
+	switch {
+	case r.Shown():
+		return r.Kept, ""
+	case force:
+		return r.Unproven, " UNPROVEN (--force): NOT shown better than the start"
+	}
+	return nil, " nothing: NOT shown better than the start (keep the starting settings; --force writes the unproven candidate)"
+}
+
+// WriteConf writes the kept settings as postgresql.conf lines (see written).
+func (r *Result) WriteConf(w io.Writer, force bool) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# pgoltp tune %s: %s, objective %s\n", r.ID, r.Workload, r.Objective)
-	for _, n := range sortedKeys(r.Kept) {
-		fmt.Fprintf(&b, "%s = '%s'%s\n", n, strings.ReplaceAll(r.Kept[n], "'", "''"), commentTag(r.Major, n, r.Kept[n]))
+	values, header := r.written(force)
+	fmt.Fprintf(&b, "# pgoltp tune %s: %s, objective %s%s\n", r.ID, r.Workload, r.Objective, header)
+	for _, n := range sortedKeys(values) {
+		fmt.Fprintf(&b, "%s = '%s'%s\n", n, strings.ReplaceAll(values[n], "'", "''"), commentTag(r.Major, n, values[n]))
 	}
 	if l := r.Layout; l != nil && l.Kept {
 		fmt.Fprintf(&b, "# layout (a table option, not a server setting; --format sql gives the statements): fillfactor %s\n", layoutText(l.Tables, l.Start, l.Best))
@@ -216,15 +273,19 @@ func (r *Result) WriteConf(w io.Writer) error {
 	return err
 }
 
-// WriteSQL writes the kept settings as ALTER SYSTEM statements, and the
-// kept layout (--layout) as ALTER TABLE statements with their rewrite.
-func (r *Result) WriteSQL(w io.Writer) error {
+// WriteSQL writes the kept settings as ALTER SYSTEM statements (see
+// written), and the kept layout (--layout) as ALTER TABLE statements with
+// their rewrite.
+func (r *Result) WriteSQL(w io.Writer, force bool) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "-- pgoltp tune %s: %s, objective %s\n", r.ID, r.Workload, r.Objective)
-	for _, n := range sortedKeys(r.Kept) {
-		fmt.Fprintf(&b, "ALTER SYSTEM SET %s = '%s';%s\n", n, strings.ReplaceAll(r.Kept[n], "'", "''"), strings.Replace(commentTag(r.Major, n, r.Kept[n]), "#", "--", 1))
+	values, header := r.written(force)
+	fmt.Fprintf(&b, "-- pgoltp tune %s: %s, objective %s%s\n", r.ID, r.Workload, r.Objective, header)
+	for _, n := range sortedKeys(values) {
+		fmt.Fprintf(&b, "ALTER SYSTEM SET %s = '%s';%s\n", n, strings.ReplaceAll(values[n], "'", "''"), strings.Replace(commentTag(r.Major, n, values[n]), "#", "--", 1))
 	}
-	b.WriteString("SELECT pg_reload_conf();  -- settings that need a restart take effect after one\n")
+	if len(values) > 0 {
+		b.WriteString("SELECT pg_reload_conf();  -- settings that need a restart take effect after one\n")
+	}
 	b.WriteString(layoutSQL(r.Layout))
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/pending"
+	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/search"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
@@ -42,6 +43,16 @@ type Tuner struct {
 	Confirm  int  // top candidates re-run before one is declared best (default 3)
 	Ablation int  // at most this many settings ablated, largest changes first (0: all)
 	Apply    bool // keep the result on the server instead of restoring
+	// Force applies (with Apply) a best that was not shown better than the
+	// start; without it such a best is only listed, as unproven.
+	Force bool
+	// Design is how two configurations are compared: separate (pairs of
+	// runs, the default) or auto (a switchback run when they differ only in
+	// settings that take effect on reload within seconds; switchback.go).
+	Design string
+	// Format is how the command also writes the result (conf or sql); the
+	// verdict refuses it for an unproven best without Force.
+	Format string
 	// Layout, when set, runs the layout phase after the settings search:
 	// per-table fillfactor of these tables (layout.go).
 	Layout Tables
@@ -93,7 +104,7 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 		return nil, err
 	}
 	res = &Result{record.Search{ID: s.state.ID, Workload: t.Workload.Name(), Objective: t.Objective, Major: s.major,
-		Start: s.startSet, Advise: t.Advise, TrialTime: s.state.Trial, Started: s.state.Started}}
+		Start: s.startSet, Advise: t.Advise, TrialTime: s.state.Trial, Started: s.state.Started, Design: t.Design}}
 	// Registered first, so it runs last: the stored record says whether
 	// the settings were restored.
 	defer func() { s.store(res, searchStatus(res, err)) }()
@@ -134,15 +145,17 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 	}
 	res.Best = s.space.Settings(cands[0])
 	if res.Interrupted {
-		res.Notes = append(res.Notes, "interrupted: the best so far is shown, not confirmed by re-runs")
-		res.Kept = changed(res.Best, s.startSet)
-		res.Unsafe = Unsafe(s.major, res.Kept)
+		s.unproven(res, "interrupted: the best so far is not confirmed by re-runs")
 		return res, nil
 	}
 	if better, err := s.confirm(res, cands); err != nil {
 		return res, err
 	} else if !better {
-		return finish()
+		if _, err := finish(); err != nil {
+			return res, err
+		}
+		kept, err = s.forceUnproven(res)
+		return res, err
 	}
 	if !res.Interrupted {
 		var aerr error
@@ -156,15 +169,21 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 		return res, err
 	}
 	if t.Apply && !res.Interrupted {
-		if _, err := t.Server.Apply(s.ctx, withStart(res.Kept, s.startSet)); err != nil {
-			return res, fmt.Errorf("applying the result: %w", err)
-		}
-		kept, res.Applied = true, true
-		if err := t.Pending.Done(); err != nil {
-			res.Notes = append(res.Notes, "the original settings' record stays in the lab: "+err.Error())
-		}
+		kept, err = s.keep(res, res.Kept, "applying the result")
 	}
-	return res, nil
+	return res, err
+}
+
+// keep applies values over the start and leaves them on the server.
+func (s *session) keep(res *Result, values map[string]string, what string) (bool, error) {
+	if _, err := s.Server.Apply(s.ctx, withStart(values, s.startSet)); err != nil {
+		return false, fmt.Errorf("%s: %w", what, err)
+	}
+	res.Applied = true
+	if err := s.Pending.Done(); err != nil {
+		res.Notes = append(res.Notes, "the original settings' record stays in the lab: "+err.Error())
+	}
+	return true, nil
 }
 
 // searchStatus is the stored status of a search that ended with err.
@@ -463,9 +482,7 @@ func (s *session) confirm(res *Result, cands []search.Point) (better bool, err e
 	}
 	if bestIdx < 0 && res.Interrupted {
 		// Nothing re-run yet: the search's best, as an interrupted search shows it.
-		res.Notes = append(res.Notes, "the best so far is shown, not confirmed by re-runs")
-		res.Kept = changed(res.Best, s.startSet)
-		res.Unsafe = Unsafe(s.major, res.Kept)
+		s.unproven(res, "the best so far is not confirmed by re-runs")
 		return false, nil
 	}
 	if bestIdx < 0 {
@@ -484,13 +501,34 @@ func (s *session) confirm(res *Result, cands []search.Point) (better bool, err e
 			res.Notes = append(res.Notes, "advise's configuration could not be compared: "+oneLine(err.Error()))
 		}
 	}
-	if bestEffect.Percent <= 0 {
-		// Lucky in the search, no better when re-run: keep the start.
-		res.Notes = append(res.Notes, "no candidate beat the start when re-run: keep the starting configuration")
-		res.Kept = map[string]string{}
+	if !bestEffect.Better() {
+		// Lucky in the search, not shown better when re-run: keep the
+		// start, and measure nothing more of a candidate that is no result
+		// (an ablation of it would only add figures from noise).
+		s.unproven(res, "no candidate was shown better than the start when re-run (its interval does not lie above zero)")
 		return false, nil
 	}
 	return true, nil
+}
+
+// unproven makes the start the result: the best candidate's changes are
+// listed as unproven, none is kept.
+func (s *session) unproven(res *Result, why string) {
+	res.Notes = append(res.Notes, why+": keep the starting settings")
+	res.Unproven = changed(res.Best, s.startSet)
+	res.Kept = map[string]string{}
+	res.Unsafe = Unsafe(s.major, res.Unproven)
+}
+
+// forceUnproven applies the unproven candidate when both --apply and
+// --force ask for it; --apply alone applies nothing, and the verdict says
+// it refused. It says whether the candidate is now kept on the server.
+func (s *session) forceUnproven(res *Result) (bool, error) {
+	if !s.Apply || !s.Force || res.Interrupted || len(res.Unproven) == 0 {
+		return false, nil
+	}
+	res.Notes = append(res.Notes, "--force: the unproven candidate is applied although it was not shown better than the start")
+	return s.keep(res, res.Unproven, "applying the unproven candidate (--force)")
 }
 
 // baseline measures the start configuration and keeps its level.
@@ -500,6 +538,9 @@ func (s *session) baseline(n int) (float64, error) {
 		return 0, fmt.Errorf("baseline run: %w", err)
 	}
 	r := runOf(s.Objective, m)
+	if s.Objective == ObjectivePerCPU && m.ServerCPU <= 0 {
+		return 0, problem.BadInput("use --objective tps (or p99)", "objective per-cpu: the server's CPU cannot be read from /proc here (it runs on another host or in another container)")
+	}
 	if !(r.Level > 0) {
 		return 0, errors.New("baseline run committed nothing")
 	}
@@ -514,12 +555,38 @@ func (s *session) baseline(n int) (float64, error) {
 // and stores the run.
 func (s *session) measure(values map[string]string, info RunInfo) (workload.Measurement, bool, string, error) {
 	info.Search, info.Settings, info.Started = s.state.ID, values, time.Now()
-	if err := settings.CheckApplicable(values); err != nil {
-		return workload.Measurement{}, false, "", err
+	restarted, err := s.prepare(values, info.Role)
+	var m workload.Measurement
+	if err == nil {
+		info.Started = time.Now() // the stored run is the measured part
+		m, err = s.Workload.Run(s.ctx, s.TrialTime)
 	}
-	restarted, err := s.Server.Apply(s.ctx, values)
+	return m, restarted, s.record(info, m, err), err
+}
+
+// record stores a run when there is a recorder, and returns its id.
+func (s *session) record(info RunInfo, m workload.Measurement, err error) string {
+	if s.Recorder == nil {
+		return ""
+	}
+	id, rerr := s.Recorder.Record(s.ctx, info, m, err)
+	if rerr != nil && err == nil {
+		s.logf("  could not store the run: %v", rerr)
+	}
+	return id
+}
+
+// prepare applies values (every setting at once: one restart at most),
+// reloads the data (Reload, but not for the layout phase's runs), refills
+// the cache after a restart or reload, checkpoints and prewarms: every
+// measured run starts from the same state.
+func (s *session) prepare(values map[string]string, role string) (restarted bool, err error) {
+	if err := settings.CheckApplicable(values); err != nil {
+		return false, err
+	}
+	restarted, err = s.Server.Apply(s.ctx, values)
 	reloaded := false
-	if err == nil && s.Reload && info.Role != RoleLayout {
+	if err == nil && s.Reload && role != RoleLayout {
 		// The layout phase's runs keep the tables it has just rewritten.
 		if err = s.Workload.Prepare(s.ctx); err != nil {
 			err = fmt.Errorf("reloading the data: %w", err)
@@ -532,26 +599,13 @@ func (s *session) measure(values map[string]string, info RunInfo) (workload.Meas
 	if err == nil {
 		s.checkpoint()
 	}
-	var m workload.Measurement
 	if err == nil && s.Prewarm > 0 {
 		_, err = s.Workload.Run(s.ctx, s.Prewarm)
 		if err != nil {
 			err = fmt.Errorf("prewarm: %w", err)
 		}
 	}
-	if err == nil {
-		info.Started = time.Now() // the stored run is the measured part
-		m, err = s.Workload.Run(s.ctx, s.TrialTime)
-	}
-	id := ""
-	if s.Recorder != nil {
-		var rerr error
-		id, rerr = s.Recorder.Record(s.ctx, info, m, err)
-		if rerr != nil && err == nil {
-			s.logf("  could not store the run: %v", rerr)
-		}
-	}
-	return m, restarted, id, err
+	return restarted, err
 }
 
 // checkpoint starts the run at the same point of the checkpoint cycle as
@@ -594,6 +648,9 @@ var confirmRule = stats.Sequential{MinPairs: 2, MaxPairs: 5, MinEffect: 5, Confi
 // paired runs A B A B … A, adding pairs until confirmRule stops, and returns
 // B's effect against A at the rule's level for each look.
 func (s *session) paired(a, b map[string]string, role, label string) (stats.Effect, error) {
+	if design, _ := s.designFor(a, b); design == DesignSwitchback { // issue 29.1
+		return s.switchbackPaired(a, b, role, label)
+	}
 	measure := func(values map[string]string, label string) (stats.Run, error) {
 		if s.outer.Err() != nil {
 			return stats.Run{}, errInterrupted
@@ -658,6 +715,7 @@ func (s *session) ablate(best map[string]string) ([]Contribution, error) {
 			return out, err
 		}
 		out[i].Removal, out[i].Measured = e, true
+		out[i].Design, _ = s.designFor(best, without)
 		// Dropped only when its removal was measured and did not
 		// measurably hurt; without an interval it stays.
 		out[i].Kept = !e.Valid || e.Worse()

@@ -91,7 +91,7 @@ func New(ctx context.Context, s Setup) (*Tuner, error) {
 		Recorder: StoreRecorder{Lab: s.Lab, ResultsDSN: s.ResultsDSN, Kind: s.Options.Workload, Workload: s.Workload.Name()},
 		ID:       id, Seed: s.Seed, Objective: s.Objective, MaxP99: s.MaxP99, AllowUnsafe: s.AllowUnsafe,
 		Budget: s.Budget, TrialTime: s.Trial, Prewarm: s.Prewarm, Reload: s.Reload, Advise: advice.Settings(),
-		Confirm: s.Confirm, Ablation: s.Ablation, Apply: s.Apply, Resume: s.Resume, Log: s.Log, Inject: s.inject, Pending: s.Pending,
+		Confirm: s.Confirm, Ablation: s.Ablation, Apply: s.Apply, Force: s.Force, Format: s.Format, Design: s.Design, Resume: s.Resume, Log: s.Log, Inject: s.inject, Pending: s.Pending,
 	}
 	if s.Layout {
 		if t.Layout, err = TablesOf(s.Workload, s.DSN); err != nil {
@@ -117,5 +117,21 @@ func (t *Tuner) Verdict(res *Result, runErr error) error {
 	if res.Interrupted {
 		return problem.Failed("tune interrupted; the best so far is shown above; continue with 'pgoltp tune --resume %s'", t.ID)
 	}
-	return nil
+	return t.refusal(res)
+}
+
+// refusal fails a search whose best was not shown better than the start
+// when --apply or --format asked for its result without --force: the
+// result is the starting settings, so nothing was applied or written.
+func (t *Tuner) refusal(res *Result) error {
+	if res.Shown() || t.Force || (!t.Apply && t.Format == "") || len(res.Unproven) == 0 {
+		return nil
+	}
+	what := "--apply"
+	if !t.Apply {
+		what = "--format " + t.Format
+	} else if t.Format != "" {
+		what += " and --format " + t.Format
+	}
+	return problem.Failed("%s refused: the best was not shown better than the start, so the result is the starting settings (rerun with more --confirm or a longer --trial, or add --force to take the unproven candidate)", what)
 }

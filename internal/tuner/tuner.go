@@ -105,6 +105,11 @@ const (
 	ObjectiveTPS  = "tps"
 	ObjectiveTPMC = "tpmc"
 	ObjectiveP99  = "p99"
+	// ObjectivePerCPU is committed transactions per CPU-second of the
+	// server and the driver (workload.Measurement.PerCPU): what a
+	// transaction costs, unchanged by a neighbour stealing the CPU. It
+	// needs the server on this host.
+	ObjectivePerCPU = "per-cpu"
 )
 
 // level is the confidence of every interval the tuner reports.
@@ -116,6 +121,9 @@ const level = 0.95
 // all committed transactions: in TPC-C's fixed mix New-Order is a constant
 // share of them, so the ratios the search and the intervals use are the same.
 func runOf(objective string, m workload.Measurement) stats.Run {
+	if objective == ObjectivePerCPU {
+		return stats.Run{Level: m.PerCPU()} // 0 (no run) when the server's CPU is unknown
+	}
 	if objective == ObjectiveP99 {
 		if m.P99 <= 0 {
 			return stats.Run{}

@@ -236,8 +236,9 @@ func (r *cancellingRecorder) Save(context.Context, *record.Search) error { retur
 
 // TestInterruptDuringConfirmation: Ctrl-C while the top candidates are
 // re-run stops after the run in progress: no further re-run, no comparison
-// with advise, no ablation; the result says it was interrupted and the
-// server's settings are restored.
+// with advise, no ablation; the result says it was interrupted, keeps the
+// starting settings (the candidate is unproven) and the server's settings
+// are restored.
 func TestInterruptDuringConfirmation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a small search")
@@ -261,6 +262,11 @@ func TestInterruptDuringConfirmation(t *testing.T) {
 	}
 	if !res.Interrupted || !res.Restored {
 		t.Errorf("interrupted %v, restored %v; notes %q", res.Interrupted, res.Restored, res.Notes)
+	}
+	// Not re-run, the best so far is no result: the start is kept and the
+	// candidate listed as unproven.
+	if len(res.Kept) != 0 || len(res.Unproven) == 0 || res.Shown() {
+		t.Errorf("interrupted search keeps %v, unproven %v (shown %v): want nothing kept, the candidate unproven", res.Kept, res.Unproven, res.Shown())
 	}
 	if rec.roles[tuner.RoleConfirm] != 1 || rec.roles[tuner.RoleAdvise] != 0 || rec.roles[tuner.RoleAblation] != 0 {
 		t.Errorf("runs after the interrupt: %v (want the one confirm run in progress, nothing after)", rec.roles)

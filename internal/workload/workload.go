@@ -99,6 +99,47 @@ type Measurement struct {
 	// PerSecond holds committed transactions in each whole second of the
 	// measured run: the samples of the experiment statistics (stats.Run).
 	PerSecond []float64 `json:"per_second"`
+	// ServerCPU and DriverCPU are the CPU time the server (all processes
+	// of the cluster) and the driver (this process) used over the measured
+	// run, measured around it by its caller (collect.CPUMeter); ServerCPU
+	// is 0 when the server is not on this host.
+	ServerCPU time.Duration `json:"server_cpu_ns,omitempty"`
+	DriverCPU time.Duration `json:"driver_cpu_ns,omitempty"`
+	// Covariates, measured alongside (issue 29 point 2): the host's steal
+	// time over the run (all CPUs), and the CPU time a fixed unit of work
+	// took once a second (collect.SpeedProbe): what the neighbours did and
+	// how fast the CPU was.
+	Steal      time.Duration   `json:"steal_ns,omitempty"`
+	SpeedProbe []time.Duration `json:"speed_probe_ns,omitempty"`
+}
+
+// SetCPU records a CPU meter's figures over the run.
+func (m *Measurement) SetCPU(server, driver, steal time.Duration, probe []time.Duration) {
+	m.ServerCPU, m.DriverCPU, m.Steal, m.SpeedProbe = server, driver, steal, probe
+}
+
+// PerCPU is committed transactions per CPU-second of the server and the
+// driver together: what a transaction costs, which a neighbour stealing
+// the CPU does not change (throughput it does). 0 when the server's CPU was
+// not measured.
+func (m Measurement) PerCPU() float64 {
+	cpu := m.ServerCPU + m.DriverCPU
+	if m.ServerCPU <= 0 || cpu <= 0 {
+		return 0
+	}
+	return float64(m.Transactions) / cpu.Seconds()
+}
+
+// PerServerCPU and PerDriverCPU are committed transactions per CPU-second
+// of the server alone and of the driver alone (0: not measured).
+func (m Measurement) PerServerCPU() float64 { return perCPU(m.Transactions, m.ServerCPU) }
+func (m Measurement) PerDriverCPU() float64 { return perCPU(m.Transactions, m.DriverCPU) }
+
+func perCPU(txns int64, cpu time.Duration) float64 {
+	if cpu <= 0 {
+		return 0
+	}
+	return float64(txns) / cpu.Seconds()
 }
 
 // TPS is committed transactions per second over the run.

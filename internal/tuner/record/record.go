@@ -65,7 +65,19 @@ type Search struct {
 	Applied      bool              `json:"applied"`
 	Restored     bool              `json:"restored"`
 	Notes        []string          `json:"notes,omitempty"`
+	Unproven     map[string]string `json:"unproven,omitempty"` // the best's changes when not Shown: listed, kept only with --force
+	Design       string            `json:"design,omitempty"`   // how configurations were compared: separate, or auto (switchback where only reload settings differ)
 }
+
+// Shown says the best was re-run against the start and its interval lies
+// above zero: only then is it a result rather than the start.
+func (s *Search) Shown() bool { return s.Confirmed && s.VsStart.Better() }
+
+// MinImportanceTrials is the fewest successful trials importance is
+// computed from: below 10, chance alone gives |ρ| up to 1.96/√(N−1) > 0.65
+// one time in twenty (at 3 trials any ρ, even ±1, is chance), so a ranking
+// would only name the settings the optimiser happened to vary.
+const MinImportanceTrials = 10
 
 // Trial is one evaluated configuration.
 type Trial struct {
@@ -102,6 +114,7 @@ type Contribution struct {
 	Removal  stats.Effect `json:"removal"` // effect of removing it (negative: it helped)
 	Kept     bool         `json:"kept"`
 	Measured bool         `json:"measured"`
+	Design   string       `json:"design,omitempty"` // how its removal was measured: separate runs or switchback
 }
 
 // Importance is how strongly a setting's value went with the objective
