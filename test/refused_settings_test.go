@@ -39,7 +39,7 @@ type settingSurface struct {
 // settingSurfaces are every command flag and plan key that carries a server
 // setting (a plan's layout: holds table options, not settings; tune searches
 // only its own catalog space, which leaves refused settings out, see
-// internal/tuner; quickstart, cluster, tpcb, tpcc, advise and doctor take
+// internal/tune; quickstart, cluster, tpcb, tpcc, advise and doctor take
 // none, as TestEverySettingFlagIsCovered checks). dsn is a database on the shared test server (the --dsn path,
 // server.External); lab is the shared managed cluster's lab (cluster.Apply),
 // or "" when the tests run against an external server.

@@ -9,12 +9,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
-	"github.com/pgoltp/pgoltp/internal/tuner"
+	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
 
 func init() {
-	f := tuner.Options{Kinds: tunerKinds()}
+	f := tune.Options{Kinds: tunerKinds()}
 	cmd := &cobra.Command{
 		Use:   "tune",
 		Short: "Search for the settings that make a workload fastest, then prove and explain the result",
@@ -62,7 +62,7 @@ does not restart a server it does not manage.`,
 	rootCmd.AddCommand(cmd)
 }
 
-func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuner.Options) error {
+func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tune.Options) error {
 	if err := f.Validate(); err != nil {
 		return namedFlags(err, tuneFlagNames(f.Workload))
 	}
@@ -86,7 +86,7 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuner.Opt
 	if err != nil {
 		return err
 	}
-	t, err := tuner.New(ctx, tuner.Setup{Options: f, Resume: resume, Workload: w, Server: server, DSN: dsn,
+	t, err := tune.New(ctx, tune.Setup{Options: f, Resume: resume, Workload: w, Server: server, DSN: dsn,
 		Lab: global.lab, ResultsDSN: resultsStore.dsn, Log: os.Stderr, Pending: guard})
 	if err != nil {
 		return err
@@ -101,10 +101,10 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tuner.Opt
 }
 
 // tunerKinds are the registry's workloads a search can drive.
-func tunerKinds() []tuner.Kind {
-	var kinds []tuner.Kind
+func tunerKinds() []tune.Kind {
+	var kinds []tune.Kind
 	for _, e := range registry.For(registry.Search) {
-		kinds = append(kinds, tuner.Kind{Name: e.Kind, Title: e.Title, Scale: e.Scale, Objective: e.Figure, HotRows: e.HotRows})
+		kinds = append(kinds, tune.Kind{Name: e.Kind, Title: e.Title, Scale: e.Scale, Objective: e.Figure, HotRows: e.HotRows})
 	}
 	return kinds
 }

@@ -8,14 +8,14 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/pgoltp/pgoltp/internal/tuner"
+	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
 
 // addTuneFlags declares the flags of 'pgoltp tune' that fill o; o.Kinds are
 // the workloads --workload takes (the first its default), each with its
 // scale flag (the registry's).
-func addTuneFlags(f *pflag.FlagSet, o *tuner.Options) {
+func addTuneFlags(f *pflag.FlagSet, o *tune.Options) {
 	f.StringVar(&o.Workload, "workload", o.Kinds[0].Name, o.KindList())
 	for _, e := range registry.For(registry.Search) {
 		if f.Lookup(e.ScaleFlag) == nil {
@@ -48,7 +48,7 @@ func addTuneFlags(f *pflag.FlagSet, o *tuner.Options) {
 }
 
 // defaultObjectives says each workload's default objective: "tps for tpcb, ...".
-func defaultObjectives(kinds []tuner.Kind) string {
+func defaultObjectives(kinds []tune.Kind) string {
 	var each []string
 	for _, k := range kinds {
 		each = append(each, k.Objective+" for "+k.Name)
@@ -56,7 +56,7 @@ func defaultObjectives(kinds []tuner.Kind) string {
 	return strings.Join(each, ", ")
 }
 
-// tuneFlags names the flag of each tuner.Options field, for its field
+// tuneFlags names the flag of each tune.Options field, for its field
 // errors; Scale is named by the workload's entry (scaleFlag).
 var tuneFlags = map[string]string{
 	"Workload": "--workload", "Clients": "--clients", "Budget": "--budget", "Trial": "--trial",

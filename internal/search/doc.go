@@ -1,6 +1,6 @@
 // Package search is a black-box optimiser: it proposes points of a search
 // space, learns from their measured objective, and says which point is best.
-// It is the engine of `pgoltp tune` (internal/tuner) and holds only the
+// It is the engine of `pgoltp tune` (internal/tune) and holds only the
 // mathematics: it must
 // not know about PostgreSQL, settings, units, servers or workloads. The
 // caller maps settings to dimensions, runs a trial per suggested point, and

@@ -83,7 +83,7 @@ type Unchecked interface {
 }
 
 // UpdatedInPlace is implemented by workloads that update rows in place: the
-// tables whose fillfactor `pgoltp tune --layout` searches (internal/tuner).
+// tables whose fillfactor `pgoltp tune --layout` searches (internal/tune).
 type UpdatedInPlace interface {
 	UpdatedTables() []string
 }

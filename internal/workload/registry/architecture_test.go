@@ -186,7 +186,7 @@ func withoutRemarks(s string) string {
 	return b.String()
 }
 
-// packagePath resolves a backquoted package name of the page (`tuner`,
+// packagePath resolves a backquoted package name of the page (`tune`,
 // `workload/tpcc`, `tpcb`, `cmd/pgoltp`) to its import path.
 func packagePath(phrase string) (string, bool) {
 	name, ok := strings.CutPrefix(phrase, "`")

@@ -80,7 +80,7 @@ func TestUnknownWorkload(t *testing.T) {
 // TestLayering: the packages above the workload layer reach workloads only
 // through internal/workload, never TPC-C or TPC-B themselves.
 func TestLayering(t *testing.T) {
-	for _, pkg := range []string{"internal/advise", "internal/doctor", "internal/experiment", "internal/crashaudit", "internal/restore", "internal/host", "internal/tuner", "internal/study", "internal/report", "internal/recorder", "internal/store", "internal/workload", "internal/group"} {
+	for _, pkg := range []string{"internal/advise", "internal/doctor", "internal/experiment", "internal/crashaudit", "internal/restore", "internal/host", "internal/tune", "internal/study", "internal/report", "internal/recorder", "internal/store", "internal/workload", "internal/group"} {
 		out, err := exec.Command("go", "list", "-deps", "github.com/pgoltp/pgoltp/"+pkg).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
@@ -98,7 +98,7 @@ func TestLayering(t *testing.T) {
 		t.Fatalf("go list -deps registry: %v\n%s", err, out)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		for _, above := range []string{"/internal/study", "/internal/tuner", "/internal/advise", "/internal/doctor", "/internal/experiment", "/internal/crashaudit", "/internal/recorder", "/internal/report"} {
+		for _, above := range []string{"/internal/study", "/internal/tune", "/internal/advise", "/internal/doctor", "/internal/experiment", "/internal/crashaudit", "/internal/recorder", "/internal/report"} {
 			if strings.HasSuffix(dep, above) {
 				t.Errorf("internal/workload/registry depends on %s, a package above it", dep)
 			}

@@ -1,4 +1,4 @@
-package tuner
+package tune
 
 // The layout phase (--layout): per-table fillfactor of the workload's
 // update-heavy tables. A fillfactor takes effect only when a table is
@@ -27,7 +27,7 @@ import (
 	"strings"
 
 	"github.com/pgoltp/pgoltp/internal/stats"
-	"github.com/pgoltp/pgoltp/internal/tuner/record"
+	"github.com/pgoltp/pgoltp/internal/tune/record"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 

@@ -1,4 +1,4 @@
-package tuner
+package tune
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/pgoltp/pgoltp/internal/settings"
-	"github.com/pgoltp/pgoltp/internal/tuner/record"
+	"github.com/pgoltp/pgoltp/internal/tune/record"
 )
 
 // importance ranks the settings by |Spearman ρ| between their value and

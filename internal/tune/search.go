@@ -1,4 +1,4 @@
-package tuner
+package tune
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/search"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
-	"github.com/pgoltp/pgoltp/internal/tuner/record"
+	"github.com/pgoltp/pgoltp/internal/tune/record"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 

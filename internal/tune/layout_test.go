@@ -1,4 +1,4 @@
-package tuner
+package tune
 
 import (
 	"reflect"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pgoltp/pgoltp/internal/stats"
-	"github.com/pgoltp/pgoltp/internal/tuner/record"
+	"github.com/pgoltp/pgoltp/internal/tune/record"
 )
 
 func TestUniformLayouts(t *testing.T) {

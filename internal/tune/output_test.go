@@ -1,4 +1,4 @@
-package tuner
+package tune
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/stats"
-	"github.com/pgoltp/pgoltp/internal/tuner/record"
+	"github.com/pgoltp/pgoltp/internal/tune/record"
 )
 
 // TestWriteTextSaysWhenTheBestIsWithinTheNoise: a best that was re-run and

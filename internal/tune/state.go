@@ -1,4 +1,4 @@
-package tuner
+package tune
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/search"
 	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/settings"
-	"github.com/pgoltp/pgoltp/internal/tuner/record"
+	"github.com/pgoltp/pgoltp/internal/tune/record"
 )
 
 // State is a search as stored in LAB/tune/<id>.json after every trial, so

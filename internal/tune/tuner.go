@@ -24,7 +24,7 @@
 // search it grew from 1 to 7 GB and its throughput fell by 40%, so early
 // and late trials measured different databases), the cache is refilled,
 // and a checkpoint starts the run's cycle (experiment.Checkpoint).
-package tuner
+package tune
 
 import (
 	"context"
@@ -32,7 +32,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
-	"github.com/pgoltp/pgoltp/internal/tuner/record"
+	"github.com/pgoltp/pgoltp/internal/tune/record"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 

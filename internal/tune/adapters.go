@@ -1,4 +1,4 @@
-package tuner
+package tune
 
 // The adapters between the tuner's small interfaces and pgoltp's concrete
 // types: a registry workload, the managed cluster or an external server
@@ -23,7 +23,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/restore"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/store"
-	"github.com/pgoltp/pgoltp/internal/tuner/record"
+	"github.com/pgoltp/pgoltp/internal/tune/record"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 

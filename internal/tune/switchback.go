@@ -1,4 +1,4 @@
-package tuner
+package tune
 
 // The switchback design in the search (issue 29 point 1): a comparison of
 // two configurations that differ only in settings taking effect on reload

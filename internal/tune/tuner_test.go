@@ -1,4 +1,4 @@
-package tuner_test
+package tune_test
 
 import (
 	"context"
@@ -13,15 +13,15 @@ import (
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/restore"
 	"github.com/pgoltp/pgoltp/internal/settings"
-	"github.com/pgoltp/pgoltp/internal/tuner"
-	"github.com/pgoltp/pgoltp/internal/tuner/record"
+	"github.com/pgoltp/pgoltp/internal/tune"
+	"github.com/pgoltp/pgoltp/internal/tune/record"
 	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
 
-// countingServer is the test's cluster as a tuner.Server, counting how
+// countingServer is the test's cluster as a tune.Server, counting how
 // settings reach it.
 type countingServer struct {
 	c        *cluster.Cluster
@@ -85,7 +85,7 @@ func (s *countingServer) Restore(ctx context.Context, before map[string]settings
 	return restore.Settings(ctx, s.c, s.dsn, before, names)
 }
 
-// tpcb is TPC-B from the registry as a tuner.Workload, counting its loads
+// tpcb is TPC-B from the registry as a tune.Workload, counting its loads
 // when prepares is set.
 type tpcb struct {
 	w        workload.Workload
@@ -130,9 +130,9 @@ func TestSearchBatchesRestartsAndResumes(t *testing.T) {
 	lab := t.TempDir()
 	server := &countingServer{c: c, dsn: dsn}
 	prepares := 0
-	newTuner := func(budget int, resume *tuner.State) *tuner.Tuner {
-		return &tuner.Tuner{Server: server, Workload: tpcb{w: newTPCB(t), dsn: dsn, prepares: &prepares}, Lab: lab,
-			Limits: tuner.Limits{RAM: 2 << 30, CPUs: 1}, ID: "t1", Seed: 2, Budget: budget,
+	newTuner := func(budget int, resume *tune.State) *tune.Tuner {
+		return &tune.Tuner{Server: server, Workload: tpcb{w: newTPCB(t), dsn: dsn, prepares: &prepares}, Lab: lab,
+			Limits: tune.Limits{RAM: 2 << 30, CPUs: 1}, ID: "t1", Seed: 2, Budget: budget,
 			TrialTime: time.Second, Prewarm: 0, Reload: true, Confirm: 1, Ablation: 1, Resume: resume}
 	}
 	ctx := context.Background()
@@ -167,14 +167,14 @@ func TestSearchBatchesRestartsAndResumes(t *testing.T) {
 		t.Errorf("%d checkpoints for %d measured runs", server.checkpoints, len(server.applies))
 	}
 
-	state, err := tuner.Load(lab, "t1")
+	state, err := tune.Load(lab, "t1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(state.Trials) != 1 {
 		t.Fatalf("stored state has %d trials, want 1", len(state.Trials))
 	}
-	fi, err := os.Stat(tuner.Path(lab, "t1"))
+	fi, err := os.Stat(tune.Path(lab, "t1"))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("state file mode %v (%v), want 0600", fi.Mode().Perm(), err)
 	}
@@ -224,7 +224,7 @@ type cancellingRecorder struct {
 	roles    map[string]int
 }
 
-func (r *cancellingRecorder) Record(ctx context.Context, info tuner.RunInfo, m workload.Measurement, failure error) (string, error) {
+func (r *cancellingRecorder) Record(ctx context.Context, info tune.RunInfo, m workload.Measurement, failure error) (string, error) {
 	r.roles[info.Role]++
 	if info.Role == r.cancelOn {
 		r.cancel()
@@ -252,9 +252,9 @@ func TestInterruptDuringConfirmation(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rec := &cancellingRecorder{cancelOn: tuner.RoleConfirm, cancel: cancel, roles: map[string]int{}}
-	tu := &tuner.Tuner{Server: server, Workload: tpcb{w: newTPCB(t), dsn: dsn}, Recorder: rec, Lab: t.TempDir(),
-		Limits: tuner.Limits{RAM: 2 << 30, CPUs: 1}, ID: "t2", Seed: 3, Budget: 2, TrialTime: time.Second,
+	rec := &cancellingRecorder{cancelOn: tune.RoleConfirm, cancel: cancel, roles: map[string]int{}}
+	tu := &tune.Tuner{Server: server, Workload: tpcb{w: newTPCB(t), dsn: dsn}, Recorder: rec, Lab: t.TempDir(),
+		Limits: tune.Limits{RAM: 2 << 30, CPUs: 1}, ID: "t2", Seed: 3, Budget: 2, TrialTime: time.Second,
 		Advise: map[string]string{"work_mem": "8MB"}, Confirm: 2, Ablation: 2}
 	res, err := tu.Run(ctx)
 	if err != nil {
@@ -268,7 +268,7 @@ func TestInterruptDuringConfirmation(t *testing.T) {
 	if len(res.Kept) != 0 || len(res.Unproven) == 0 || res.Shown() {
 		t.Errorf("interrupted search keeps %v, unproven %v (shown %v): want nothing kept, the candidate unproven", res.Kept, res.Unproven, res.Shown())
 	}
-	if rec.roles[tuner.RoleConfirm] != 1 || rec.roles[tuner.RoleAdvise] != 0 || rec.roles[tuner.RoleAblation] != 0 {
+	if rec.roles[tune.RoleConfirm] != 1 || rec.roles[tune.RoleAdvise] != 0 || rec.roles[tune.RoleAblation] != 0 {
 		t.Errorf("runs after the interrupt: %v (want the one confirm run in progress, nothing after)", rec.roles)
 	}
 	after, _, err := server.Read(context.Background())
