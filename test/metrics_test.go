@@ -227,3 +227,40 @@ func backfill(t *testing.T, promtool, lab string) string {
 	}
 	return dir
 }
+
+// An experiment serves its runs' metrics as a run command does.
+func TestExperimentServesMetrics(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewDatabase(t)
+	plan := filepath.Join(t.TempDir(), "plan.yaml")
+	if err := os.WriteFile(plan, []byte("workload: {kind: ledger, scale: 1, clients: 2}\nduration: 3s\nrepetitions: 2\nprewarm: 0s\n"+
+		"steps:\n  - name: work_mem\n    settings: {work_mem: 8MB}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	target := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, pgoltpBinary(t), "--dsn", dsn, "--lab", labDir(t), "experiment", plan, "--metrics-addr", target)
+	cmd.Dir = t.TempDir()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var committed bool
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline) && !committed; time.Sleep(500 * time.Millisecond) {
+		resp, err := http.Get("http://" + target + "/metrics")
+		if err != nil {
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		committed = strings.Contains(string(body), `pgoltp_transactions_total{outcome="committed",type="transaction",workload="ledger"}`)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("experiment: %v\n%s", err, stderr.String())
+	}
+	if !committed {
+		t.Errorf("the experiment's endpoint never showed committed transactions\n%s", stderr.String())
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/crashaudit"
 	"github.com/pgoltp/pgoltp/internal/experiment"
+	"github.com/pgoltp/pgoltp/internal/livemetrics"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
 )
@@ -20,6 +21,7 @@ type experimentFlags struct {
 	crash, example bool
 	allowOS        bool // issue 28: plans may change machine-wide OS settings
 	fromDoctor     bool // issue 28: the steps are doctor's OS recommendations
+	metricsAt      string
 }
 
 func init() {
@@ -91,6 +93,7 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 	fl.BoolVar(&f.crash, "crash", false, "durability audit: run, kill the server mid-run, restart, count lost acknowledged commits")
 	fl.BoolVar(&f.example, "example", false, "print a commented example plan and exit")
 	fl.BoolVar(&f.fromDoctor, "from-doctor", false, "measure doctor's OS recommendations for this server, one step each (the workload, duration and baseline from PLAN.yaml if given)")
+	addMetricsFlag(fl, &f.metricsAt)
 	fl.BoolVar(&f.allowOS, "allow-os", false, "let a plan's os: change kernel and disk settings machine-wide (root only; restored at the end)")
 	rootCmd.AddCommand(cmd)
 }
@@ -136,7 +139,13 @@ func runPlan(ctx context.Context, out io.Writer, plan *experiment.Plan, f experi
 	if err != nil {
 		return err
 	}
-	e := &experiment.Experiment{Plan: plan, Workload: w, Server: server, DSN: dsn, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr, Pending: guard}
+	live, stopLive, err := serveLive(f.metricsAt, livemetrics.Info{Workload: w.Kind(), Mode: "experiment"}, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer stopLive()
+	e := &experiment.Experiment{Plan: plan, Workload: w, Server: server, DSN: dsn, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr, Pending: guard,
+		OnInterval: intervalsOf(live)}
 	if planChangesOS(plan) {
 		if e.OS, err = osOptions(ctx, f.allowOS, dsn); err != nil {
 			return err

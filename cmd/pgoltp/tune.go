@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/livemetrics"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
@@ -59,8 +60,12 @@ does not restart a server it does not manage.`,
 		},
 	}
 	addTuneFlags(cmd.Flags(), &f)
+	addMetricsFlag(cmd.Flags(), &tuneMetricsAt)
 	rootCmd.AddCommand(cmd)
 }
+
+// tuneMetricsAt is tune's --metrics-addr.
+var tuneMetricsAt string
 
 func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tune.Options) error {
 	if err := f.Validate(); err != nil {
@@ -86,8 +91,13 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tune.Opti
 	if err != nil {
 		return err
 	}
+	live, stopLive, err := serveLive(tuneMetricsAt, livemetrics.Info{Workload: w.Kind(), Mode: "tune"}, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer stopLive()
 	t, err := tune.New(ctx, tune.Setup{Options: f, Resume: resume, Workload: w, Server: server, DSN: dsn,
-		Lab: global.lab, ResultsDSN: resultsStore.dsn, Log: os.Stderr, Pending: guard})
+		Lab: global.lab, ResultsDSN: resultsStore.dsn, Log: os.Stderr, Pending: guard, OnInterval: intervalsOf(live)})
 	if err != nil {
 		return err
 	}

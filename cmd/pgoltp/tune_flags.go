@@ -33,8 +33,6 @@ func addTuneFlags(f *pflag.FlagSet, o *tune.Options) {
 	f.BoolVar(&o.Apply, "apply", false, "keep the result on the server instead of restoring the original settings")
 	f.BoolVar(&o.Force, "force", false, "let --apply and --format take a best that was not shown better than the start (by default the result is then the starting settings)")
 	f.StringVar(&o.Design, "design", "separate", "how two configurations are compared: separate (pairs of runs) or auto (one switchback run alternating them when they differ only in settings that take effect on reload within seconds)")
-	f.BoolVar(&o.Force, "force", false, "let --apply and --format take a best that was not shown better than the start (by default the result is then the starting settings)")
-	f.StringVar(&o.Design, "design", "separate", "how two configurations are compared: separate (pairs of runs) or auto (one switchback run alternating them when they differ only in settings that take effect on reload within seconds)")
 	f.StringVar(&o.Format, "format", "", "also print the result as conf (postgresql.conf lines) or sql (ALTER SYSTEM)")
 	f.StringVar(&o.Resume, "resume", "", "continue a stored search: --resume (the latest) or --resume=ID")
 	f.Lookup("resume").NoOptDefVal = "latest"

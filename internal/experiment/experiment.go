@@ -45,8 +45,11 @@ type Experiment struct {
 	Pending *pending.Guard
 	// OS allows machine-wide OS steps (issue 28: --allow-os, a server on
 	// this machine); os is the plan's OS side once checked (nil: none).
-	OS         ossettings.Options
-	os         *ossettings.Experiment
+	OS ossettings.Options
+	os *ossettings.Experiment
+	// OnInterval gets the intervals of every measured run as they come (the
+	// live endpoint, --metrics-addr); nil: none.
+	OnInterval workload.IntervalFunc
 	warmFailed bool // WarmCache failed once; not tried again
 	// checkpointFailed: Checkpoint failed once (no privilege); not tried again.
 	checkpointFailed bool
@@ -389,7 +392,7 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 	defer cancel()
 	observed := e.observeHalfway(runCtx, sortedKeys(values))
 	meter := collect.StartCPU(collect.ServerPID(ctx, conn)) // issue 29.3: work per CPU
-	res, err := e.Workload.Run(ctx, e.DSN, workload.RunOptions{Duration: e.Plan.Duration})
+	res, err := e.Workload.Run(ctx, e.DSN, workload.RunOptions{Duration: e.Plan.Duration, OnInterval: e.OnInterval})
 	if err != nil {
 		meter.Stop(time.Time{}, time.Time{})
 		return rec, fmt.Errorf("workload: %w", err)

@@ -116,7 +116,7 @@ func (e *Experiment) runSwitchback(ctx context.Context, sr *StepResult, armA, ar
 	run := func(ctx context.Context, dur time.Duration) (time.Time, []float64, error) {
 		meter = collect.StartCPU(e.serverPID(ctx))
 		started := time.Now()
-		res, err := e.Workload.Run(ctx, e.DSN, workload.RunOptions{Duration: dur})
+		res, err := e.Workload.Run(ctx, e.DSN, workload.RunOptions{Duration: dur, OnInterval: e.OnInterval})
 		meter.Stop(time.Time{}, time.Time{})
 		if err != nil {
 			return started, nil, err

@@ -65,15 +65,16 @@ func (s tunedServer) Restore(ctx context.Context, before map[string]settings.Liv
 func WorkloadOf(w workload.Workload, dsn string) Workload { return tunedWorkload{w: w, dsn: dsn} }
 
 type tunedWorkload struct {
-	w   workload.Workload
-	dsn string
+	w          workload.Workload
+	dsn        string
+	onInterval workload.IntervalFunc // every run's intervals (the live endpoint); nil: none
 }
 
 func (a tunedWorkload) Name() string                      { return a.w.Name() }
 func (a tunedWorkload) Prepare(ctx context.Context) error { return a.w.Prepare(ctx, a.dsn, nil) }
 func (a tunedWorkload) Run(ctx context.Context, d time.Duration) (workload.Measurement, error) {
 	meter := collect.StartCPU(serverPID(ctx, a.dsn))
-	res, err := a.w.Run(ctx, a.dsn, workload.RunOptions{Duration: d})
+	res, err := a.w.Run(ctx, a.dsn, workload.RunOptions{Duration: d, OnInterval: a.onInterval})
 	if res == nil {
 		meter.Stop(time.Time{}, time.Time{})
 		return workload.Measurement{}, err

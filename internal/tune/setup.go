@@ -54,6 +54,9 @@ type Setup struct {
 	Lab, ResultsDSN string
 	Log             io.Writer
 	Pending         *pending.Guard // the lab's record of the original settings
+	// OnInterval gets every run's intervals, as they come (the live
+	// endpoint, --metrics-addr); nil: none.
+	OnInterval workload.IntervalFunc
 }
 
 // New reads the server and advise's configuration for it, and returns the
@@ -87,7 +90,7 @@ func New(ctx context.Context, s Setup) (*Tuner, error) {
 		id = s.Resume.ID
 	}
 	t := &Tuner{
-		Server: server, Workload: WorkloadOf(s.Workload, s.DSN), Lab: s.Lab, Limits: limits,
+		Server: server, Workload: tunedWorkload{w: s.Workload, dsn: s.DSN, onInterval: s.OnInterval}, Lab: s.Lab, Limits: limits,
 		Recorder: StoreRecorder{Lab: s.Lab, ResultsDSN: s.ResultsDSN, Kind: s.Options.Workload, Workload: s.Workload.Name()},
 		ID:       id, Seed: s.Seed, Objective: s.Objective, MaxP99: s.MaxP99, AllowUnsafe: s.AllowUnsafe,
 		Budget: s.Budget, TrialTime: s.Trial, Prewarm: s.Prewarm, Reload: s.Reload, Advise: advice.Settings(),
