@@ -55,7 +55,7 @@ report into <lab>/reports.`,
 				return err
 			}
 			ro := recordOptions(true)
-			stopLive, err := startLive(metricsAt, &ro, livemetrics.Info{Workload: "tpcc", Path: o.Path, Mode: tpcc.ModeNoWait}, o.Log,
+			stopLive, err := startLive(metricsAt, &ro, livemetrics.Info{Workload: tpccCmd.Name(), Path: o.Path, Mode: tpcc.ModeNoWait}, o.Log,
 				livemetrics.Rate{Figure: "tpmC", Type: "new_order", Per: time.Minute})
 			if err != nil {
 				return err

@@ -64,7 +64,7 @@ significant. The data are loaded first when the database does not hold them.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.kind, "workload", "tpcb", "the workload: "+registry.Or(registry.KindsFor(registry.Experiment)))
+	fl.StringVar(&f.kind, "workload", registry.KindsFor(registry.Search)[0], "the workload: "+registry.Or(registry.KindsFor(registry.Experiment)))
 	fl.IntVar(&f.scale, "scale", 0, "its size: pgbench's scale for tpcb, warehouses for tpcc (0: the registry's default)")
 	fl.IntSliceVar(&f.clients, "clients", nil, "the numbers of clients to run, e.g. 1,2,4,8,16")
 	fl.IntVar(&f.repetitions, "repetitions", 3, "runs of each number of clients (2 or more for intervals and a knee)")

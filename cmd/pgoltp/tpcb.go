@@ -93,7 +93,7 @@ one row per committed transaction.`,
 				return err
 			}
 			_ = driver.UseCPUs(o.CPUs(), o.Clients) // procs above 0: no error
-			stopLive, err := startLive(metricsAt, &ro, livemetrics.Info{Workload: "tpcb"}, cmd.ErrOrStderr(),
+			stopLive, err := startLive(metricsAt, &ro, livemetrics.Info{Workload: tpcbCmd.Name()}, cmd.ErrOrStderr(),
 				livemetrics.Rate{Figure: "tps", Type: "transaction", Per: time.Second})
 			if err != nil {
 				return err
