@@ -3,6 +3,8 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -81,4 +83,36 @@ func TestSweepBadInput(t *testing.T) {
 	} {
 		assertOneLineProblem(t, runPgoltp(t, time.Minute, append([]string{"--dsn", dsn, "sweep"}, args...)...))
 	}
+}
+
+// A step load: one run whose offered rate follows the phases of a file,
+// summed by phase.
+func TestSweepPhases(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewDatabase(t)
+	file := filepath.Join(t.TempDir(), "phases.txt")
+	if err := os.WriteFile(file, []byte("# step load\n3s 40\n2s 0\n3s 120\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runPgoltp(t, 5*time.Minute, "--dsn", dsn, "--lab", labDir(t), "--json", "sweep", "--workload", "tpcb", "--scale", "1",
+		"--clients", "2", "--phases", file)
+	if r.code != 0 {
+		t.Fatalf("sweep --phases: exit %d: %s", r.code, r.stderr)
+	}
+	var rep struct {
+		RunID  string `json:"run_id"`
+		Phases []struct {
+			Offered float64 `json:"offered_tps"`
+			TPS     float64
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || len(rep.Phases) != 3 || rep.RunID == "" {
+		t.Fatalf("--json: %v\n%s", err, r.stdout)
+	}
+	p := rep.Phases
+	if p[0].Offered != 40 || p[0].TPS < 15 || p[0].TPS > 70 || p[1].TPS > 5 || p[2].TPS < 60 || p[2].TPS > 180 {
+		t.Errorf("phases %+v: want about 40, 0 and 120 tps", p)
+	}
+	assertOneLineProblem(t, runPgoltp(t, time.Minute, "--dsn", dsn, "sweep", "--clients", "1,2", "--phases", file), "--phases")
+	assertOneLineProblem(t, runPgoltp(t, time.Minute, "--dsn", dsn, "sweep", "--workload", "ledger", "--clients", "2", "--phases", file), "rate")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/secret"
@@ -27,6 +29,7 @@ type sweepFlags struct {
 	repetitions int
 	duration    time.Duration
 	seed        uint64
+	phases      string // a step-load file: one run whose rate changes by phase
 }
 
 // sweepReport is what a sweep prints with --json and keeps in the lab.
@@ -53,12 +56,21 @@ drift spreads over the curve instead of bending it. The result is throughput and
 p99 latency against the number of clients with 95% intervals across the
 repetitions, the throughput gained per added client with Welch's interval, and
 the knee: the last number of clients whose gain over the one before is still
-significant. The data are loaded first when the database does not hold them.`,
+significant. The data are loaded first when the database does not hold them.
+
+--phases FILE runs one continuous run instead, whose offered rate steps by
+phase (HammerDB's step load, BenchBase's phases): each line of FILE is a
+phase's length and rate ('30s 500'; rate 0 is a pause), and the summary
+gives each phase's offered and achieved throughput and its worst second's
+p99. The workload must take a rate (tpcb).`,
 		Example: `  pgoltp sweep --workload tpcb --scale 10 --clients 1,2,4,8,16,32 --repetitions 3 --duration 30s`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := f.validate(); err != nil {
 				return err
+			}
+			if f.phases != "" {
+				return runPhases(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 			}
 			return runSweep(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
 		},
@@ -70,6 +82,7 @@ significant. The data are loaded first when the database does not hold them.`,
 	fl.IntVar(&f.repetitions, "repetitions", 3, "runs of each number of clients (2 or more for intervals and a knee)")
 	fl.DurationVar(&f.duration, "duration", 30*time.Second, "length of each run")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the run order (0: drawn, and printed)")
+	fl.StringVar(&f.phases, "phases", "", "instead of a sweep, one run whose rate steps by phase: a file of lines 'LENGTH RATE' (e.g. '30s 500'), with one --clients value")
 	rootCmd.AddCommand(cmd)
 }
 
@@ -80,6 +93,12 @@ func (f *sweepFlags) validate() error {
 	}
 	if f.scale == 0 {
 		f.scale = max(e.Scale, 1)
+	}
+	if f.phases != "" {
+		if len(f.clients) != 1 || f.clients[0] < 1 {
+			return problem.BadInput("give one number of clients with --phases, e.g. --clients 8", "--phases runs one load: --clients %v", f.clients)
+		}
+		return nil
 	}
 	seen := map[int]bool{}
 	for _, c := range f.clients {
@@ -183,4 +202,55 @@ func slicesMax(xs []int) int {
 		m = max(m, x)
 	}
 	return m
+}
+
+// phasesReport is what a step load prints with --json.
+type phasesReport struct {
+	RunID    string        `json:"run_id"`
+	Workload string        `json:"workload"`
+	Clients  int           `json:"clients"`
+	Phases   []sweep.Phase `json:"phases"`
+}
+
+// rateStepped is a workload whose offered rate can step by phase.
+type rateStepped interface {
+	SetRatePhases([]measure.RatePhase)
+}
+
+// runPhases runs one step load and prints each phase.
+func runPhases(ctx context.Context, out, log io.Writer, f sweepFlags) error {
+	file, err := os.Open(f.phases)
+	if err != nil {
+		return problem.BadInput("give a file of lines 'LENGTH RATE'", "--phases: %v", err)
+	}
+	phases, err := sweep.ParsePhases(file)
+	file.Close()
+	if err != nil {
+		return problem.BadInput("fix the file", "--phases %s: %v", f.phases, err)
+	}
+	w, err := registry.New(f.kind, f.scale, f.clients[0])
+	if err != nil {
+		return err
+	}
+	stepped, ok := w.(rateStepped)
+	if !ok {
+		return problem.BadInput("use a workload that takes a rate, e.g. --workload tpcb", "--workload %s has no offered rate to step", f.kind)
+	}
+	dsn, err := targetDSN(ctx)
+	if err != nil {
+		return err
+	}
+	if err := sweepLoad(ctx, dsn, f, log); err != nil {
+		return err
+	}
+	stepped.SetRatePhases(phases)
+	ro := recordOptions(true)
+	ro.Log = log
+	ro.Params = []workload.Param{{Name: "phases", Value: f.phases}}
+	res, err := recorder.Run(ctx, dsn, w, ro)
+	if err != nil {
+		return err
+	}
+	rep := phasesReport{RunID: res.RunID, Workload: f.kind, Clients: f.clients[0], Phases: sweep.Phases(phases, res.Result.Series)}
+	return emit(out, rep, func(w io.Writer) error { return sweep.WritePhases(w, rep.Phases) })
 }

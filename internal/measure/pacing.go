@@ -69,6 +69,26 @@ type Poisson struct {
 	mean time.Duration // mean gap for this client
 	next time.Time
 	rng  *rand.Rand
+	// With phases the rate changes by slices of the run (a step load):
+	// each gap is drawn at the rate of the phase it starts in.
+	phases  []RatePhase
+	start   time.Time
+	clients int
+}
+
+// RatePhase is one slice of a run at one rate: up to Until (from the run's
+// start), PerSecond transactions per second over all clients; 0 is none.
+type RatePhase struct {
+	Until     time.Duration `json:"until_ns"`
+	PerSecond float64       `json:"per_second"`
+}
+
+// NewPoissonPhases is one client's share of a rate that changes by phase;
+// after the last phase the last rate goes on.
+func NewPoissonPhases(phases []RatePhase, clients int, start time.Time, rng *rand.Rand) *Poisson {
+	s := &Poisson{rng: rng, phases: phases, start: start, clients: clients}
+	s.next = s.after(start)
+	return s
 }
 
 // NewPoisson is one client's share of totalPerSecond over clients, from
@@ -85,13 +105,52 @@ func NewPoisson(totalPerSecond float64, clients int, start time.Time, rng *rand.
 // gap draws one exponential gap; like pgbench's getPoissonRand it never
 // returns more than about 9.2 mean gaps (u is at least 1e-4).
 func (s *Poisson) gap() time.Duration {
-	u := 1 - s.rng.Float64()*(1-1e-4)
-	return time.Duration(-math.Log(u) * float64(s.mean))
+	return expGap(s.rng, s.mean)
+}
+
+func expGap(rng *rand.Rand, mean time.Duration) time.Duration {
+	u := 1 - rng.Float64()*(1-1e-4)
+	return time.Duration(-math.Log(u) * float64(mean))
+}
+
+// never is a time no run reaches: nothing more is due.
+const never = time.Duration(math.MaxInt64 / 4)
+
+// after is the next start after from under phases: drawn at the rate of
+// the phase from is in; a gap that would cross into the next phase starts
+// again at that phase's start (exponential gaps forget their past, so this
+// is exact), and a phase at rate 0 is skipped.
+func (s *Poisson) after(from time.Time) time.Time {
+	for {
+		at := from.Sub(s.start)
+		i := 0
+		for i < len(s.phases)-1 && at >= s.phases[i].Until {
+			i++
+		}
+		p, last := s.phases[i], i == len(s.phases)-1
+		if p.PerSecond <= 0 {
+			if last {
+				return s.start.Add(never)
+			}
+			from = s.start.Add(p.Until)
+			continue
+		}
+		next := from.Add(expGap(s.rng, time.Duration(float64(time.Second)*float64(s.clients)/p.PerSecond)))
+		if !last && next.Sub(s.start) >= p.Until {
+			from = s.start.Add(p.Until)
+			continue
+		}
+		return next
+	}
 }
 
 // Take returns the scheduled start of the next transaction and advances.
 func (s *Poisson) Take() time.Time {
 	t := s.next
-	s.next = s.next.Add(s.gap())
+	if s.phases != nil {
+		s.next = s.after(t)
+	} else {
+		s.next = s.next.Add(s.gap())
+	}
 	return t
 }

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -57,5 +58,28 @@ func TestPoissonMeanGap(t *testing.T) {
 	}
 	if NewPoisson(0, 4, start, nil) != nil {
 		t.Error("a rate of 0 paces")
+	}
+}
+
+// TestPoissonPhasesFollowTheSteps: a step load's schedule offers each
+// phase's rate in its slice, nothing in a phase at rate 0, and the last
+// rate after the last phase.
+func TestPoissonPhasesFollowTheSteps(t *testing.T) {
+	start := time.Unix(1000, 0)
+	phases := []RatePhase{{Until: 10 * time.Second, PerSecond: 100}, {Until: 20 * time.Second, PerSecond: 0}, {Until: 30 * time.Second, PerSecond: 1000}}
+	var counts [4]int
+	for client := range 2 {
+		s := NewPoissonPhases(phases, 2, start, rand.New(rand.NewPCG(7, uint64(client))))
+		for {
+			at := s.Take().Sub(start)
+			if at >= 35*time.Second {
+				break
+			}
+			counts[min(int(at/(10*time.Second)), 3)]++
+		}
+	}
+	within := func(got, want int) bool { return math.Abs(float64(got-want)) < 5*math.Sqrt(float64(want)) }
+	if !within(counts[0], 1000) || counts[1] != 0 || !within(counts[2], 10000) || !within(counts[3], 5000) {
+		t.Errorf("transactions by 10s slice %v, want about 1000, 0, 10000 and 5000 (the last rate for 5s)", counts)
 	}
 }

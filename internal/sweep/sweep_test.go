@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pgoltp/pgoltp/internal/metrics"
 )
 
 // Every repetition runs every value once, in an order of its own.
@@ -68,5 +70,33 @@ func TestAnalyzeWithoutRepetitionsSaysSo(t *testing.T) {
 	a := Analyze("clients", []Result{{Point: Point{Value: 1, Rep: 1}, TPS: 10}, {Point: Point{Value: 2, Rep: 1}, TPS: 20}})
 	if a.Knee != 0 || !strings.Contains(a.KneeNote, "--repetitions") {
 		t.Errorf("knee %d: %s", a.Knee, a.KneeNote)
+	}
+}
+
+func TestPhasesFromFileAndSeries(t *testing.T) {
+	phases, err := ParsePhases(strings.NewReader("# warm\n10s 100\n\n10s 0\n5s 300 # peak\n"))
+	if err != nil || len(phases) != 3 || phases[2].Until != 25*time.Second || phases[1].PerSecond != 0 {
+		t.Fatalf("phases %+v, %v", phases, err)
+	}
+	for _, bad := range []string{"", "10s", "0s 5", "10s -1", "ten 5"} {
+		if _, err := ParsePhases(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q was read", bad)
+		}
+	}
+	s := &metrics.Series{Kinds: []string{"transaction"}}
+	for sec := 1; sec <= 25; sec++ {
+		n := int64(100)
+		switch {
+		case sec > 20:
+			n = 280
+		case sec > 10:
+			n = 0
+		}
+		s.Points = append(s.Points, metrics.Point{Elapsed: time.Duration(sec) * time.Second, Length: time.Second,
+			Counts: []int64{n}, P99: []time.Duration{time.Duration(sec) * time.Millisecond}})
+	}
+	got := Phases(phases, s)
+	if got[0].TPS != 100 || got[1].TPS != 0 || got[2].TPS != 280 || got[2].WorstP99 != 25 || got[0].Seconds != 10 {
+		t.Errorf("phases %+v", got)
 	}
 }

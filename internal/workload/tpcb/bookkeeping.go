@@ -34,7 +34,10 @@ type book struct {
 func newBook(local *metrics.Local, def *scriptDef, opts RunOptions, id int, start, deadline time.Time) *book {
 	b := &book{local: local, lagKind: kindLag(def), maxTries: opts.MaxTries, limit: opts.LatencyLimit,
 		count: opts.Transactions, deadline: deadline, budget: opts.budget}
-	if opts.Rate > 0 {
+	switch {
+	case len(opts.RatePhases) > 0:
+		b.sched = measure.NewPoissonPhases(opts.RatePhases, opts.Clients, start, rand.New(rand.NewPCG(opts.Seed, uint64(id))))
+	case opts.Rate > 0:
 		b.sched = measure.NewPoisson(opts.Rate, opts.Clients, start, rand.New(rand.NewPCG(opts.Seed, uint64(id))))
 	}
 	return b

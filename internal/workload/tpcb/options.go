@@ -15,15 +15,18 @@ import (
 // RunOptions are pgbench's run options, under pgbench's names where it has
 // them (in parentheses).
 type RunOptions struct {
-	Script       Script        `json:"script"`        // -b: tpcb-like, simple-update (-N), select-only (-S)
-	Clients      int           `json:"clients"`       // -c: concurrent connections (default 1)
-	Jobs         int           `json:"jobs"`          // -j: threads; recorded, the command sets GOMAXPROCS from it (CPUs)
-	Protocol     Protocol      `json:"protocol"`      // -M: simple (default), extended, prepared
-	Rate         float64       `json:"rate"`          // -R: target transactions per second over all clients; 0 = as fast as possible
-	LatencyLimit time.Duration `json:"latency_limit"` // --latency-limit: count late ones; with Rate, skip those already late
-	MaxTries     int           `json:"max_tries"`     // --max-tries: 1 = no retries (0 means the default, 1); negative = unlimited
-	Transactions int           `json:"transactions"`  // -t: per client (default 10 when no Duration)
-	Duration     time.Duration `json:"duration"`      // -T
+	Script   Script   `json:"script"`   // -b: tpcb-like, simple-update (-N), select-only (-S)
+	Clients  int      `json:"clients"`  // -c: concurrent connections (default 1)
+	Jobs     int      `json:"jobs"`     // -j: threads; recorded, the command sets GOMAXPROCS from it (CPUs)
+	Protocol Protocol `json:"protocol"` // -M: simple (default), extended, prepared
+	Rate     float64  `json:"rate"`     // -R: target transactions per second over all clients; 0 = as fast as possible
+	// RatePhases is a step load: the rate by slice of the run (sweep
+	// --phases); the run lasts until the last phase ends. Excludes Rate.
+	RatePhases   []measure.RatePhase `json:"rate_phases,omitempty"`
+	LatencyLimit time.Duration       `json:"latency_limit"` // --latency-limit: count late ones; with Rate, skip those already late
+	MaxTries     int                 `json:"max_tries"`     // --max-tries: 1 = no retries (0 means the default, 1); negative = unlimited
+	Transactions int                 `json:"transactions"`  // -t: per client (default 10 when no Duration)
+	Duration     time.Duration       `json:"duration"`      // -T
 	// StopAtTxns (--stop-at-txns) ends the run after this many transactions
 	// over all clients, for fixed-size studies: exactly that many are
 	// started and run to their end (committed, or failed after --max-tries;
@@ -103,6 +106,9 @@ func (o *RunOptions) Validate() error {
 	if o.Rate < 0 {
 		return fmt.Errorf("invalid rate %g: must be positive", o.Rate)
 	}
+	if err := o.validatePhases(); err != nil {
+		return err
+	}
 	if o.LatencyLimit < 0 {
 		return fmt.Errorf("invalid latency limit %s: must be positive", o.LatencyLimit)
 	}
@@ -131,6 +137,28 @@ func (o *RunOptions) Validate() error {
 	}
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
+	}
+	return nil
+}
+
+// validatePhases checks a step load: phases in order, rates of 0 or more,
+// no other rate; the run's duration is the phases' unless shorter.
+func (o *RunOptions) validatePhases() error {
+	if len(o.RatePhases) == 0 {
+		return nil
+	}
+	if o.Rate > 0 {
+		return field.New("RatePhases", len(o.RatePhases), "{} and {Rate} exclude each other: the phases give the rate")
+	}
+	var prev time.Duration
+	for i, p := range o.RatePhases {
+		if p.Until <= prev || p.PerSecond < 0 {
+			return field.New("RatePhases", i+1, "phase %d (until %s at %g/s): phases must follow each other, at a rate of 0 or more", i+1, p.Until, p.PerSecond)
+		}
+		prev = p.Until
+	}
+	if o.Duration == 0 || o.Duration > prev {
+		o.Duration = prev
 	}
 	return nil
 }

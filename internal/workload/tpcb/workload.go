@@ -3,6 +3,7 @@ package tpcb
 import (
 	"context"
 	"fmt"
+	"github.com/pgoltp/pgoltp/internal/measure"
 	"strconv"
 	"time"
 
@@ -138,6 +139,9 @@ func (r *RunResult) Result() *workload.Result {
 	}
 	return out
 }
+
+// SetRatePhases makes the next run a step load (sweep --phases).
+func (w *Workload) SetRatePhases(phases []measure.RatePhase) { w.Options.RatePhases = phases }
 
 // SetStartGate implements workload.Gated.
 func (w *Workload) SetStartGate(gate func(context.Context) error) { w.Options.StartGate = gate }
