@@ -80,6 +80,9 @@ func TestSweepBadInput(t *testing.T) {
 		{"--clients", "1,2", "--workload", "nosuch"},
 		{"--clients", "1,2", "--repetitions", "0"},
 		{"--clients", "1,2", "--duration", "10ms"},
+		{"--clients", "1,2", "--rates", "100,200"},
+		{"--clients", "2", "--rates", "100"},
+		{"--clients", "2", "--rates", "100,200", "--workload", "ledger"},
 	} {
 		assertOneLineProblem(t, runPgoltp(t, time.Minute, append([]string{"--dsn", dsn, "sweep"}, args...)...))
 	}

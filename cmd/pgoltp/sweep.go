@@ -30,6 +30,15 @@ type sweepFlags struct {
 	duration    time.Duration
 	seed        uint64
 	phases      string // a step-load file: one run whose rate changes by phase
+	rates       []int  // the axis is the offered rate (tps), at one number of clients
+}
+
+// axis is what the sweep varies and its values.
+func (f sweepFlags) axis() (string, []int) {
+	if len(f.rates) > 0 {
+		return "rate", f.rates
+	}
+	return "clients", f.clients
 }
 
 // sweepReport is what a sweep prints with --json and keeps in the lab.
@@ -82,6 +91,7 @@ p99. The workload must take a rate (tpcb).`,
 	fl.IntVar(&f.repetitions, "repetitions", 3, "runs of each number of clients (2 or more for intervals and a knee)")
 	fl.DurationVar(&f.duration, "duration", 30*time.Second, "length of each run")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the run order (0: drawn, and printed)")
+	fl.IntSliceVar(&f.rates, "rates", nil, "sweep the offered rate (transactions per second) instead, at one --clients value, e.g. --rates 100,200,400,800 (workloads that take a rate: tpcb)")
 	fl.StringVar(&f.phases, "phases", "", "instead of a sweep, one run whose rate steps by phase: a file of lines 'LENGTH RATE' (e.g. '30s 500'), with one --clients value")
 	rootCmd.AddCommand(cmd)
 }
@@ -94,22 +104,25 @@ func (f *sweepFlags) validate() error {
 	if f.scale == 0 {
 		f.scale = max(e.Scale, 1)
 	}
-	if f.phases != "" {
+	if f.phases != "" || len(f.rates) > 0 {
 		if len(f.clients) != 1 || f.clients[0] < 1 {
-			return problem.BadInput("give one number of clients with --phases, e.g. --clients 8", "--phases runs one load: --clients %v", f.clients)
+			return problem.BadInput("give one number of clients with --phases or --rates, e.g. --clients 8", "one load at a time: --clients %v", f.clients)
 		}
-		return nil
+		if f.phases != "" {
+			return nil
+		}
 	}
+	name, values := f.axis()
 	seen := map[int]bool{}
-	for _, c := range f.clients {
+	for _, c := range values {
 		if c < 1 || seen[c] {
-			return problem.BadInput("give distinct numbers of 1 or more, e.g. --clients 1,2,4,8", "--clients %v", f.clients)
+			return problem.BadInput(fmt.Sprintf("give distinct numbers of 1 or more, e.g. --%s 1,2,4,8", name), "--%s %v", name, values)
 		}
 		seen[c] = true
 	}
 	switch {
-	case len(f.clients) < 2:
-		return problem.BadInput("give two numbers of clients or more, e.g. --clients 1,2,4,8", "a sweep needs an axis")
+	case len(values) < 2:
+		return problem.BadInput("give two values or more, e.g. --clients 1,2,4,8 or --rates 100,200,400", "a sweep needs an axis")
 	case f.repetitions < 1:
 		return problem.BadInput("give --repetitions 1 or more", "--repetitions %d", f.repetitions)
 	case f.duration < time.Second:
@@ -133,7 +146,8 @@ func runSweep(ctx context.Context, out, log io.Writer, f sweepFlags) error {
 		return err
 	}
 	rep := &sweepReport{ID: "sweep-" + time.Now().UTC().Format("20060102-150405"), Workload: f.kind, Scale: f.scale, Duration: f.duration, Seed: f.seed}
-	order := sweep.Order(f.clients, f.repetitions, f.seed)
+	axis, values := f.axis()
+	order := sweep.Order(values, f.repetitions, f.seed)
 	fmt.Fprintf(log, "sweep %s: %d runs of %s in randomised blocks (seed %d)\n", rep.ID, len(order), f.duration, f.seed)
 	for i, p := range order {
 		if ctx.Err() != nil {
@@ -142,9 +156,9 @@ func runSweep(ctx context.Context, out, log io.Writer, f sweepFlags) error {
 		}
 		r := sweepPoint(ctx, dsn, f, rep.ID, p)
 		rep.Results = append(rep.Results, r)
-		fmt.Fprintf(log, "  %d/%d: clients %d, repetition %d: %s\n", i+1, len(order), p.Value, p.Rep, pointText(r))
+		fmt.Fprintf(log, "  %d/%d: %s %d, repetition %d: %s\n", i+1, len(order), axis, p.Value, p.Rep, pointText(r))
 	}
-	rep.Analysis = sweep.Analyze("clients", rep.Results)
+	rep.Analysis = sweep.Analyze(axis, rep.Results)
 	if err := writeInLab(filepath.Join("reports", rep.ID+".json"), func(w io.Writer) error { return secret.WriteJSON(w, rep) }); err != nil {
 		fmt.Fprintf(log, "pgoltp: the sweep's report was not kept in the lab: %v\n", err)
 	}
@@ -158,6 +172,9 @@ func sweepLoad(ctx context.Context, dsn string, f sweepFlags, log io.Writer) err
 	if err != nil {
 		return err
 	}
+	if _, ok := w.(rateStepped); len(f.rates) > 0 && !ok {
+		return problem.BadInput("use a workload that takes a rate, e.g. --workload tpcb", "--workload %s has no offered rate to sweep", f.kind)
+	}
 	if r, ok := w.(workload.Ready); ok && r.Ready(ctx, dsn) == nil {
 		return nil
 	}
@@ -165,17 +182,36 @@ func sweepLoad(ctx context.Context, dsn string, f sweepFlags, log io.Writer) err
 	return w.Prepare(ctx, dsn, nil)
 }
 
+// sweepWorkload is the workload of one point: at that number of clients,
+// or at that offered rate (one phase as long as the run).
+func sweepWorkload(f sweepFlags, value int) (workload.Workload, error) {
+	if len(f.rates) == 0 {
+		return registry.New(f.kind, f.scale, value)
+	}
+	w, err := registry.New(f.kind, f.scale, f.clients[0])
+	if err != nil {
+		return nil, err
+	}
+	stepped, ok := w.(rateStepped)
+	if !ok {
+		return nil, problem.BadInput("use a workload that takes a rate, e.g. --workload tpcb", "--workload %s has no offered rate to sweep", f.kind)
+	}
+	stepped.SetRatePhases([]measure.RatePhase{{Until: f.duration, PerSecond: float64(value)}})
+	return w, nil
+}
+
 // sweepPoint runs and stores one point.
 func sweepPoint(ctx context.Context, dsn string, f sweepFlags, id string, p sweep.Point) sweep.Result {
 	r := sweep.Result{Point: p}
-	w, err := registry.New(f.kind, f.scale, p.Value)
+	axis, _ := f.axis()
+	w, err := sweepWorkload(f, p.Value)
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
 	ro := recordOptions(true)
 	ro.Log, ro.Duration = nil, f.duration
-	ro.Params = []workload.Param{{Name: "sweep", Value: id}, {Name: "sweep clients", Value: strconv.Itoa(p.Value)},
+	ro.Params = []workload.Param{{Name: "sweep", Value: id}, {Name: "sweep " + axis, Value: strconv.Itoa(p.Value)},
 		{Name: "sweep repetition", Value: strconv.Itoa(p.Rep)}}
 	res, err := recorder.Run(ctx, dsn, w, ro)
 	if res != nil {
