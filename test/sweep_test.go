@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,7 +85,11 @@ func TestSweepBadInput(t *testing.T) {
 		{"--clients", "2", "--rates", "100"},
 		{"--clients", "2", "--rates", "100,200", "--workload", "ledger"},
 	} {
-		assertOneLineProblem(t, runPgoltp(t, time.Minute, append([]string{"--dsn", dsn, "sweep"}, args...)...))
+		r := runPgoltp(t, time.Minute, append([]string{"--dsn", dsn, "sweep"}, args...)...)
+		assertOneLineProblem(t, r)
+		if strings.Contains(r.stderr, "reach") {
+			t.Errorf("%v was not refused before connecting: %s", args, r.stderr)
+		}
 	}
 }
 

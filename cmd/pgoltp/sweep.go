@@ -108,6 +108,11 @@ func (f *sweepFlags) validate() error {
 		if len(f.clients) != 1 || f.clients[0] < 1 {
 			return problem.BadInput("give one number of clients with --phases or --rates, e.g. --clients 8", "one load at a time: --clients %v", f.clients)
 		}
+		if w, err := registry.New(f.kind, max(f.scale, 1), f.clients[0]); err != nil {
+			return err
+		} else if _, ok := w.(rateStepped); !ok {
+			return problem.BadInput("use a workload that takes a rate, e.g. --workload tpcb", "--workload %s has no offered rate to step or sweep", f.kind)
+		}
 		if f.phases != "" {
 			return nil
 		}
