@@ -41,18 +41,6 @@ func (f sweepFlags) axis() (string, []int) {
 	return "clients", f.clients
 }
 
-// sweepReport is what a sweep prints with --json and keeps in the lab.
-type sweepReport struct {
-	ID       string         `json:"id"`
-	Workload string         `json:"workload"`
-	Scale    int            `json:"scale"`
-	Duration time.Duration  `json:"duration_ns"`
-	Seed     uint64         `json:"seed"`
-	Results  []sweep.Result `json:"results"` // in the order they ran
-	sweep.Analysis
-	Interrupted bool `json:"interrupted,omitempty"`
-}
-
 func init() {
 	var f sweepFlags
 	cmd := &cobra.Command{
@@ -150,7 +138,7 @@ func runSweep(ctx context.Context, out, log io.Writer, f sweepFlags) error {
 	if err := sweepLoad(ctx, dsn, f, log); err != nil {
 		return err
 	}
-	rep := &sweepReport{ID: "sweep-" + time.Now().UTC().Format("20060102-150405"), Workload: f.kind, Scale: f.scale, Duration: f.duration, Seed: f.seed}
+	rep := &sweep.Report{ID: "sweep-" + time.Now().UTC().Format("20060102-150405"), Workload: f.kind, Scale: f.scale, Duration: f.duration, Seed: f.seed}
 	axis, values := f.axis()
 	order := sweep.Order(values, f.repetitions, f.seed)
 	fmt.Fprintf(log, "sweep %s: %d runs of %s in randomised blocks (seed %d)\n", rep.ID, len(order), f.duration, f.seed)

@@ -17,6 +17,19 @@ import (
 	"github.com/pgoltp/pgoltp/internal/stats"
 )
 
+// Report is a sweep as it is printed with --json and kept in the lab
+// (reports/ID.json), which 'pgoltp report ID' renders.
+type Report struct {
+	ID       string        `json:"id"`
+	Workload string        `json:"workload"`
+	Scale    int           `json:"scale"`
+	Duration time.Duration `json:"duration_ns"`
+	Seed     uint64        `json:"seed"`
+	Results  []Result      `json:"results"` // in the order they ran
+	Analysis
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
 // Point is one run of a sweep: a value of the axis, in one repetition.
 type Point struct {
 	Value int `json:"value"`
