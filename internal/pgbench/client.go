@@ -51,7 +51,7 @@ func newClient(e *engine, id int, vars *lang.Vars, rng *lang.PRNG) *client {
 
 // lang.Env for expressions.
 func (c *client) Lookup(name string) (lang.Value, error) { return c.vars.Lookup(name) }
-func (c *client) RNG() *lang.PRNG                         { return c.rng }
+func (c *client) RNG() *lang.PRNG                        { return c.rng }
 func (c *client) Debug(v lang.Value) {
 	c.e.printf("%s\n", lang.DebugLine(c.script, c.command+1, v))
 }
