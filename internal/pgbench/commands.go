@@ -35,10 +35,6 @@ func (c *client) runScript(ctx context.Context, si int) (outcome, int) {
 		c.e.printf("%s: error: client %d aborted: end of script reached with pipeline open\n", progName, c.id)
 		return aborted, len(cmds) - 1
 	}
-	if st := c.conn.PgConn().TxStatus(); st == 'T' || st == 'E' {
-		c.e.printf("%s: error: client %d aborted: end of script reached without completing the last transaction\n", progName, c.id)
-		return aborted, len(cmds) - 1
-	}
 	return succeeded, 0
 }
 

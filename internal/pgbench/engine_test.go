@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -131,4 +132,93 @@ func TestRunBuiltinMatchesPgbench(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSeededScriptMatchesPgbench runs custom scripts with --random-seed in
+// both tools, each transaction writing what it computed (seeded random,
+// random_zipfian, random_exponential, permute, hash, the script chosen, a
+// \gset value, an \if branch and a \setshell result) into a table, and
+// wants the same rows.
+func TestSeededScriptMatchesPgbench(t *testing.T) {
+	table := func(dsn string) {
+		sqlExec(t, dsn, "create table vals (script int, client int, r bigint, z bigint, e bigint, p bigint, h bigint, g int, b text, s int, ds bigint, rs bigint)")
+	}
+	one := writeScript(t, "one.sql", `\set r random(1, 1000000)
+\set z random_zipfian(1, 1000, 1.07)
+\set e random_exponential(1, 1000, 2.5)
+\set p permute(:r, 1000000)
+\set h hash(:r)
+SELECT :r % 7 AS g \gset
+\if :g > 3
+\set b 3
+\elif :g > 1
+\set b 2
+\else
+\set b 1
+\endif
+\setshell s echo 42
+INSERT INTO vals VALUES (1, :client_id, :r, :z, :e, :p, :h, :g, :b, :s, :default_seed, :random_seed);
+`)
+	two := writeScript(t, "two.sql", `\set r random_gaussian(1, 100, 3.0)
+BEGIN;
+INSERT INTO vals (script, client, r) VALUES (2, :client_id, :r) \; SELECT 1;
+END;
+`)
+	rows := "select string_agg(format('%s', v), E'\\n' order by v::text) from vals v"
+	for _, mode := range []string{"simple", "extended", "prepared"} {
+		t.Run(mode, func(t *testing.T) {
+			args := []string{"-n", "--random-seed=20261126", "-c", "3", "-j", "3", "-t", "12", "-M", mode, "-f", one + "@3", "-f", two + "@2"}
+			if mode != "simple" {
+				args = append(args[:len(args)-4], "-f", one+"@3", "-b", "select-only@1")
+				table = func(dsn string) {
+					sqlExec(t, dsn, "create table vals (script int, client int, r bigint, z bigint, e bigint, p bigint, h bigint, g int, b text, s int, ds bigint, rs bigint)")
+					var e bytes.Buffer
+					Main(context.Background(), []string{"-i", "-q", "-I", "dtg", dsn}, Env{Stdout: &e, Stderr: &e, Getenv: os.Getenv})
+				}
+			}
+			theirs, ours, theirDB, ourDB := runBoth(t, table, args...)
+			if ours.code != 0 || theirs.code != 0 {
+				t.Fatalf("exit %d (pgbench %d): %s\npgbench: %s", ours.code, theirs.code, ours.stderr, theirs.stderr)
+			}
+			got, want := sqlText(t, ourDB, rows), sqlText(t, theirDB, rows)
+			if got != want || strings.Count(want, "\n") < 20 {
+				t.Errorf("rows:\n%s\nwant\n%s", got, want)
+			}
+			if g, w := shape(ours.stdout), shape(theirs.stdout); g != w {
+				t.Errorf("summary:\n%s\nwant\n%s", g, w)
+			}
+		})
+	}
+}
+
+// TestFailingScriptMatchesPgbench wants pgbench's exit codes and abort
+// messages for scripts that fail during the run, and for bad options.
+func TestFailingScriptMatchesPgbench(t *testing.T) {
+	for _, c := range []struct{ name, script string }{
+		{"division", "SELECT 1;\nSELECT 1/0;\n"},
+		{"undefined", "\\set x :nosuch + 1\n"},
+		{"open transaction", "BEGIN;\nSELECT 1;\n"},
+		{"gset rows", "SELECT 1 AS a UNION ALL SELECT 2 \\gset\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := writeScript(t, "fail.sql", c.script)
+			theirs, ours, _, _ := runBoth(t, nil, "-n", "-c", "2", "-t", "3", "-f", f)
+			if ours.code != theirs.code || theirs.code != 2 {
+				t.Errorf("exit %d, pgbench %d", ours.code, theirs.code)
+			}
+			if g, w := sortedLines(ours.stderr), sortedLines(theirs.stderr); g != w {
+				t.Errorf("stderr:\n%s\nwant\n%s", g, w)
+			}
+			if g, w := shape(ours.stdout), shape(theirs.stdout); g != w {
+				t.Errorf("summary:\n%s\nwant\n%s", g, w)
+			}
+		})
+	}
+}
+
+// sortedLines sorts lines that several clients print in any order.
+func sortedLines(s string) string {
+	lines := strings.Split(s, "\n")
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
 }

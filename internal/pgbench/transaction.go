@@ -76,7 +76,7 @@ func (c *client) transaction(ctx context.Context, si int, scheduled int64) bool 
 		}
 		if out == succeeded {
 			c.account(si, scheduled, begin, tries, succeeded, false)
-			return true
+			return c.idle()
 		}
 		if !c.rollback(ctx) {
 			return false
@@ -99,6 +99,16 @@ func (c *client) transaction(ctx context.Context, si int, scheduled int64) bool 
 		*c.rng = savedRNG
 		c.vars = savedVars.Clone()
 	}
+}
+
+// idle is pgbench's check at the end of a script, after the transaction
+// is counted: a transaction block left open aborts the client.
+func (c *client) idle() bool {
+	if st := c.conn.PgConn().TxStatus(); st == 'T' || st == 'E' {
+		c.e.printf("%s: error: client %d aborted: end of script reached without completing the last transaction\n", progName, c.id)
+		return false
+	}
+	return true
 }
 
 // canRetry is pgbench's doRetry for a serialization or deadlock failure.
