@@ -222,3 +222,51 @@ func sortedLines(s string) string {
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
 }
+
+// TestRetriesMatchPgbench raises serialization and deadlock errors on a
+// seeded draw: a retry restores the client's generator, so the same draw
+// fails again and the transaction fails after --max-tries; the counts of
+// failures, retries and retried transactions, per script and per command,
+// must be pgbench's, and so must the -l lines' results.
+func TestRetriesMatchPgbench(t *testing.T) {
+	f := writeScript(t, "retry.sql", `\set r random(0, 3)
+\if :r = 0
+DO $$ BEGIN RAISE EXCEPTION 'ser' USING ERRCODE = '40001'; END $$;
+\elif :r = 1
+BEGIN;
+DO $$ BEGIN RAISE EXCEPTION 'dl' USING ERRCODE = '40P01'; END $$;
+END;
+\endif
+SELECT :r;
+`)
+	for _, extra := range [][]string{
+		{"--max-tries=3", "--failures-detailed", "-r"},
+		{"--max-tries=1", "-r", "-f", f + "@2"},
+		{"--max-tries=2", "-T", "1", "--verbose-errors"},
+	} {
+		t.Run(strings.Join(extra, " "), func(t *testing.T) {
+			args := append([]string{"-n", "-c", "2", "-j", "2", "--random-seed=3", "-f", f}, extra...)
+			if extra[1] != "-T" {
+				args = append(args, "-t", "20")
+			}
+			theirs, ours, _, _ := runBoth(t, nil, args...)
+			if ours.code != 0 || theirs.code != 0 {
+				t.Fatalf("exit %d (pgbench %d): %s", ours.code, theirs.code, ours.stderr)
+			}
+			g, w := shape(ours.stdout), shape(theirs.stdout)
+			if extra[1] == "-T" { // counts depend on time: compare the lines' names
+				g, w = digitless(g), digitless(w)
+			}
+			if g != w {
+				t.Errorf("summary:\n%s\nwant\n%s", g, w)
+			}
+			if extra[1] != "-T" && !regexp.MustCompile(`failed transactions: [1-9]`).MatchString(w) {
+				t.Errorf("no failures counted:\n%s", w)
+			}
+		})
+	}
+}
+
+var digits = regexp.MustCompile(`[0-9]+`)
+
+func digitless(s string) string { return digits.ReplaceAllString(s, "N") }
