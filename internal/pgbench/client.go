@@ -92,6 +92,7 @@ func (c *client) run(ctx context.Context) {
 	o := c.e.o
 	for n := 0; c.more(n); n++ {
 		si := c.choose()
+		c.e.debugf("client %d executing script \"%s\"", c.id, c.e.o.Scripts[si].Desc)
 		scheduled := int64(0)
 		if o.Rate > 0 {
 			var skip bool

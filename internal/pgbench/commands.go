@@ -3,6 +3,7 @@ package pgbench
 import (
 	"context"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/pgbench/lang"
@@ -41,6 +42,9 @@ func (c *client) runScript(ctx context.Context, si int) (outcome, int) {
 // execute runs command i and returns the index of the next one.
 func (c *client) execute(ctx context.Context, si, i int, cmd *lang.Command) (int, outcome) {
 	cmds := c.e.scripts[si].Commands
+	if c.e.o.Debug && !cmd.IsSQL() {
+		c.e.debugf("client %d executing \\%s", c.id, strings.Join(cmd.Argv, " "))
+	}
 	switch cmd.Meta {
 	case lang.MetaNone:
 		return i + 1, c.sql(ctx, si, i, cmd)

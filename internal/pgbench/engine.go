@@ -75,6 +75,7 @@ func run(ctx context.Context, o *Options, env Env) error {
 	e.cfg = conn.Config()
 	server := conn.PgConn().ParameterStatus("server_version")
 	fmt.Fprintln(env.Stdout, VersionLine(server, ""))
+	e.debugConnection()
 	if err := e.makeClients(clientRNGs, seeds, defaultSeedSet); err != nil {
 		conn.Close(ctx)
 		return err
@@ -191,6 +192,16 @@ func (e *engine) printf(format string, args ...any) {
 
 func (e *engine) debugf(format string, args ...any) {
 	if e.o.Debug {
-		e.printf("%s: debug: %s\n", progName, fmt.Sprintf(format, args...))
+		e.printf("%s: %s\n", progName, fmt.Sprintf(format, args...))
 	}
+}
+
+// debugConnection is pgbench's first --debug line.
+func (e *engine) debugConnection() {
+	what, n := "nxacts", e.o.Transactions
+	if e.o.Duration > 0 {
+		what, n = "duration", e.o.Duration
+	}
+	host, port := e.cfg.Host, e.cfg.Port
+	e.debugf("pghost: %s pgport: %d nclients: %d %s: %d dbName: %s", host, port, e.o.Clients, what, n, e.cfg.Database)
 }

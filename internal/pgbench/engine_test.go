@@ -199,6 +199,8 @@ func TestFailingScriptMatchesPgbench(t *testing.T) {
 		{"undefined", "\\set x :nosuch + 1\n"},
 		{"open transaction", "BEGIN;\nSELECT 1;\n"},
 		{"gset rows", "SELECT 1 AS a UNION ALL SELECT 2 \\gset\n"},
+		{"copy", "COPY (SELECT 1) TO STDOUT\n"},
+		{"context", "DO $$ BEGIN RAISE EXCEPTION 'no' USING DETAIL = 'd', HINT = 'h'; END $$;\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := writeScript(t, "fail.sql", c.script)
@@ -270,3 +272,31 @@ SELECT :r;
 var digits = regexp.MustCompile(`[0-9]+`)
 
 func digitless(s string) string { return digits.ReplaceAllString(s, "N") }
+
+// TestDebugMatchesPgbench wants pgbench's --debug lines for a run (pgbench
+// says "receiving" each time it polls a connection that is not ready, so
+// repeated lines count once).
+func TestDebugMatchesPgbench(t *testing.T) {
+	f := writeScript(t, "debug.sql", "\\set a 1\nSELECT :a;\n")
+	for _, mode := range []string{"simple", "prepared"} {
+		theirs, ours, _, _ := runBoth(t, nil, "-n", "--debug", "-t", "2", "-M", mode, "-f", f)
+		if ours.code != 0 || theirs.code != 0 {
+			t.Fatalf("exit %d (pgbench %d): %s", ours.code, theirs.code, ours.stderr)
+		}
+		g := regexp.MustCompile(`dbName: \S+`).ReplaceAllString(ours.stderr, "dbName: D")
+		w := regexp.MustCompile(`dbName: \S+`).ReplaceAllString(theirs.stderr, "dbName: D")
+		if g, w = withoutRepeats(g), withoutRepeats(w); g != w || !strings.Contains(w, "receiving") {
+			t.Errorf("-M %s stderr:\n%s\nwant\n%s", mode, g, w)
+		}
+	}
+}
+
+func withoutRepeats(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if len(out) == 0 || out[len(out)-1] != l {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -3,6 +3,7 @@ package pgbench
 import (
 	"context"
 	"errors"
+	"regexp"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -15,11 +16,17 @@ func (c *client) sql(ctx context.Context, si, ci int, cmd *lang.Command) outcome
 	if c.pipeline != nil {
 		return c.pipelineSQL(ctx, si, ci, cmd)
 	}
+	if copyData.MatchString(cmd.SQL) {
+		// pgbench reads COPY's result and gives up; pgx would wait for data
+		c.e.printf("%s: error: COPY is not supported in pgbench, aborting\n", progName)
+		return aborted
+	}
 	pc := c.conn.PgConn()
 	if c.e.mode == lang.QuerySimple {
 		text := lang.Substitute(cmd.SQL, c.vars.Text)
 		c.e.debugf("client %d sending %s", c.id, text)
 		mrr := pc.Exec(ctx, text)
+		c.e.debugf("client %d receiving", c.id)
 		q := 0
 		var err error
 		for mrr.NextResult() {
@@ -43,6 +50,7 @@ func (c *client) sql(ctx context.Context, si, ci int, cmd *lang.Command) outcome
 		c.e.debugf("client %d sending %s", c.id, name)
 		rr = pc.ExecPrepared(ctx, name, params, nil, nil)
 	}
+	c.e.debugf("client %d receiving", c.id)
 	err := c.readResult(rr, si, ci, 0, cmd)
 	return c.finishSQL(err, si, ci, 0, cmd, cmd.ParamSQL)
 }
@@ -70,6 +78,7 @@ func (c *client) prepare(ctx context.Context, cmd *lang.Command) string {
 		return name
 	}
 	c.prepared[cmd] = true
+	c.e.debugf("client %d preparing %s", c.id, name)
 	if _, err := c.conn.PgConn().Prepare(ctx, name, cmd.ParamSQL, nil); err != nil {
 		c.e.printf("%s: error: %s\n", progName, queryErrorText(err, cmd.ParamSQL))
 	}
@@ -110,6 +119,10 @@ func (c *client) readResult(rr *pgconn.ResultReader, si, ci, q int, cmd *lang.Co
 	}
 	return nil
 }
+
+// copyData matches a COPY from standard input or to standard output,
+// which pgbench refuses once the server starts it.
+var copyData = regexp.MustCompile(`(?is)^\s*copy\b.*\b(stdin|stdout)\b`)
 
 // errReported is an error already printed: the client aborts.
 var errReported = errors.New("reported")
