@@ -14,20 +14,22 @@ import (
 // client is pgbench's CState: one connection running transactions, with its
 // variables and its expression generator.
 type client struct {
-	e        *engine
-	id       int
-	thread   *thread
-	vars     *lang.Vars
-	rng      *lang.PRNG
-	conn     *pgx.Conn
-	prepared map[*lang.Command]bool
-	script   int // the script running, for debug()
-	command  int // the command running, for debug()
-	params   [][]byte
-	pipeline *pgconn.Pipeline
-	piped    int // commands sent in the open pipeline
-	result   lang.QueryResult
-	txCount  int64 // transactions run (for -l)
+	e         *engine
+	id        int
+	thread    *thread
+	vars      *lang.Vars
+	rng       *lang.PRNG
+	conn      *pgx.Conn
+	prepared  map[*lang.Command]bool
+	script    int      // the script running, for debug()
+	command   int      // the command running, for debug()
+	params    [][]byte // -M extended and prepared: the values bound
+	paramText []byte   // their text, end to end
+	paramLen  []int    // the defined values' lengths
+	pipeline  *pgconn.Pipeline
+	piped     int // commands sent in the open pipeline
+	result    lang.QueryResult
+	txCount   int64 // transactions run (for -l)
 
 	mu      sync.Mutex // guards what progress reports read
 	stats   Stats
@@ -92,7 +94,9 @@ func (c *client) run(ctx context.Context) {
 	o := c.e.o
 	for n := 0; c.more(n); n++ {
 		si := c.choose()
-		c.e.debugf("client %d executing script \"%s\"", c.id, c.e.o.Scripts[si].Desc)
+		if c.e.o.Debug {
+			c.e.debugf("client %d executing script \"%s\"", c.id, c.e.o.Scripts[si].Desc)
+		}
 		scheduled := int64(0)
 		if o.Rate > 0 {
 			var skip bool

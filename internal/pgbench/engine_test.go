@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -299,4 +300,69 @@ func withoutRepeats(s string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestLogMatchesPgbench compares -l logs with --sampling-rate and a seed:
+// which transactions of which client and script are logged comes from
+// the thread's generator (one client a thread: the order is the
+// client's), so the lines match but for times and latencies.
+func TestLogMatchesPgbench(t *testing.T) {
+	f := writeScript(t, "log.sql", "SELECT 1;\n")
+	g := writeScript(t, "log2.sql", "\\set x 1\n")
+	dir := t.TempDir()
+	logs := func(prefix string) string {
+		matches, _ := filepath.Glob(filepath.Join(dir, prefix+".*"))
+		var lines []string
+		for _, m := range matches {
+			b, err := os.ReadFile(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				w := strings.Fields(l) // client tx latency script sec usec
+				lines = append(lines, fmt.Sprintf("%s %s %s %s", filepath.Ext(m), w[0], w[1], w[3]))
+			}
+		}
+		sort.Strings(lines)
+		return strings.Join(lines, "\n")
+	}
+	args := []string{"-n", "-c", "2", "-j", "2", "-t", "40", "--random-seed=11", "-l", "--sampling-rate=0.4", "-f", f + "@1", "-f", g + "@3"}
+	bin := pgtest.Pgbench(t)
+	db := pgtest.NewDatabase(t)
+	cmd := exec.Command(bin, append(args, "--log-prefix="+filepath.Join(dir, "theirs"), db)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pgbench: %v: %s", err, out)
+	}
+	var out bytes.Buffer
+	if code := Main(context.Background(), append(args, "--log-prefix="+filepath.Join(dir, "ours"), db), Env{Stdout: &out, Stderr: &out, Getenv: os.Getenv}); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	// the file names end with the process id, then the thread's number
+	norm := regexp.MustCompile(`^\.\d+`)
+	clean := func(s string) string {
+		var b []string
+		for _, l := range strings.Split(s, "\n") {
+			b = append(b, norm.ReplaceAllString(l, ".pid"))
+		}
+		return strings.Join(b, "\n")
+	}
+	got, want := clean(logs("ours")), clean(logs("theirs"))
+	if got != want || strings.Count(want, "\n") < 10 {
+		t.Errorf("log lines:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestEmptyParameterIsNotNull: a variable whose text is empty is bound as
+// an empty string, not NULL, in -M extended.
+func TestEmptyParameterIsNotNull(t *testing.T) {
+	f := writeScript(t, "empty.sql", "SELECT '' AS blank, 'x' AS x \\gset\nINSERT INTO e VALUES (:blank, :x, :nosuch);\n")
+	theirs, ours, theirDB, ourDB := runBoth(t, func(dsn string) { sqlExec(t, dsn, "create table e (a text, b text, c text)") },
+		"-n", "-t", "2", "-M", "extended", "-f", f)
+	if ours.code != 0 || theirs.code != 0 {
+		t.Fatalf("exit %d (pgbench %d): %s", ours.code, theirs.code, ours.stderr)
+	}
+	q := "select string_agg(format('%L %L %L', a, b, c), ',') from e"
+	if g, w := sqlText(t, ourDB, q), sqlText(t, theirDB, q); g != w || w == "" {
+		t.Errorf("rows %s, want %s", g, w)
+	}
 }

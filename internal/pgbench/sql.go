@@ -24,9 +24,13 @@ func (c *client) sql(ctx context.Context, si, ci int, cmd *lang.Command) outcome
 	pc := c.conn.PgConn()
 	if c.e.mode == lang.QuerySimple {
 		text := lang.Substitute(cmd.SQL, c.vars.Text)
-		c.e.debugf("client %d sending %s", c.id, text)
+		if c.e.o.Debug {
+			c.e.debugf("client %d sending %s", c.id, text)
+		}
 		mrr := pc.Exec(ctx, text)
-		c.e.debugf("client %d receiving", c.id)
+		if c.e.o.Debug {
+			c.e.debugf("client %d receiving", c.id)
+		}
 		q := 0
 		var err error
 		for mrr.NextResult() {
@@ -43,14 +47,20 @@ func (c *client) sql(ctx context.Context, si, ci int, cmd *lang.Command) outcome
 	params := c.bind(cmd)
 	var rr *pgconn.ResultReader
 	if c.e.mode == lang.QueryExtended {
-		c.e.debugf("client %d sending %s", c.id, cmd.ParamSQL)
+		if c.e.o.Debug {
+			c.e.debugf("client %d sending %s", c.id, cmd.ParamSQL)
+		}
 		rr = pc.ExecParams(ctx, cmd.ParamSQL, params, nil, nil, nil)
 	} else {
 		name := c.prepare(ctx, cmd)
-		c.e.debugf("client %d sending %s", c.id, name)
+		if c.e.o.Debug {
+			c.e.debugf("client %d sending %s", c.id, name)
+		}
 		rr = pc.ExecPrepared(ctx, name, params, nil, nil)
 	}
-	c.e.debugf("client %d receiving", c.id)
+	if c.e.o.Debug {
+		c.e.debugf("client %d receiving", c.id)
+	}
 	err := c.readResult(rr, si, ci, 0, cmd)
 	return c.finishSQL(err, si, ci, 0, cmd, cmd.ParamSQL)
 }
@@ -58,16 +68,33 @@ func (c *client) sql(ctx context.Context, si, ci int, cmd *lang.Command) outcome
 // bind is pgbench's getQueryParams: each parameter's text, NULL when the
 // variable is undefined. The slice is the client's, reused.
 func (c *client) bind(cmd *lang.Command) [][]byte {
-	c.params = c.params[:0]
+	c.params, c.paramText, c.paramLen = c.params[:0], c.paramText[:0], c.paramLen[:0]
 	for _, name := range cmd.Params {
-		var b []byte
-		if t, ok := c.vars.Text(name); ok {
-			b = []byte(t)
+		t, ok := c.vars.Text(name)
+		if !ok {
+			c.params = append(c.params, nil)
+			continue
 		}
-		c.params = append(c.params, b)
+		c.paramText = append(c.paramText, t...)
+		c.params = append(c.params, emptyParam) // sliced below
+		c.paramLen = append(c.paramLen, len(t))
+	}
+	// the buffer may have moved as it grew: slice the values once it is whole
+	off, k := 0, 0
+	for i, p := range c.params {
+		if p != nil {
+			n := c.paramLen[k]
+			if n > 0 {
+				c.params[i] = c.paramText[off : off+n : off+n]
+			}
+			off, k = off+n, k+1
+		}
 	}
 	return c.params
 }
+
+// emptyParam is an empty text value, not NULL.
+var emptyParam = []byte{}
 
 // prepare prepares cmd on the client's connection the first time it runs
 // there (pgbench's prepareCommand); a failure is reported and the
@@ -78,7 +105,9 @@ func (c *client) prepare(ctx context.Context, cmd *lang.Command) string {
 		return name
 	}
 	c.prepared[cmd] = true
-	c.e.debugf("client %d preparing %s", c.id, name)
+	if c.e.o.Debug {
+		c.e.debugf("client %d preparing %s", c.id, name)
+	}
 	if _, err := c.conn.PgConn().Prepare(ctx, name, cmd.ParamSQL, nil); err != nil {
 		c.e.printf("%s: error: %s\n", progName, queryErrorText(err, cmd.ParamSQL))
 	}
