@@ -366,3 +366,29 @@ func TestEmptyParameterIsNotNull(t *testing.T) {
 		t.Errorf("rows %s, want %s", g, w)
 	}
 }
+
+// TestRateLimitMatchesPgbench runs -R with -L, where slots already late
+// are skipped, and wants pgbench's summary lines (the counts vary with
+// time: their digits are compared as placeholders) and every transaction
+// accounted for under -t.
+func TestRateLimitMatchesPgbench(t *testing.T) {
+	f := writeScript(t, "sleepy.sql", "\\sleep 2 ms\nSELECT 1;\n")
+	args := []string{"-n", "-c", "2", "-j", "2", "-t", "40", "-R", "2000", "-L", "1", "--random-seed=5", "-f", f}
+	theirs, ours, _, _ := runBoth(t, nil, args...)
+	if ours.code != 0 || theirs.code != 0 {
+		t.Fatalf("exit %d (pgbench %d): %s", ours.code, theirs.code, ours.stderr)
+	}
+	if g, w := digitless(shape(ours.stdout)), digitless(shape(theirs.stdout)); g != w {
+		t.Errorf("summary:\n%s\nwant\n%s", g, w)
+	}
+	m := regexp.MustCompile(`processed: (\d+)/80\n(?s:.*)skipped: (\d+) `).FindStringSubmatch(ours.stdout)
+	if m == nil || atoiTest(m[1])+atoiTest(m[2]) != 80 || atoiTest(m[2]) == 0 {
+		t.Errorf("processed and skipped do not make 80 with some skipped:\n%s", ours.stdout)
+	}
+}
+
+func atoiTest(s string) int {
+	n := 0
+	fmt.Sscan(s, &n)
+	return n
+}
