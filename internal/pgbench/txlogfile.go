@@ -18,7 +18,8 @@ type txLogFile struct {
 	w      *bufio.Writer
 	o      *Options
 	sample *lang.PRNG
-	agg    Stats // the current interval, with -- aggregate-interval
+	agg    Stats  // the current interval, with --aggregate-interval
+	line   []byte // the line being written, reused
 }
 
 // openTxLog opens thread t's log file: prefix.pid for thread 0, else
@@ -62,8 +63,8 @@ func (l *txLogFile) transaction(c *client, si int, epochUs int64, latency, lag f
 	default:
 		e.Result = "deadlock"
 	}
-	l.w.WriteString(TxLogLine(e, o.Rate > 0, o.MaxTries != 1))
-	l.w.WriteByte('\n')
+	l.line = append(AppendTxLogLine(l.line[:0], e, o.Rate > 0, o.MaxTries != 1), '\n')
+	l.w.Write(l.line)
 }
 
 // flush writes the intervals that ended by epochUs, empty ones included.
