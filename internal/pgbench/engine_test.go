@@ -392,3 +392,36 @@ func atoiTest(s string) int {
 	fmt.Sscan(s, &n)
 	return n
 }
+
+// TestPipelineMatchesPgbench runs \startpipeline batches in both tools and
+// wants the same rows, summary lines and, for a failing batch, the same
+// abort.
+func TestPipelineMatchesPgbench(t *testing.T) {
+	ok := writeScript(t, "pipe.sql", `\set r random(1, 1000)
+\startpipeline
+INSERT INTO p VALUES (:client_id, :r);
+INSERT INTO p VALUES (:client_id, :r + 1);
+SELECT :r;
+\endpipeline
+`)
+	bad := writeScript(t, "badpipe.sql", "\\startpipeline\nSELECT 1;\nSELECT 1/0;\nSELECT 2;\n\\endpipeline\n")
+	table := func(dsn string) { sqlExec(t, dsn, "create table p (c int, r int)") }
+	rows := "select string_agg(format('%s %s', c, r), ',' order by c, r) from p"
+	for _, mode := range []string{"extended", "prepared"} {
+		theirs, ours, theirDB, ourDB := runBoth(t, table, "-n", "-c", "2", "-j", "2", "-t", "10", "--random-seed=2", "-M", mode, "-f", ok)
+		if ours.code != 0 || theirs.code != 0 {
+			t.Fatalf("-M %s: exit %d (pgbench %d): %s", mode, ours.code, theirs.code, ours.stderr)
+		}
+		if g, w := sqlText(t, ourDB, rows), sqlText(t, theirDB, rows); g != w || w == "" {
+			t.Errorf("-M %s rows:\n%s\nwant\n%s", mode, g, w)
+		}
+		theirs, ours, _, _ = runBoth(t, nil, "-n", "-t", "2", "-M", mode, "-f", bad)
+		if ours.code != 2 || theirs.code != 2 || ours.stderr != theirs.stderr {
+			t.Errorf("-M %s failing batch: exit %d (pgbench %d), stderr:\n%s\nwant\n%s", mode, ours.code, theirs.code, ours.stderr, theirs.stderr)
+		}
+	}
+	theirs, ours, _, _ := runBoth(t, nil, "-n", "-t", "1", "-f", ok)
+	if ours.code != theirs.code || sortedLines(ours.stderr) != sortedLines(theirs.stderr) {
+		t.Errorf("-M simple: exit %d (pgbench %d), stderr:\n%s\nwant\n%s", ours.code, theirs.code, ours.stderr, theirs.stderr)
+	}
+}

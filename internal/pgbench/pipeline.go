@@ -77,7 +77,6 @@ func (c *client) endPipeline(si, ci int) outcome {
 	p := c.pipeline
 	c.pipeline = nil
 	var first error
-	q := 0
 	if err := p.Sync(); err != nil {
 		first = err
 	}
@@ -97,7 +96,6 @@ func (c *client) endPipeline(si, ci int) outcome {
 				first = err
 				break
 			}
-			q++
 		}
 	}
 	if err := p.Close(); first == nil {
@@ -115,6 +113,7 @@ func (c *client) endPipeline(si, ci int) outcome {
 			return out
 		}
 	}
-	c.e.printf("%s: error: client %d script %d aborted in command %d query %d: %s\n", progName, c.id, si, ci, q, errorText(first))
+	// pgbench reads each command's results on its own: the query is its first
+	c.e.printf("%s: error: client %d script %d aborted in command %d query 0: %s\n", progName, c.id, si, ci, errorText(first))
 	return aborted
 }
