@@ -425,3 +425,24 @@ SELECT :r;
 		t.Errorf("-M simple: exit %d (pgbench %d), stderr:\n%s\nwant\n%s", ours.code, theirs.code, ours.stderr, theirs.stderr)
 	}
 }
+
+// TestRetryKeepsVariables: pgbench 15 restores a retried transaction's
+// random generator but not its variables, so a counter \set in a failed
+// try stays incremented; the rows written tell which tries succeeded.
+func TestRetryKeepsVariables(t *testing.T) {
+	f := writeScript(t, "count.sql", `\set n :n + 1
+\if :n % 2 = 1
+DO $$ BEGIN RAISE EXCEPTION 'odd' USING ERRCODE = '40001'; END $$;
+\endif
+INSERT INTO n VALUES (:n);
+`)
+	table := func(dsn string) { sqlExec(t, dsn, "create table n (n int)") }
+	theirs, ours, theirDB, ourDB := runBoth(t, table, "-n", "-t", "4", "-D", "n=0", "--max-tries=2", "-f", f)
+	if ours.code != 0 || theirs.code != 0 {
+		t.Fatalf("exit %d (pgbench %d): %s", ours.code, theirs.code, ours.stderr)
+	}
+	q := "select string_agg(n::text, ',' order by n) from n"
+	if g, w := sqlText(t, ourDB, q), sqlText(t, theirDB, q); g != w || w == "" {
+		t.Errorf("rows %s, want %s", g, w)
+	}
+}
