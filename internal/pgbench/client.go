@@ -99,14 +99,14 @@ func (c *client) run(ctx context.Context) {
 		}
 		scheduled := int64(0)
 		if o.Rate > 0 {
-			var skip bool
-			for scheduled, skip = c.throttle(); skip; scheduled, skip = c.throttle() {
+			var skip, finished bool
+			for scheduled, skip, finished = c.throttle(); skip; scheduled, skip, finished = c.throttle() {
 				c.skip(si, scheduled)
 				if n++; !c.more(n) {
 					return
 				}
 			}
-			if c.e.stop.Load() {
+			if finished {
 				return
 			}
 		}

@@ -29,8 +29,9 @@ func (c *client) choose() int {
 }
 
 // throttle is -R: the next slot of the thread's Poisson schedule, slept
-// until. skip says the slot is already later than -L allows.
-func (c *client) throttle() (scheduled int64, skip bool) {
+// until. skip says the slot is already later than -L allows; finished, that
+// it falls after -T's end (this client is done).
+func (c *client) throttle() (scheduled int64, skip, finished bool) {
 	e := c.e
 	t := c.thread
 	t.mu.Lock()
@@ -39,11 +40,10 @@ func (c *client) throttle() (scheduled int64, skip bool) {
 	t.mu.Unlock()
 	now := e.nowUs()
 	if e.o.LatencyLimitUs > 0 && scheduled < now-e.o.LatencyLimitUs {
-		return scheduled, true
+		return scheduled, true, false
 	}
 	if e.endUs > 0 && scheduled > e.endUs {
-		e.stopClient()
-		return scheduled, false
+		return scheduled, false, true
 	}
 	if wait := scheduled - now; wait > 0 {
 		select {
@@ -51,7 +51,7 @@ func (c *client) throttle() (scheduled int64, skip bool) {
 		case <-e.stopped:
 		}
 	}
-	return scheduled, false
+	return scheduled, false, e.stop.Load()
 }
 
 // transaction runs script si once, with pgbench's retries of serialization
