@@ -40,6 +40,7 @@ type engine struct {
 	stopOnce      sync.Once
 	aborted       atomic.Bool
 	outMu         sync.Mutex // stderr lines from several clients
+	interrupted   <-chan struct{}
 }
 
 // thread is pgbench's TState: what its clients share.
@@ -82,7 +83,13 @@ func run(ctx context.Context, o *Options, env Env) error {
 	}
 	e.vacuum(ctx, conn)
 	conn.Close(ctx)
+	e.interrupted = ctx.Done()
 	r, err := e.bench(ctx)
+	if ctx.Err() != nil {
+		// interrupted (SIGINT, SIGTERM): pgbench dies of the signal with no
+		// summary; the shell's code for it
+		return &Exit{Code: 130}
+	}
 	if err != nil {
 		return err
 	}
@@ -185,6 +192,11 @@ func (e *engine) makeClients(rngs []*lang.PRNG, seeds *lang.Seeds, defaultSeedSe
 
 // printf writes one message to stderr whole, as several clients may.
 func (e *engine) printf(format string, args ...any) {
+	select {
+	case <-e.interrupted: // the clients' errors are the interruption's
+		return
+	default:
+	}
 	e.outMu.Lock()
 	fmt.Fprintf(e.env.Stderr, format, args...)
 	e.outMu.Unlock()

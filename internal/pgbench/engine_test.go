@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -444,5 +445,21 @@ INSERT INTO n VALUES (:n);
 	q := "select string_agg(n::text, ',' order by n) from n"
 	if g, w := sqlText(t, ourDB, q), sqlText(t, theirDB, q); g != w || w == "" {
 		t.Errorf("rows %s, want %s", g, w)
+	}
+}
+
+// TestInterruptedRunPrintsNothingMore: a run whose context ends (SIGINT)
+// stops at once like pgbench killed by the signal: no client errors, no
+// summary, the shell's code 130.
+func TestInterruptedRunPrintsNothingMore(t *testing.T) {
+	f := writeScript(t, "slow.sql", "SELECT pg_sleep(0.05);\n")
+	db := pgtest.NewDatabase(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	var out, errb bytes.Buffer
+	t0 := time.Now()
+	code := Main(ctx, []string{"-n", "-c", "3", "-T", "20", "-f", f, db}, Env{Stdout: &out, Stderr: &errb, Getenv: os.Getenv})
+	if code != 130 || strings.Count(out.String(), "\n") != 1 || errb.String() != "" || time.Since(t0) > 10*time.Second {
+		t.Errorf("exit %d after %v, stdout %q, stderr %q", code, time.Since(t0), out.String(), errb.String())
 	}
 }
