@@ -11,7 +11,7 @@ import (
 // TestPgbenchCommandIsPgbenchs: `pgoltp pgbench` hands its whole command
 // line to pgbench's parser: pgoltp's own flags (--lab, -v) mean nothing or
 // pgbench's, --help is pgbench's, bad options exit 1 (pgbench's code, not
-// pgoltp's 2), and -i initialises a database.
+// pgoltp's 2), -i initialises a database, and a run runs.
 func TestPgbenchCommandIsPgbenchs(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.NewDatabase(t)
@@ -27,9 +27,11 @@ func TestPgbenchCommandIsPgbenchs(t *testing.T) {
 		{[]string{"pgbench", "-i", "-v"}, 1, "", "pgbench: error: some of the specified options cannot be used in initialization (-i) mode"},
 		{[]string{"pgbench", "-c8x"}, 1, "", `pgbench: error: invalid value "8x" for option -c/--clients`},
 		{[]string{"pgbench", "-i", "-q", "-I", "dtGp", dsn}, 0, "", "done in "},
+		{[]string{"pgbench", "-n", "-S", "-c", "2", "-t", "5", dsn}, 0, "pgbench (", ""},
 	} {
 		r := runPgoltp(t, time.Minute, tc.args...)
-		if r.code != tc.code || !strings.HasPrefix(r.stdout, tc.stdout) || !strings.Contains(r.stderr, tc.stderr) || tc.stdout == "" && r.stdout != "" {
+		if r.code != tc.code || !strings.HasPrefix(r.stdout, tc.stdout) || !strings.Contains(r.stderr, tc.stderr) || tc.stdout == "" && r.stdout != "" ||
+			tc.args[1] == "-n" && !strings.Contains(r.stdout, "processed: 10/10") {
 			t.Errorf("pgoltp %s: exit %d, stdout %q, stderr %q; want exit %d, stdout starting %q, stderr with %q",
 				strings.Join(tc.args[:min(len(tc.args), 4)], " "), r.code, r.stdout, r.stderr, tc.code, tc.stdout, tc.stderr)
 		}

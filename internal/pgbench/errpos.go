@@ -11,12 +11,11 @@ import (
 // queryErrorText is PQerrorMessage for a failed query: errorText with the
 // "LINE n: ..." and caret lines libpq adds when the server gives a position.
 func queryErrorText(err error, sql string) string {
-	s := errorText(err)
 	var pg *pgconn.PgError
 	if !errors.As(err, &pg) || pg.Position <= 0 {
-		return s
+		return errorText(err)
 	}
-	return s + "\n" + errorPosition(sql, int(pg.Position))
+	return pgErrorText(pg, errorPosition(sql, int(pg.Position)))
 }
 
 // errorPosition is libpq's reportErrorPosition for ASCII text: the line

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-var progressRe = regexp.MustCompile(`^progress: ([0-9.]+) s, ([0-9.]+) tps, lat ([0-9.]+) ms stddev ([0-9.]+|-nan), (\d+) failed(?:, lag ([0-9.]+) ms)?(?:, (\d+) skipped)?(?:, (\d+) retried, (\d+) retries)?$`)
+var progressRe = regexp.MustCompile(`^progress: ([0-9.]+) s, ([0-9.]+) tps, lat ([0-9.]+) ms stddev ([0-9.]+|-nan|NaN), (\d+) failed(?:, lag ([0-9.]+) ms)?(?:, (\d+) skipped)?(?:, (\d+) retried, (\d+) retries)?$`)
 
 // TestProgressLineGolden: every progress line of the recorded runs, built
 // back from its numbers with the run's options, is pgbench's line.

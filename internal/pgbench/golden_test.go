@@ -54,7 +54,7 @@ func goldenRun(t *testing.T, name string) (*Options, string) {
 }
 
 var (
-	numberRe      = `(-?[0-9.]+|-nan|inf)`
+	numberRe      = `(-?[0-9.]+|-nan|NaN|inf)`
 	summaryLine   = regexp.MustCompile(`^( - )?(.*?)(?:: | = )` + numberRe + `(?:/\d+)?(?: ms| \(| s|$)`)
 	lagLine       = regexp.MustCompile(`^rate limit schedule lag: avg ` + numberRe + ` \(max ` + numberRe + `\) ms`)
 	tpsLine       = regexp.MustCompile(`tps = ([0-9.]+)\)?`)

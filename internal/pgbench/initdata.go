@@ -223,14 +223,26 @@ func isTerminal(w io.Writer) bool {
 func errorText(err error) string {
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) {
-		s := pg.Severity + ":  " + pg.Message
-		if pg.Detail != "" {
-			s += "\nDETAIL:  " + pg.Detail
-		}
-		if pg.Hint != "" {
-			s += "\nHINT:  " + pg.Hint
-		}
-		return s
+		return pgErrorText(pg, "")
 	}
 	return err.Error()
+}
+
+// pgErrorText is libpq's message for a server error: the primary line,
+// the position lines, then DETAIL, HINT and CONTEXT.
+func pgErrorText(pg *pgconn.PgError, position string) string {
+	s := pg.Severity + ":  " + pg.Message
+	if position != "" {
+		s += "\n" + position
+	}
+	if pg.Detail != "" {
+		s += "\nDETAIL:  " + pg.Detail
+	}
+	if pg.Hint != "" {
+		s += "\nHINT:  " + pg.Hint
+	}
+	if pg.Where != "" {
+		s += "\nCONTEXT:  " + pg.Where
+	}
+	return s
 }

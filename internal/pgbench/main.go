@@ -25,15 +25,3 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	return 0
 }
-
-// run is a benchmark run: pgbench's setup, then the engine, which is not
-// built yet.
-func run(ctx context.Context, o *Options, env Env) error {
-	conn, _, err := Setup(ctx, o, env)
-	if err != nil {
-		return err
-	}
-	conn.Close(ctx)
-	logger{w: env.Stderr}.error("pgoltp pgbench runs only initialization (-i) so far; the run engine is not built yet")
-	return &Exit{Code: 1}
-}

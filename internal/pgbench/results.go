@@ -91,8 +91,9 @@ type Results struct {
 	Aborted         bool          // a client aborted: exit 2 after the summary
 }
 
-// cdouble prints as C's printf does: glibc writes "-nan" for 0.0/0.0 on
-// x86, "inf" and "-inf", where Go writes NaN and +Inf.
+// cdouble prints as pgbench's printf does: PostgreSQL's own snprintf
+// (src/port/snprintf.c) writes "NaN", "Infinity" and "-Infinity", where Go
+// writes NaN and +Inf.
 type cdouble float64
 
 func (d cdouble) Format(f fmt.State, verb rune) {
@@ -100,11 +101,11 @@ func (d cdouble) Format(f fmt.State, verb rune) {
 	text := ""
 	switch {
 	case math.IsNaN(v):
-		text = "-nan"
+		text = "NaN"
 	case math.IsInf(v, 1):
-		text = "inf"
+		text = "Infinity"
 	case math.IsInf(v, -1):
-		text = "-inf"
+		text = "-Infinity"
 	default:
 		fmt.Fprintf(f, fmt.FormatString(f, verb), v)
 		return

@@ -1,9 +1,6 @@
 package pgbench
 
-import (
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // TxLogEntry is one transaction in a -l log.
 type TxLogEntry struct {
@@ -20,21 +17,35 @@ type TxLogEntry struct {
 // TxLogLine is the line pgbench writes for one transaction under -l
 // (without the newline).
 func TxLogLine(e TxLogEntry, throttled, showRetries bool) string {
-	var b strings.Builder
-	b.WriteString(strconv.Itoa(e.Client) + " " + strconv.FormatInt(e.Transaction, 10) + " ")
+	return string(AppendTxLogLine(nil, e, throttled, showRetries))
+}
+
+// AppendTxLogLine appends TxLogLine's text to b; a run's log writes through
+// it so that logging a transaction allocates nothing. Go's 'f' formatting
+// rounds the exact binary value as C's %.0f does.
+func AppendTxLogLine(b []byte, e TxLogEntry, throttled, showRetries bool) []byte {
+	b = strconv.AppendInt(b, int64(e.Client), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, e.Transaction, 10)
+	b = append(b, ' ')
 	if e.Result == "" {
-		b.WriteString(cfmt("%.0f", e.LatencyUs))
+		b = strconv.AppendFloat(b, e.LatencyUs, 'f', 0, 64)
 	} else {
-		b.WriteString(e.Result)
+		b = append(b, e.Result...)
 	}
-	b.WriteString(cfmt(" %d %d %d", e.Script, e.EpochUs/1000000, e.EpochUs%1000000))
+	for _, n := range [...]int64{int64(e.Script), e.EpochUs / 1000000, e.EpochUs % 1000000} {
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, n, 10)
+	}
 	if throttled {
-		b.WriteString(cfmt(" %.0f", e.LagUs))
+		b = append(b, ' ')
+		b = strconv.AppendFloat(b, e.LagUs, 'f', 0, 64)
 	}
 	if showRetries {
-		b.WriteString(" " + strconv.Itoa(e.Retries))
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(e.Retries), 10)
 	}
-	return b.String()
+	return b
 }
 
 // AggregateLogLine is the line pgbench writes for one --aggregate-interval

@@ -1,0 +1,169 @@
+package pgbench
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgoltp/pgoltp/internal/pgbench/lang"
+)
+
+// client is pgbench's CState: one connection running transactions, with its
+// variables and its expression generator.
+type client struct {
+	e         *engine
+	id        int
+	thread    *thread
+	vars      *lang.Vars
+	rng       *lang.PRNG
+	conn      *pgx.Conn
+	prepared  map[*lang.Command]bool
+	script    int      // the script running, for debug()
+	command   int      // the command running, for debug()
+	params    [][]byte // -M extended and prepared: the values bound
+	paramText []byte   // their text, end to end
+	paramLen  []int    // the defined values' lengths
+	pipeline  *pgconn.Pipeline
+	piped     int // commands sent in the open pipeline
+	result    lang.QueryResult
+	txCount   int64 // transactions run (for -l)
+
+	mu      sync.Mutex // guards what progress reports read
+	stats   Stats
+	scripts []ScriptStats
+	late    int64
+	connUs  int64 // -C: time spent connecting
+	aborted bool
+}
+
+func newClient(e *engine, id int, vars *lang.Vars, rng *lang.PRNG) *client {
+	c := &client{e: e, id: id, vars: vars, rng: rng, prepared: map[*lang.Command]bool{}}
+	c.scripts = make([]ScriptStats, len(e.scripts))
+	for i, s := range e.scripts {
+		c.scripts[i].Commands = make([]CommandStats, len(s.Commands))
+		for j, cmd := range s.Commands {
+			c.scripts[i].Commands[j].FirstLine = cmd.FirstLine
+		}
+	}
+	return c
+}
+
+// lang.Env for expressions.
+func (c *client) Lookup(name string) (lang.Value, error) { return c.vars.Lookup(name) }
+func (c *client) RNG() *lang.PRNG                        { return c.rng }
+func (c *client) Debug(v lang.Value) {
+	c.e.printf("%s\n", lang.DebugLine(c.script, c.command+1, v))
+}
+
+// connect opens the client's connection; it reports failure itself.
+func (c *client) connect(ctx context.Context) error {
+	conn, err := pgx.ConnectConfig(ctx, c.e.cfg)
+	if err != nil {
+		c.e.printf("%s: error: %s\n", progName, connectErrorText(err))
+		return err
+	}
+	c.conn = conn
+	clear(c.prepared)
+	return nil
+}
+
+func (c *client) disconnect() {
+	if c.conn != nil {
+		c.conn.Close(context.Background())
+		c.conn = nil
+	}
+}
+
+// outcome is how a transaction's try ended.
+type outcome uint8
+
+const (
+	succeeded outcome = iota
+	serializationFailure
+	deadlockFailure
+	aborted
+)
+
+// run is the client's life: transactions until -t's count, -T's end or an
+// abort.
+func (c *client) run(ctx context.Context) {
+	defer c.disconnect()
+	o := c.e.o
+	for n := 0; c.more(n); n++ {
+		si := c.choose()
+		if c.e.o.Debug {
+			c.e.debugf("client %d executing script \"%s\"", c.id, c.e.o.Scripts[si].Desc)
+		}
+		scheduled := int64(0)
+		if o.Rate > 0 {
+			var skip, finished bool
+			for scheduled, skip, finished = c.throttle(); skip; scheduled, skip, finished = c.throttle() {
+				c.skip(si, scheduled)
+				if n++; !c.more(n) {
+					return
+				}
+			}
+			if finished {
+				return
+			}
+		}
+		if o.Connect && !c.timedConnect(ctx) {
+			c.abort()
+			return
+		}
+		if !c.transaction(ctx, si, scheduled) {
+			c.abort()
+			return
+		}
+		if o.Connect {
+			t0 := time.Now()
+			c.disconnect()
+			c.addConnTime(time.Since(t0))
+		}
+	}
+}
+
+// timedConnect is -C's connection before each transaction.
+func (c *client) timedConnect(ctx context.Context) bool {
+	t0 := time.Now()
+	if c.connect(ctx) != nil {
+		c.e.printf("%s: error: client %d aborted while establishing connection\n", progName, c.id)
+		return false
+	}
+	c.addConnTime(time.Since(t0))
+	return true
+}
+
+func (c *client) addConnTime(d time.Duration) {
+	c.mu.Lock()
+	c.connUs += d.Microseconds()
+	c.mu.Unlock()
+}
+
+func (c *client) abort() {
+	c.mu.Lock()
+	c.aborted = true
+	c.mu.Unlock()
+	c.e.aborted.Store(true)
+	if c.e.o.ExitOnAbort {
+		c.e.stop.Store(true)
+	}
+}
+
+// pgError classifies a query's error as pgbench's getSQLErrorStatus.
+func pgErrorOutcome(err error) (outcome, bool) {
+	pg, ok := err.(*pgconn.PgError)
+	if !ok {
+		return aborted, false
+	}
+	switch pg.Code {
+	case "40001":
+		return serializationFailure, true
+	case "40P01":
+		return deadlockFailure, true
+	}
+	return aborted, false
+}

@@ -1,0 +1,188 @@
+package pgbench
+
+import (
+	"context"
+	"errors"
+	"regexp"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgoltp/pgoltp/internal/pgbench/lang"
+)
+
+// sql sends an SQL command in the run's query mode and reads its results
+// as pgbench's readCommandResponse.
+func (c *client) sql(ctx context.Context, si, ci int, cmd *lang.Command) outcome {
+	if c.pipeline != nil {
+		return c.pipelineSQL(ctx, si, ci, cmd)
+	}
+	if copyData.MatchString(cmd.SQL) {
+		// pgbench reads COPY's result and gives up; pgx would wait for data
+		c.e.printf("%s: error: COPY is not supported in pgbench, aborting\n", progName)
+		return aborted
+	}
+	pc := c.conn.PgConn()
+	if c.e.mode == lang.QuerySimple {
+		text := lang.Substitute(cmd.SQL, c.vars.Text)
+		if c.e.o.Debug {
+			c.e.debugf("client %d sending %s", c.id, text)
+		}
+		mrr := pc.Exec(ctx, text)
+		if c.e.o.Debug {
+			c.e.debugf("client %d receiving", c.id)
+		}
+		q := 0
+		var err error
+		for mrr.NextResult() {
+			if err = c.readResult(mrr.ResultReader(), si, ci, q, cmd); err != nil {
+				break
+			}
+			q++
+		}
+		if cerr := mrr.Close(); err == nil {
+			err = cerr
+		}
+		return c.finishSQL(err, si, ci, q, cmd, text)
+	}
+	params := c.bind(cmd)
+	var rr *pgconn.ResultReader
+	if c.e.mode == lang.QueryExtended {
+		if c.e.o.Debug {
+			c.e.debugf("client %d sending %s", c.id, cmd.ParamSQL)
+		}
+		rr = pc.ExecParams(ctx, cmd.ParamSQL, params, nil, nil, nil)
+	} else {
+		name := c.prepare(ctx, cmd)
+		if c.e.o.Debug {
+			c.e.debugf("client %d sending %s", c.id, name)
+		}
+		rr = pc.ExecPrepared(ctx, name, params, nil, nil)
+	}
+	if c.e.o.Debug {
+		c.e.debugf("client %d receiving", c.id)
+	}
+	err := c.readResult(rr, si, ci, 0, cmd)
+	return c.finishSQL(err, si, ci, 0, cmd, cmd.ParamSQL)
+}
+
+// bind is pgbench's getQueryParams: each parameter's text, NULL when the
+// variable is undefined. The slice is the client's, reused.
+func (c *client) bind(cmd *lang.Command) [][]byte {
+	c.params, c.paramText, c.paramLen = c.params[:0], c.paramText[:0], c.paramLen[:0]
+	for _, name := range cmd.Params {
+		t, ok := c.vars.Text(name)
+		if !ok {
+			c.params = append(c.params, nil)
+			continue
+		}
+		c.paramText = append(c.paramText, t...)
+		c.params = append(c.params, emptyParam) // sliced below
+		c.paramLen = append(c.paramLen, len(t))
+	}
+	// the buffer may have moved as it grew: slice the values once it is whole
+	off, k := 0, 0
+	for i, p := range c.params {
+		if p != nil {
+			n := c.paramLen[k]
+			if n > 0 {
+				c.params[i] = c.paramText[off : off+n : off+n]
+			}
+			off, k = off+n, k+1
+		}
+	}
+	return c.params
+}
+
+// emptyParam is an empty text value, not NULL.
+var emptyParam = []byte{}
+
+// prepare prepares cmd on the client's connection the first time it runs
+// there (pgbench's prepareCommand); a failure is reported and the
+// execution then fails on its own.
+func (c *client) prepare(ctx context.Context, cmd *lang.Command) string {
+	name := c.e.prepName[cmd]
+	if c.prepared[cmd] {
+		return name
+	}
+	c.prepared[cmd] = true
+	if c.e.o.Debug {
+		c.e.debugf("client %d preparing %s", c.id, name)
+	}
+	if _, err := c.conn.PgConn().Prepare(ctx, name, cmd.ParamSQL, nil); err != nil {
+		c.e.printf("%s: error: %s\n", progName, queryErrorText(err, cmd.ParamSQL))
+	}
+	return name
+}
+
+// readResult reads one query's result and applies \gset or \aset to it;
+// the result's error is returned as is.
+func (c *client) readResult(rr *pgconn.ResultReader, si, ci, q int, cmd *lang.Command) error {
+	if cmd.ResultSet == lang.MetaNone {
+		for rr.NextRow() {
+		}
+		_, err := rr.Close()
+		return err
+	}
+	r := &c.result
+	fields := rr.FieldDescriptions()
+	r.HasTuples, r.Rows, r.LastRow = fields != nil, 0, r.LastRow[:0]
+	r.Columns = r.Columns[:0]
+	for _, f := range fields {
+		r.Columns = append(r.Columns, f.Name)
+	}
+	for rr.NextRow() {
+		r.Rows++
+		r.LastRow = r.LastRow[:0]
+		for _, v := range rr.Values() {
+			r.LastRow = append(r.LastRow, string(v))
+		}
+	}
+	if _, err := rr.Close(); err != nil {
+		return err
+	}
+	if cmd.ResultSet == lang.MetaAset {
+		if err := cmd.StoreResult(c.vars, c.id, si, ci, q, false, *r); err != nil {
+			c.e.printf("%s: error: %v\n", progName, err)
+			return errReported
+		}
+	}
+	return nil
+}
+
+// copyData matches a COPY from standard input or to standard output,
+// which pgbench refuses once the server starts it.
+var copyData = regexp.MustCompile(`(?is)^\s*copy\b.*\b(stdin|stdout)\b`)
+
+// errReported is an error already printed: the client aborts.
+var errReported = errors.New("reported")
+
+// finishSQL ends an SQL command: \gset's store from the last query, or
+// the error's outcome (a retryable failure, or the client's abort).
+func (c *client) finishSQL(err error, si, ci, q int, cmd *lang.Command, text string) outcome {
+	if err == nil {
+		if cmd.ResultSet == lang.MetaGset {
+			err = cmd.StoreResult(c.vars, c.id, si, ci, max(q-1, 0), true, c.result)
+			if err != nil {
+				c.e.printf("%s: error: %v\n", progName, err)
+				return aborted
+			}
+		}
+		return succeeded
+	}
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) {
+		if errors.Is(err, errReported) {
+			return aborted
+		}
+		c.e.printf("%s: error: client %d script %d aborted in command %d query %d: %s\n", progName, c.id, si, ci, q, errorText(err))
+		return aborted
+	}
+	if out, retryable := pgErrorOutcome(pg); retryable {
+		if c.e.o.VerboseErrors {
+			c.e.printf("%s: client %d got an error in command %d (SQL) of script %d; %s\n", progName, c.id, ci, si, queryErrorText(err, text))
+		}
+		return out
+	}
+	c.e.printf("%s: error: client %d script %d aborted in command %d query %d: %s\n", progName, c.id, si, ci, q, queryErrorText(err, text))
+	return aborted
+}
