@@ -106,7 +106,7 @@ one row per committed transaction.`,
 			if o.Progress > 0 {
 				o.Out = os.Stderr
 			}
-			out, err := recorder.Run(cmd.Context(), dsn, &tpcb.Workload{Options: o}, ro)
+			out, err := recorder.Run(cmd.Context(), dsn, &tpcb.Workload{Options: o, SkipCheck: o.NoCheck}, ro)
 			if err != nil {
 				return tpcbProblem("tpcb run", err)
 			}
