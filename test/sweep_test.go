@@ -69,6 +69,13 @@ func TestSweep(t *testing.T) {
 	if !tagged {
 		t.Errorf("the stored run's parameters %v do not name the sweep %s", run.Params, rep.ID)
 	}
+	html := filepath.Join(t.TempDir(), "sweep.html")
+	if r := runPgoltp(t, time.Minute, "--lab", lab, "report", rep.ID, "-o", html); r.code != 0 {
+		t.Fatalf("report %s: %s", rep.ID, r.stderr)
+	}
+	if b, _ := os.ReadFile(html); !strings.Contains(string(b), "Throughput against clients") || !strings.Contains(string(b), "<svg") {
+		t.Errorf("the sweep's report has no curve")
+	}
 }
 
 func TestSweepBadInput(t *testing.T) {

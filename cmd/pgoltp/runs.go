@@ -3,10 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +18,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/report"
 	"github.com/pgoltp/pgoltp/internal/runfile"
 	"github.com/pgoltp/pgoltp/internal/store"
+	"github.com/pgoltp/pgoltp/internal/sweep"
 )
 
 // resultsStore holds --results-dsn: where runs are kept when not in the lab's
@@ -125,6 +129,9 @@ func writeRunReport(cmd *cobra.Command, ref, out, format string) error {
 	if err != nil {
 		return err
 	}
+	if strings.HasPrefix(ref, "sweep-") {
+		return writeSweepReport(cmd, ref, out, format)
+	}
 	s, err := openResults(cmd.Context())
 	if err != nil {
 		return err
@@ -228,4 +235,34 @@ func writeInLab(name string, render func(io.Writer) error) error {
 			"cannot write %s", filepath.Join(global.lab, name))
 	}
 	return nil
+}
+
+// writeSweepReport renders a sweep's report, kept in the lab as
+// reports/ID.json by 'pgoltp sweep', as HTML (the default, next to it) or JSON.
+func writeSweepReport(cmd *cobra.Command, id, out, format string) error {
+	if format != "html" && format != "json" {
+		return problem.BadInput("use --format html or json", "a sweep has no %s report", format)
+	}
+	b, err := os.ReadFile(filepath.Join(global.lab, "reports", id+".json"))
+	if err != nil {
+		return problem.BadInput("name a sweep of this lab: its id is printed by 'pgoltp sweep'", "no sweep %s in %s", id, global.lab)
+	}
+	var rep sweep.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return problem.Failed("the sweep's report %s is damaged: %v", id, err)
+	}
+	render := func(w io.Writer) error { return report.SweepHTML(w, &rep) }
+	if format == "json" {
+		render = func(w io.Writer) error { return writeJSON(w, &rep) }
+	}
+	if out == "" && format == "html" {
+		out = filepath.Join(global.lab, "reports", id+".html")
+		err = writeInLab(filepath.Join("reports", id+".html"), render)
+	} else {
+		err = writeOutput(cmd.OutOrStdout(), out, render)
+	}
+	if err == nil && out != "" && out != "-" {
+		fmt.Fprintf(cmd.OutOrStdout(), "Report of sweep %s: %s\n", id, out)
+	}
+	return err
 }

@@ -40,8 +40,8 @@ func sweepCharts(r *sweep.Report) []*renderedChart {
 		return nil
 	}
 	mean := &line{Name: "mean throughput", Color: palette[0], Dots: true}
-	lo := &line{Name: "95% interval", Color: palette[0], Dashed: true}
-	hi := &line{Name: "", Color: palette[0], Dashed: true}
+	lo := &line{Name: "95% interval, low", Color: palette[0], Dashed: true}
+	hi := &line{Name: "95% interval, high", Color: palette[0], Dashed: true}
 	lat := &line{Name: "p99 (mean over repetitions)", Color: palette[1], Dots: true}
 	var maxX, maxTPS float64
 	for _, l := range r.Levels {
