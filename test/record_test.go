@@ -196,3 +196,31 @@ func TestImportPgbenchLog(t *testing.T) {
 		}
 	}
 }
+
+// 'pgoltp pgbench --record' stores pgoltp's own pgbench run as 'record'
+// stores the real one's; pgbench's output is unchanged.
+func TestPgbenchRecord(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewDatabase(t)
+	lab := labDir(t)
+	if r := runPgoltp(t, 2*time.Minute, "pgbench", "-i", "-s", "1", "-q", dsn); r.code != 0 {
+		t.Fatalf("pgbench -i: exit %d: %s", r.code, r.stderr)
+	}
+	r := runPgoltp(t, 2*time.Minute, "--lab", lab, "pgbench", "--record", "--title", "own engine", "-S", "-c", "2", "-t", "50", dsn)
+	if r.code != 0 || !strings.Contains(r.stdout, "number of transactions actually processed: 100/100") {
+		t.Fatalf("pgbench --record: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	st, err := store.Open(context.Background(), lab, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	run, err := st.Find(context.Background(), "last")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := run.Latency["transaction"]; run.Title != "own engine" || h == nil || histCount(h.Counts) != 100 {
+		t.Errorf("stored %q with histograms %v, want \"own engine\" and 100 transactions", run.Title, run.Latency)
+	}
+	assertOneLineProblem(t, runPgoltp(t, time.Minute, "pgbench", "--title", "x", "-S", dsn), "--record")
+}

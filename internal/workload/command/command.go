@@ -39,10 +39,23 @@ type ExitError struct{ Code int }
 
 func (e *ExitError) Error() string { return fmt.Sprintf("the command exited with code %d", e.Code) }
 
-// Pgbench says the program is pgbench.
-func (c *Command) Pgbench() bool {
-	return len(c.Argv) > 0 && filepath.Base(c.Argv[0]) == "pgbench"
+// Pgbench says the program is pgbench: the real one, or pgoltp's own
+// (`pgoltp pgbench`, which `pgoltp pgbench --record` runs this way).
+func (c *Command) Pgbench() bool { return c.pgbenchAt() > 0 }
+
+// pgbenchAt is where pgbench's own arguments start in Argv (0: not pgbench).
+func (c *Command) pgbenchAt() int {
+	switch {
+	case len(c.Argv) > 0 && filepath.Base(c.Argv[0]) == "pgbench":
+		return 1
+	case len(c.Argv) > 1 && strings.HasPrefix(filepath.Base(c.Argv[0]), "pgoltp") && c.Argv[1] == "pgbench":
+		return 2
+	}
+	return 0
 }
+
+// pgbenchArgs are pgbench's own arguments.
+func (c *Command) pgbenchArgs() []string { return c.Argv[c.pgbenchAt():] }
 
 // Kind is "pgbench" for pgbench, "command" for anything else.
 func (c *Command) Kind() string {
@@ -95,7 +108,7 @@ func (c *Command) ConnectsItself() bool {
 	if !c.Pgbench() {
 		return false
 	}
-	if parsePgbenchArgs(c.Argv[1:]).connects() {
+	if parsePgbenchArgs(c.pgbenchArgs()).connects() {
 		return true
 	}
 	for _, v := range libpqVars {
@@ -109,7 +122,7 @@ func (c *Command) ConnectsItself() bool {
 // DSN is the server pgbench connects to (see ConnectsItself): what its
 // command line says, the rest from PG* variables as libpq reads them.
 func (c *Command) DSN() string {
-	if dsn := parsePgbenchArgs(c.Argv[1:]).dsn(); dsn != "" {
+	if dsn := parsePgbenchArgs(c.pgbenchArgs()).dsn(); dsn != "" {
 		return dsn
 	}
 	return "connect_timeout=10" // every other parameter from the environment

@@ -35,7 +35,7 @@ func (c *Command) plan() ([]string, *logPlan, error) {
 	if !c.Pgbench() {
 		return c.Argv, nil, nil
 	}
-	a := parsePgbenchArgs(c.Argv[1:])
+	a := parsePgbenchArgs(c.pgbenchArgs())
 	if a.informational || a.initialize || a.aggregate != "" {
 		return c.Argv, nil, nil
 	}
@@ -58,7 +58,8 @@ func (c *Command) plan() ([]string, *logPlan, error) {
 			return nil, nil, fmt.Errorf("no directory for pgbench's logs")
 		}
 		lp.dir, lp.prefix, lp.ours = c.LogDir, "pgbench_log", true
-		argv = append([]string{c.Argv[0], "-l", "--log-prefix=" + filepath.Join(c.LogDir, "pgbench_log")}, c.Argv[1:]...)
+		at := c.pgbenchAt()
+		argv = append(append(append([]string{}, c.Argv[:at]...), "-l", "--log-prefix="+filepath.Join(c.LogDir, "pgbench_log")), c.Argv[at:]...)
 	}
 	return argv, lp, nil
 }
