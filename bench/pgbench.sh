@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# bench/pgbench.sh: `pgoltp pgbench` against the real pgbench on the same
+# server, the same options, ALTERNATELY (a shared machine's noise hits both
+# alike), for issue 27's four cases:
+#   a. the built-in tpcb-like script          (-M prepared -c 8 -j 2)
+#   b. select-only, driver-bound               (-S -M prepared -c 8 -j 2)
+#   c. a custom script: \set random_zipfian, \gset, \if  (-M prepared -c 8 -j 2)
+#   d. \startpipeline batches of ten selects   (-M prepared -c 8 -j 2)
+# For each: tps and driver CPU seconds per 1,000 transactions (user+sys of the
+# driver process, from /usr/bin/time), medians of ROUNDS, and the ratios
+# pgoltp/pgbench (targets: tps >= 0.97, CPU <= 1.10).
+#
+# Usage: bench/pgbench.sh DSN     Env: PGOLTP (default: built from this
+# checkout) SCALE=10 ROUNDS=3 DUR=15 CASES="a b c d"
+set -euo pipefail
+DSN=${1:?usage: bench/pgbench.sh DSN}
+SCALE=${SCALE:-10}
+ROUNDS=${ROUNDS:-3}
+DUR=${DUR:-15}
+CASES=${CASES:-a b c d}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+if [ -z "${PGOLTP:-}" ]; then
+  PGOLTP=$WORK/pgoltp
+  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
+fi
+
+cat >"$WORK/custom.sql" <<'SQL'
+\set aid random_zipfian(1, 100000 * :scale, 1.1)
+SELECT abalance AS bal FROM pgbench_accounts WHERE aid = :aid \gset
+\if :bal > 0
+UPDATE pgbench_accounts SET abalance = abalance - 1 WHERE aid = :aid;
+\else
+UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
+\endif
+SQL
+{
+  echo '\set aid random(1, 100000 * :scale)'
+  echo '\startpipeline'
+  for i in $(seq 1 10); do echo 'SELECT abalance FROM pgbench_accounts WHERE aid = :aid;'; done
+  echo '\endpipeline'
+} >"$WORK/pipeline.sql"
+
+args_of() {
+  case $1 in
+    a) echo "-b tpcb-like" ;;
+    b) echo "-S" ;;
+    c) echo "-f $WORK/custom.sql" ;;
+    d) echo "-f $WORK/pipeline.sql" ;;
+  esac
+}
+
+pgbench -i -q -s "$SCALE" "$DSN" >/dev/null 2>&1
+echo "# bench/pgbench.sh $(date -u +%FT%TZ) scale=$SCALE rounds=$ROUNDS dur=${DUR}s; host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+for c in $CASES; do
+  for r in $(seq 1 "$ROUNDS"); do
+    order="pgbench pgoltp"
+    [ $((r % 2)) -eq 0 ] && order="pgoltp pgbench"
+    for tool in $order; do
+      # shellcheck disable=SC2046
+      if [ "$tool" = pgbench ]; then
+        /usr/bin/time -f '%U %S' -o "$WORK/time" pgbench -n -M prepared -c 8 -j 2 -T "$DUR" $(args_of "$c") "$DSN" >"$WORK/out" 2>&1
+      else
+        /usr/bin/time -f '%U %S' -o "$WORK/time" "$PGOLTP" pgbench -n -M prepared -c 8 -j 2 -T "$DUR" $(args_of "$c") "$DSN" >"$WORK/out" 2>&1
+      fi
+      read -r user sys <"$WORK/time"
+      tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$WORK/out")
+      n=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$WORK/out")
+      cpuk=$(python3 -c "print(f'{($user+$sys)/($n/1000):.4f}')")
+      echo "case=$c $tool round=$r tps=$tps txns=$n cpu_s_per_1k=$cpuk"
+      echo "$c $tool $tps $cpuk" >>"$WORK/res"
+    done
+  done
+done
+python3 - "$WORK/res" <<'PY'
+import sys, statistics as st
+rows = {}
+for line in open(sys.argv[1]):
+    c, tool, tps, cpu = line.split()
+    rows.setdefault((c, tool), []).append((float(tps), float(cpu)))
+print("## medians (ratios pgoltp/pgbench; targets tps >= 0.97, CPU <= 1.10)")
+for c in sorted({k[0] for k in rows}):
+    t = {tool: st.median(x[0] for x in rows[(c, tool)]) for tool in ("pgbench", "pgoltp")}
+    u = {tool: st.median(x[1] for x in rows[(c, tool)]) for tool in ("pgbench", "pgoltp")}
+    print(f"case {c}: tps pgbench {t['pgbench']:.0f} pgoltp {t['pgoltp']:.0f} ratio {t['pgoltp']/t['pgbench']:.3f}; "
+          f"CPU-s/1k pgbench {u['pgbench']:.4f} pgoltp {u['pgoltp']:.4f} ratio {u['pgoltp']/u['pgbench']:.2f}")
+PY
