@@ -1,0 +1,321 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pgoltp/pgoltp/internal/adminconn"
+	"github.com/pgoltp/pgoltp/internal/field"
+	"github.com/pgoltp/pgoltp/internal/problem"
+)
+
+// Standbys of the managed primary (issue 31). Each is a streaming standby
+// made by pg_basebackup from the primary, with its own physical replication
+// slot, data directory (LAB/standbyN, marked like data/), port, log
+// (log/standbyN.log) and the primary's socket directory; it runs as the same
+// server user and listens on the socket and loopback only, as the primary.
+
+// MaxStandbys bounds --standbys: the primary's default max_wal_senders (10)
+// and max_replication_slots (10) leave room for them and for pg_basebackup.
+const MaxStandbys = 8
+
+// Sync levels of synchronous_standby_names on the primary.
+const (
+	SyncOff    = "off"    // asynchronous: '' (the default)
+	SyncQuorum = "quorum" // ANY 1 (standby1, ...)
+	SyncFirst  = "first"  // FIRST 1 (standby1, ...)
+)
+
+// Standby is one standby of the cluster, as cluster.json records it.
+type Standby struct {
+	Name string `json:"name"` // its application_name, slot name and directory
+	Port int    `json:"port"`
+}
+
+// ValidateReplicas checks the replication options: a field error names the
+// option by its field (Standbys, Sync).
+func (o Options) ValidateReplicas() error {
+	if o.Standbys < 0 || o.Standbys > MaxStandbys {
+		return field.Bad("Standbys", fmt.Sprint(o.Standbys), "is out of range", fmt.Sprintf("0 to %d", MaxStandbys))
+	}
+	switch o.Sync {
+	case "", SyncOff, SyncQuorum, SyncFirst:
+	default:
+		return field.Bad("Sync", o.Sync, "is not a synchronous replication mode", "quorum, first or off")
+	}
+	if o.Sync != "" && o.Sync != SyncOff && o.Standbys == 0 {
+		return field.New("Sync", o.Sync, "{} %s needs standbys", o.Sync).Fix("add {Standbys} 1 or more")
+	}
+	return nil
+}
+
+// standbyNames is synchronous_standby_names for the cluster's sync level.
+func (c *Cluster) standbyNames() string {
+	if c.Sync == "" || c.Sync == SyncOff || len(c.Standbys) == 0 {
+		return ""
+	}
+	names := make([]string, len(c.Standbys))
+	for i, s := range c.Standbys {
+		names[i] = s.Name
+	}
+	return fmt.Sprintf("%s 1 (%s)", strings.ToUpper(map[string]string{SyncQuorum: "any", SyncFirst: "first"}[c.Sync]), strings.Join(names, ", "))
+}
+
+// replicationConf is the part of pgoltp.conf about replication: a standby's
+// name (the walreceiver's application_name from PostgreSQL 12), the
+// primary's synchronous standbys.
+func (c *Cluster) replicationConf() string {
+	if c.primary != nil {
+		return fmt.Sprintf("cluster_name = %s\n", confQuote(c.name))
+	}
+	return fmt.Sprintf("synchronous_standby_names = %s\n", confQuote(c.standbyNames()))
+}
+
+// node is the standby s as a Cluster of its own: the primary's binaries,
+// user, password and socket directory, its own data directory, port and log.
+// Saving its state saves the primary's (see saveState).
+func (c *Cluster) node(s Standby) *Cluster {
+	n := *c
+	n.Standbys, n.Sync, n.Pooler = nil, "", nil
+	n.primary, n.name, n.Port = c, s.Name, s.Port
+	n.DataDir = filepath.Join(c.Lab, s.Name)
+	n.LogFile = filepath.Join(c.Lab, "log", s.Name+".log")
+	return &n
+}
+
+// Nodes are the cluster's standbys as Clusters (see node), in order.
+func (c *Cluster) Nodes() []*Cluster {
+	nodes := make([]*Cluster, len(c.Standbys))
+	for i, s := range c.Standbys {
+		nodes[i] = c.node(s)
+	}
+	return nodes
+}
+
+// IsStandby says whether c is a standby node (see Nodes).
+func (c *Cluster) IsStandby() bool { return c.primary != nil }
+
+// Name is a standby's name, "primary" for the primary.
+func (c *Cluster) Name() string {
+	if c.primary != nil {
+		return c.name
+	}
+	return "primary"
+}
+
+// ensureReplicas brings the running primary to opts' standbys and sync
+// level: it adds the standbys missing, never removes one.
+func (c *Cluster) ensureReplicas(ctx context.Context, opts Options) error {
+	if err := opts.ValidateReplicas(); err != nil {
+		return err
+	}
+	if opts.Standbys != 0 && opts.Standbys < len(c.Standbys) {
+		return problem.BadInput("ask for "+fmt.Sprint(len(c.Standbys))+" standbys or more, or 'pgoltp cluster destroy' first",
+			"the lab's cluster has %d standbys, more than the %d asked for", len(c.Standbys), opts.Standbys)
+	}
+	for i := len(c.Standbys); i < opts.Standbys; i++ {
+		if err := c.addStandby(ctx, fmt.Sprintf("standby%d", i+1)); err != nil {
+			return err
+		}
+	}
+	if opts.Sync != "" && opts.Sync != c.Sync || opts.Standbys > 0 {
+		if opts.Sync != "" {
+			c.Sync = opts.Sync
+		}
+		if err := c.writeConfig(); err != nil {
+			return err
+		}
+		if err := c.saveState(); err != nil {
+			return err
+		}
+		if err := c.reload(ctx); err != nil {
+			return err
+		}
+	}
+	for _, n := range c.Nodes() {
+		if err := n.Start(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reload makes the server read its configuration again.
+func (c *Cluster) reload(ctx context.Context) error {
+	cmd := c.user.command(ctx, c.Lab, filepath.Join(c.BinDir, "pg_ctl"), "reload", "-D", c.DataDir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("reloading PostgreSQL failed: %v: %s", err, lastLines(string(out), 2))
+	}
+	return nil
+}
+
+// addStandby makes the standby name from the running primary: its slot, its
+// data directory (under the same rules as data/: a directory pgoltp did not
+// make is refused, an interrupted create of its own started over), a base
+// backup written as the server user, its configuration, then the record in
+// cluster.json.
+func (c *Cluster) addStandby(ctx context.Context, name string) (err error) {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	n := c.node(Standby{Name: name, Port: port})
+	if err := n.claimStandbyDir(); err != nil {
+		return err
+	}
+	made := &createdFiles{dataDir: n.DataDir}
+	defer func() {
+		if err != nil {
+			made.remove()
+		}
+	}()
+	if err := made.mkdir(n.DataDir, c.user); err != nil {
+		return err
+	}
+	if err := recordCreatingAt(standbyCreatingPath(c.Lab, name), n.DataDir, made); err != nil {
+		return err
+	}
+	if err := c.createSlot(ctx, name); err != nil {
+		return err
+	}
+	if err := c.baseBackup(ctx, n); err != nil {
+		return err
+	}
+	_ = os.Remove(markerPath(n.DataDir)) // the primary's, copied by pg_basebackup
+	if err := writeNew(markerPath(n.DataDir), "created by pgoltp for the lab "+c.Lab+"\n"); err != nil {
+		return err
+	}
+	if err := n.writeConfig(); err != nil {
+		return err
+	}
+	c.Standbys = append(c.Standbys, Standby{Name: name, Port: port})
+	if err := c.saveState(); err != nil {
+		c.Standbys = c.Standbys[:len(c.Standbys)-1]
+		return err
+	}
+	if err := c.writePassFile(); err != nil {
+		return err
+	}
+	_ = os.Remove(standbyCreatingPath(c.Lab, name))
+	return nil
+}
+
+func standbyCreatingPath(lab, name string) string {
+	return filepath.Join(lab, creatingName+"-"+name)
+}
+
+// claimStandbyDir refuses a standby directory pgoltp did not make, and
+// removes one an interrupted create of its own left (named by its creating
+// record, or marked but not in cluster.json).
+func (n *Cluster) claimStandbyDir() error {
+	if err := checkLabDir(n.DataDir); err != nil {
+		return err
+	}
+	exists, empty, err := isEmptyDir(n.DataDir)
+	if err != nil {
+		return problem.Wrap(err, "choose another --lab", "cannot read %s", n.DataDir)
+	}
+	recPath := standbyCreatingPath(n.Lab, n.name)
+	if exists && !empty {
+		rec, recorded := readCreatingAt(recPath)
+		_, markErr := os.Lstat(markerPath(n.DataDir))
+		ours := recorded && rec.names(n.DataDir, n.user)
+		if !ours && markErr != nil {
+			return problem.BadInput("move it away, or choose another --lab",
+				"refusing to use %s: it is not empty and pgoltp did not create it", n.DataDir)
+		}
+		if err := waitUnused(n.DataDir); err != nil {
+			return err
+		}
+		if ours {
+			err = rec.startOver(n.DataDir)
+		} else {
+			err = os.RemoveAll(n.DataDir)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := os.Remove(recPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// createSlot makes the standby's physical replication slot on the primary
+// unless it exists (left by an interrupted create).
+func (c *Cluster) createSlot(ctx context.Context, name string) error {
+	conn, err := adminconn.Connect(ctx, c.DSN("postgres"))
+	if err != nil {
+		return fmt.Errorf("connecting to the primary: %w", err)
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `SELECT pg_create_physical_replication_slot($1)
+		WHERE NOT EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = $1)`, name)
+	return err
+}
+
+// baseBackup copies the primary into n's data directory as the server user,
+// streaming the WAL it needs through n's slot; -R writes the standby's
+// primary_conninfo (with the password, in the server user's 0700 data
+// directory, as the primary keeps its own) and primary_slot_name.
+func (c *Cluster) baseBackup(ctx context.Context, n *Cluster) error {
+	conninfo := fmt.Sprintf("host=%s port=%d user=%s application_name=%s",
+		dsnQuote(c.SocketDir), c.Port, Superuser, n.name)
+	cmd := c.user.command(ctx, c.Lab, filepath.Join(c.BinDir, "pg_basebackup"),
+		"-D", n.DataDir, "-d", conninfo, "-X", "stream", "-R", "-S", n.name, "-c", "fast")
+	cmd.Env = append(cmd.Env, "PGPASSWORD="+c.password) // not on the command line, where ps shows it
+	dieWithParent(cmd)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("pg_basebackup for %s failed: %v: %s", n.name, err, lastLines(string(out), 3))
+	}
+	return nil
+}
+
+// destroyStandbys stops every standby and removes what pgoltp made for it:
+// its data directory (only with the marker) and log.
+func (c *Cluster) destroyStandbys(ctx context.Context) error {
+	for _, n := range c.Nodes() {
+		if exists, empty, _ := isEmptyDir(n.DataDir); exists && !empty {
+			if _, err := os.Lstat(markerPath(n.DataDir)); err != nil {
+				return problem.BadInput("remove it yourself if it is no longer needed",
+					"refusing to remove %s: it has no pgoltp marker (%s)", n.DataDir, ownedMarker)
+			}
+		}
+		if err := n.Stop(ctx); err != nil {
+			if kerr := n.Kill(); kerr != nil {
+				return err
+			}
+		}
+		if err := os.RemoveAll(n.DataDir); err != nil {
+			return err
+		}
+		for _, p := range []string{n.LogFile, standbyCreatingPath(c.Lab, n.name)} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// StopAll stops the pooler, then the primary (its WAL senders hand the
+// standbys the shutdown checkpoint), then every standby.
+func (c *Cluster) StopAll(ctx context.Context) error {
+	if err := c.stopPooler(); err != nil {
+		return err
+	}
+	if err := c.Stop(ctx); err != nil {
+		return err
+	}
+	for _, n := range c.Nodes() {
+		if err := n.Stop(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
