@@ -36,9 +36,13 @@ type Pooler struct {
 	Port    int    `json:"port"`
 }
 
-// pgbouncerBinary finds Debian's pgbouncer (in /usr/sbin, outside a user's PATH).
+// pgbouncerPaths are where pgbouncer is looked for before PATH: Debian's is
+// in /usr/sbin, outside a user's PATH.
+var pgbouncerPaths = []string{"/usr/sbin/pgbouncer", "/usr/bin/pgbouncer", "/usr/local/bin/pgbouncer"}
+
+// pgbouncerBinary finds pgbouncer.
 func pgbouncerBinary() (string, error) {
-	for _, p := range []string{"/usr/sbin/pgbouncer", "/usr/bin/pgbouncer", "/usr/local/bin/pgbouncer"} {
+	for _, p := range pgbouncerPaths {
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 			return p, nil
 		}
@@ -102,14 +106,23 @@ func (c *Cluster) ensurePooler(ctx context.Context, opts Options) error {
 
 // preparedStatements says whether the pgbouncer version keeps protocol-level
 // prepared statements in transaction pooling (max_prepared_statements, 1.21).
-func (p *Pooler) preparedStatements() bool {
+func (p *Pooler) preparedStatements() bool { return p.atLeast(21) }
+
+// TracksSessionParameters says whether the pgbouncer version passes startup
+// parameters such as default_transaction_isolation on to every server
+// connection a client gets (track_extra_parameters, 1.20); older ones refuse
+// a client that sets one.
+func (p *Pooler) TracksSessionParameters() bool { return p.atLeast(20) }
+
+// atLeast says whether the version is 1.minor or later.
+func (p *Pooler) atLeast(minor int) bool {
 	m := regexp.MustCompile(`^(\d+)\.(\d+)`).FindStringSubmatch(p.Version)
 	if m == nil {
 		return false
 	}
-	major, _ := strconv.Atoi(m[1])
-	minor, _ := strconv.Atoi(m[2])
-	return major > 1 || major == 1 && minor >= 21
+	ma, _ := strconv.Atoi(m[1])
+	mi, _ := strconv.Atoi(m[2])
+	return ma > 1 || ma == 1 && mi >= minor
 }
 
 // poolerConfig is pgbouncer.ini.
@@ -133,6 +146,9 @@ ignore_startup_parameters = extra_float_digits,default_query_exec_mode
 logfile = %[6]s
 pidfile = %[7]s
 `, c.SocketDir, c.Port, c.Pooler.Port, c.poolerFile("userlist.txt"), Superuser, c.poolerLog(), c.poolerFile("pgbouncer.pid"))
+	if c.Pooler.TracksSessionParameters() {
+		conf += "track_extra_parameters = IntervalStyle,search_path,default_transaction_isolation\n"
+	}
 	if c.Pooler.preparedStatements() {
 		conf += "max_prepared_statements = 200\n"
 	}

@@ -47,9 +47,6 @@ func (o Options) ValidateReplicas() error {
 	default:
 		return field.Bad("Sync", o.Sync, "is not a synchronous replication mode", "quorum, first or off")
 	}
-	if o.Sync != "" && o.Sync != SyncOff && o.Standbys == 0 {
-		return field.New("Sync", o.Sync, "{} %s needs standbys", o.Sync).Fix("add {Standbys} 1 or more")
-	}
 	return nil
 }
 
@@ -116,6 +113,9 @@ func (c *Cluster) ensureReplicas(ctx context.Context, opts Options) error {
 	if opts.Standbys != 0 && opts.Standbys < len(c.Standbys) {
 		return problem.BadInput("ask for "+fmt.Sprint(len(c.Standbys))+" standbys or more, or 'pgoltp cluster destroy' first",
 			"the lab's cluster has %d standbys, more than the %d asked for", len(c.Standbys), opts.Standbys)
+	}
+	if opts.Sync != "" && opts.Sync != SyncOff && opts.Standbys == 0 && len(c.Standbys) == 0 {
+		return field.New("Sync", opts.Sync, "{} %s needs standbys, and the lab's cluster has none", opts.Sync).Fix("add {Standbys} 1 or more")
 	}
 	for i := len(c.Standbys); i < opts.Standbys; i++ {
 		if err := c.addStandby(ctx, fmt.Sprintf("standby%d", i+1)); err != nil {

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"testing"
+)
+
+// TestClusterReplicaFlagsBadInput: bad --standbys, --sync, --pooler and
+// --via give one line naming the flag, exit 2, before any cluster is made
+// (issue 31).
+func TestClusterReplicaFlagsBadInput(t *testing.T) {
+	t.Cleanup(func() { global.dsn = "" })
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"cluster", "up", "--standbys", "-1", "--sync", "", "--pooler", ""}, []string{"--standbys -1", "0 to 8"}},
+		{[]string{"cluster", "up", "--standbys", "1", "--sync", "maybe", "--pooler", ""}, []string{"--sync maybe", "quorum, first or off"}},
+		{[]string{"cluster", "up", "--standbys", "1", "--sync", "", "--pooler", "pgpool"}, []string{"--pooler pgpool", "pgbouncer"}},
+		{[]string{"tpcb", "run", "--via", "sideways"}, []string{"--via sideways"}},
+		{[]string{"--dsn", "host=/nonexistent", "tpcb", "run", "--via", "pooler"}, []string{"--via pooler", "--dsn"}},
+		{[]string{"--dsn", "host=/nonexistent", "cluster", "up", "--standbys", "1", "--sync", "", "--pooler", ""}, []string{"drop --dsn"}},
+	} {
+		err := execute(t, c.args...)
+		wantBadInput(t, err, c.want, "\n")
+		global.dsn = ""
+	}
+}
