@@ -69,5 +69,6 @@ func (v viaFlag) apply(ro *recorder.Options, sessionParams bool) error {
 			"--via pooler: pgbouncer %s cannot pass the run's transaction isolation to the server in transaction pooling", c.Pooler.Version)
 	}
 	ro.DataDSN = c.PoolerDSN(workDatabase)
+	ro.Collect.PoolerDSN = c.PoolerAdminDSN()
 	return nil
 }

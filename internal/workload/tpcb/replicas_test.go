@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 )
 
@@ -34,15 +35,29 @@ func TestRunThroughPoolerWithSyncStandby(t *testing.T) {
 	if _, err := Load(ctx, c.DSN("pgoltp"), LoadOptions{Scale: 1}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(ctx, c.PoolerDSN("pgoltp"), RunOptions{Clients: 4, Transactions: 50})
+	// The collectors go straight to the primary and to pgbouncer's console.
+	sess, err := collect.Start(ctx, c.DSN("pgoltp"), collect.Options{Interval: 200 * time.Millisecond, NoOS: true, NoBloat: true, GrowthEvery: -1, PoolerDSN: c.PoolerAdminDSN()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Committed != 200 || res.Check == nil || !res.Check.OK {
-		t.Fatalf("through the pooler: committed %d (want 200), check %+v, errors %v", res.Committed, res.Check, res.Errors)
+	res, err := Run(ctx, c.PoolerDSN("pgoltp"), RunOptions{Clients: 4, Transactions: 150})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := poolerTransactions(t, ctx, c); n < 200 {
-		t.Errorf("pgbouncer's SHOW STATS counts %d transactions on pgoltp, want at least 200", n)
+	time.Sleep(500 * time.Millisecond) // a tick after the last transaction
+	samples, err := sess.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSampled(t, samples, "pg.replication.replay_lag_s", "standby1", false)
+	wantSampled(t, samples, "pg.replication.replay_lag_mb", "standby1", false)
+	wantSampled(t, samples, "pooler.clients_active", "pgoltp", false)
+	wantSampled(t, samples, "pooler.xacts_per_s", "pgoltp", true)
+	if res.Committed != 600 || res.Check == nil || !res.Check.OK {
+		t.Fatalf("through the pooler: committed %d (want 600), check %+v, errors %v", res.Committed, res.Check, res.Errors)
+	}
+	if n := poolerTransactions(t, ctx, c); n < 600 {
+		t.Errorf("pgbouncer's SHOW STATS counts %d transactions on pgoltp, want at least 600", n)
 	}
 	st := c.Status(ctx, "pgoltp")
 	if len(st.Nodes) != 2 || st.Nodes[1].Role != "standby" || st.Nodes[1].State != "streaming" || st.Nodes[1].SyncState != "quorum" {
@@ -68,6 +83,22 @@ func TestRunThroughPoolerWithSyncStandby(t *testing.T) {
 	if p, s := queryText(t, ctx, c.DSN("pgoltp"), sum), queryText(t, ctx, standby.DSN("pgoltp"), sum); p != s {
 		t.Errorf("pgbench_accounts sums to %s on the primary, %s on the standby", p, s)
 	}
+}
+
+// wantSampled fails unless the collectors sampled metric for key (above
+// zero at least once, if positive).
+func wantSampled(t *testing.T, samples *collect.Samples, metric, key string, positive bool) {
+	t.Helper()
+	seen := false
+	for _, p := range samples.Points {
+		if p.Metric == metric && p.Key == key {
+			seen = true
+			if !positive || p.Value > 0 {
+				return
+			}
+		}
+	}
+	t.Errorf("no %s point for %q (seen %v, want positive %v); warnings %v", metric, key, seen, positive, samples.Warnings)
 }
 
 func queryText(t *testing.T, ctx context.Context, dsn, sql string) string {
