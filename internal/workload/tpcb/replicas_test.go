@@ -2,6 +2,8 @@ package tpcb
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -24,9 +26,10 @@ func TestRunThroughPoolerWithSyncStandby(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Up: %v", err)
 	}
+	destroyed := false
 	t.Cleanup(func() {
-		if err := c.Destroy(context.Background()); err != nil {
-			t.Errorf("Destroy: %v", err)
+		if !destroyed {
+			c.Destroy(context.Background())
 		}
 	})
 	if err := c.EnsureDatabase(ctx, "pgoltp"); err != nil {
@@ -82,6 +85,22 @@ func TestRunThroughPoolerWithSyncStandby(t *testing.T) {
 	const sum = "SELECT sum(abalance)::text FROM pgbench_accounts"
 	if p, s := queryText(t, ctx, c.DSN("pgoltp"), sum), queryText(t, ctx, standby.DSN("pgoltp"), sum); p != s {
 		t.Errorf("pgbench_accounts sums to %s on the primary, %s on the standby", p, s)
+	}
+	// cluster down stops every node and the pooler; destroy removes them.
+	if err := c.StopAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c.Running(ctx) || standby.Running(ctx) || c.PoolerRunning() {
+		t.Errorf("after StopAll: primary %v, standby %v, pooler %v running", c.Running(ctx), standby.Running(ctx), c.PoolerRunning())
+	}
+	destroyed = true
+	if err := c.Destroy(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{standby.DataDir, filepath.Join(c.Lab, "pooler")} {
+		if _, err := os.Lstat(dir); !os.IsNotExist(err) {
+			t.Errorf("%s left after Destroy: %v", dir, err)
+		}
 	}
 }
 
