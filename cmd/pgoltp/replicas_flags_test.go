@@ -4,9 +4,9 @@ import (
 	"testing"
 )
 
-// TestClusterReplicaFlagsBadInput: bad --standbys, --sync, --pooler and
-// --via give one line naming the flag, exit 2, before any cluster is made
-// (issue 31).
+// TestClusterReplicaFlagsBadInput: bad --standbys, --sync, --pooler, --via
+// and experiment --failover give one line naming the flag, exit 2, before
+// any cluster is made (issue 31).
 func TestClusterReplicaFlagsBadInput(t *testing.T) {
 	t.Cleanup(func() { global.dsn = "" })
 	for _, c := range []struct {
@@ -19,6 +19,9 @@ func TestClusterReplicaFlagsBadInput(t *testing.T) {
 		{[]string{"tpcb", "run", "--via", "sideways"}, []string{"--via sideways"}},
 		{[]string{"--dsn", "host=/nonexistent", "tpcb", "run", "--via", "pooler"}, []string{"--via pooler", "--dsn"}},
 		{[]string{"--dsn", "host=/nonexistent", "cluster", "up", "--standbys", "1", "--sync", "", "--pooler", ""}, []string{"drop --dsn"}},
+		{[]string{"experiment", "--failover", "--sync", "maybe"}, []string{"--sync maybe", "--sync on or --sync off"}},
+		{[]string{"experiment", "--failover", "--sync", "on", "--crash"}, []string{"--crash and --failover"}},
+		{[]string{"--dsn", "host=/nonexistent", "experiment", "--failover", "--sync", "on", "--crash=false"}, []string{"drop --dsn"}},
 	} {
 		err := execute(t, c.args...)
 		wantBadInput(t, err, c.want, "\n")
