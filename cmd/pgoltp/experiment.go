@@ -24,12 +24,8 @@ type experimentFlags struct {
 	fromDoctor     bool   // issue 28: the steps are doctor's OS recommendations
 }
 
-func init() {
-	var f experimentFlags
-	cmd := &cobra.Command{
-		Use:   "experiment PLAN.yaml | --crash",
-		Short: "Measure what settings are worth: A/B runs against a baseline, or a crash that counts lost commits",
-		Long: `experiment runs a plan: a baseline and steps of settings (and optionally a data
+// experimentLong is the help of 'pgoltp experiment'.
+var experimentLong = `experiment runs a plan: a baseline and steps of settings (and optionally a data
 layout such as fillfactor). For each step it applies the settings (restarting
 only when one needs it), optionally prewarms, and runs the workload in pairs
 interleaved with the baseline (A B A B … A: every step run between two
@@ -61,7 +57,14 @@ accepts before anything runs, kept in the lab's restore record, labelled
 machine-wide in every output and restored and read back at the end.
 
 Both need the lab's managed cluster (restart, kill); a plan without restart-only
-settings also runs on --dsn, whose tables of the workload it replaces.`,
+settings also runs on --dsn, whose tables of the workload it replaces.`
+
+func init() {
+	var f experimentFlags
+	cmd := &cobra.Command{
+		Use:   "experiment PLAN.yaml | --crash",
+		Short: "Measure what settings are worth: A/B runs against a baseline, or a crash that counts lost commits",
+		Long:  experimentLong,
 		Example: `  pgoltp experiment --example > plan.yaml
   pgoltp experiment plan.yaml
   pgoltp experiment --crash --set synchronous_commit=off --allow-unsafe
