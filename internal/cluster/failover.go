@@ -99,13 +99,7 @@ func (c *Cluster) RebuildStandbys(ctx context.Context) error {
 	if err := c.Start(ctx); err != nil {
 		return err
 	}
-	conn, err := adminconn.Connect(ctx, c.DSN("postgres"))
-	if err != nil {
-		return err
-	}
-	_, err = conn.Exec(ctx, `SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ANY($1)`, names)
-	conn.Close(ctx)
-	if err != nil {
+	if err := c.dropSlots(ctx, names); err != nil {
 		return fmt.Errorf("dropping the standbys' slots: %w", err)
 	}
 	for _, name := range names {
@@ -124,5 +118,5 @@ func (c *Cluster) RebuildStandbys(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	return c.waitStreaming(ctx)
 }

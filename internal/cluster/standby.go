@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pgoltp/pgoltp/internal/adminconn"
 	"github.com/pgoltp/pgoltp/internal/field"
@@ -67,9 +69,52 @@ func (c *Cluster) standbyNames() string {
 // primary's synchronous standbys.
 func (c *Cluster) replicationConf() string {
 	if c.primary != nil {
-		return fmt.Sprintf("cluster_name = %s\n", confQuote(c.name))
+		conf := fmt.Sprintf("cluster_name = %s\n", confQuote(c.name))
+		if c.Major >= 12 { // before 12, in recovery.conf (writeStandbyConfig)
+			conf += fmt.Sprintf("primary_conninfo = %s\nprimary_slot_name = %s\n", confQuote(c.primaryConninfo()), confQuote(c.name))
+		}
+		return conf
 	}
 	return fmt.Sprintf("synchronous_standby_names = %s\n", confQuote(c.standbyNames()))
+}
+
+// primaryConninfo is how standby c reaches the primary: written here, not by
+// pg_basebackup -R, whose options a newer client's libpq may add (channel_binding,
+// sslsni) and an older server's walreceiver refuses. It holds the password:
+// it lives only in the standby's data directory (0700, the server user's).
+func (c *Cluster) primaryConninfo() string {
+	p := c.primary
+	return fmt.Sprintf("host=%s port=%d user=%s password=%s application_name=%s",
+		dsnQuote(p.SocketDir), p.Port, Superuser, dsnQuote(p.password), dsnQuote(c.name))
+}
+
+// writeStandbyConfig makes n start as a standby of the primary: its
+// pgoltp.conf, and standby.signal (12 on) or recovery.conf (before 12),
+// made when creating, else only rewritten (the primary's port may have
+// moved) if still there: a promoted standby is not made one again.
+func (n *Cluster) writeStandbyConfig(creating bool) error {
+	if err := n.writeConfig(); err != nil {
+		return err
+	}
+	name, content := "standby.signal", ""
+	if n.Major < 12 {
+		name = "recovery.conf"
+		content = fmt.Sprintf("standby_mode = 'on'\nprimary_conninfo = %s\nprimary_slot_name = %s\nrecovery_target_timeline = 'latest'\n",
+			confQuote(n.primaryConninfo()), confQuote(n.name))
+	}
+	path := filepath.Join(n.DataDir, name)
+	if _, err := os.Lstat(path); !creating && errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	f, err := n.user.openInData(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // node is the standby s as a Cluster of its own: the primary's binaries,
@@ -117,6 +162,11 @@ func (c *Cluster) ensureReplicas(ctx context.Context, opts Options) error {
 	if opts.Sync != "" && opts.Sync != SyncOff && opts.Standbys == 0 && len(c.Standbys) == 0 {
 		return field.New("Sync", opts.Sync, "{} %s needs standbys, and the lab's cluster has none", opts.Sync).Fix("add {Standbys} 1 or more")
 	}
+	if opts.Standbys > len(c.Standbys) {
+		if _, err := c.baseBackupProgram(); err != nil {
+			return err
+		}
+	}
 	for i := len(c.Standbys); i < opts.Standbys; i++ {
 		if err := c.addStandby(ctx, fmt.Sprintf("standby%d", i+1)); err != nil {
 			return err
@@ -137,8 +187,40 @@ func (c *Cluster) ensureReplicas(ctx context.Context, opts Options) error {
 		}
 	}
 	for _, n := range c.Nodes() {
+		if err := n.writeStandbyConfig(false); err != nil {
+			return err
+		}
 		if err := n.Start(ctx); err != nil {
 			return err
+		}
+	}
+	return c.waitStreaming(ctx)
+}
+
+// waitStreaming waits until every standby streams from the primary (and,
+// with synchronous replication, counts as a synchronous candidate: the
+// primary's reload has taken effect): a write would otherwise wait forever,
+// or a run start before its commits wait for a standby.
+func (c *Cluster) waitStreaming(ctx context.Context) error {
+	if len(c.Standbys) == 0 {
+		return nil
+	}
+	conn, err := adminconn.Connect(ctx, c.DSN("postgres"))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	for _, n := range c.Nodes() {
+		streaming := false
+		for deadline := time.Now().Add(time.Minute); !streaming && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_replication
+				WHERE application_name = $1 AND state = 'streaming' AND (NOT $2 OR sync_state <> 'async'))`, n.name, c.standbyNames() != "").Scan(&streaming); err != nil {
+				return err
+			}
+		}
+		if !streaming {
+			return fmt.Errorf("standby %s does not stream from the primary (as a synchronous candidate: %s) after a minute; its log %s: %s",
+				n.name, dash(c.standbyNames()), n.LogFile, lastLines(readTail(n.LogFile), 2))
 		}
 	}
 	return nil
@@ -182,6 +264,11 @@ func (c *Cluster) addStandby(ctx context.Context, name string) (err error) {
 	if err := c.createSlot(ctx, name); err != nil {
 		return err
 	}
+	defer func() {
+		if err != nil { // a slot no standby uses would hold the primary's WAL forever
+			_ = c.dropSlots(context.WithoutCancel(ctx), []string{name})
+		}
+	}()
 	if err := c.baseBackup(ctx, n); err != nil {
 		return err
 	}
@@ -189,7 +276,7 @@ func (c *Cluster) addStandby(ctx context.Context, name string) (err error) {
 	if err := writeNew(markerPath(n.DataDir), "created by pgoltp for the lab "+c.Lab+"\n"); err != nil {
 		return err
 	}
-	if err := n.writeConfig(); err != nil {
+	if err := n.writeStandbyConfig(true); err != nil {
 		return err
 	}
 	c.Standbys = append(c.Standbys, Standby{Name: name, Port: port})
@@ -259,15 +346,29 @@ func (c *Cluster) createSlot(ctx context.Context, name string) error {
 	return err
 }
 
+// dropSlots drops the named replication slots of the primary, if they exist.
+func (c *Cluster) dropSlots(ctx context.Context, names []string) error {
+	conn, err := adminconn.Connect(ctx, c.DSN("postgres"))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = ANY($1)`, names)
+	return err
+}
+
 // baseBackup copies the primary into n's data directory as the server user,
-// streaming the WAL it needs through n's slot; -R writes the standby's
-// primary_conninfo (with the password, in the server user's 0700 data
-// directory, as the primary keeps its own) and primary_slot_name.
+// streaming the WAL it needs through n's slot (the standby's configuration
+// is pgoltp's, see writeStandbyConfig).
 func (c *Cluster) baseBackup(ctx context.Context, n *Cluster) error {
+	program, err := c.baseBackupProgram()
+	if err != nil {
+		return err
+	}
 	conninfo := fmt.Sprintf("host=%s port=%d user=%s application_name=%s",
 		dsnQuote(c.SocketDir), c.Port, Superuser, n.name)
-	cmd := c.user.command(ctx, c.Lab, filepath.Join(c.BinDir, "pg_basebackup"),
-		"-D", n.DataDir, "-d", conninfo, "-X", "stream", "-R", "-S", n.name, "-c", "fast")
+	cmd := c.user.command(ctx, c.Lab, program,
+		"-D", n.DataDir, "-d", conninfo, "-X", "stream", "-S", n.name, "-c", "fast")
 	cmd.Env = append(cmd.Env, "PGPASSWORD="+c.password) // not on the command line, where ps shows it
 	dieWithParent(cmd)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -319,3 +420,30 @@ func (c *Cluster) StopAll(ctx context.Context) error {
 	}
 	return nil
 }
+
+// baseBackupProgram finds a pg_basebackup that can copy the cluster: the
+// cluster's own, else an installed one of its major or a newer one (which
+// copies older servers, writing their recovery configuration). Downloaded
+// builds carry only initdb, pg_ctl and postgres.
+func (c *Cluster) baseBackupProgram() (string, error) {
+	own := filepath.Join(c.BinDir, "pg_basebackup")
+	if fi, err := os.Stat(own); err == nil && fi.Mode().IsRegular() {
+		return own, nil
+	}
+	best, bestMajor := "", 0
+	found, _ := filepath.Glob(filepath.Join(debianPostgresDir, "*", "bin", "pg_basebackup"))
+	for _, p := range found {
+		major, err := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(p))))
+		if err == nil && major >= c.Major && (bestMajor == 0 || major < bestMajor) {
+			best, bestMajor = p, major
+		}
+	}
+	if best == "" {
+		return "", problem.BadInput(fmt.Sprintf("install PostgreSQL's client programs of major %d or newer (apt-get install postgresql-client-%d), or use --pg-bin with a full installation", c.Major, c.Major),
+			"standbys need pg_basebackup, and neither the cluster's binaries (%s) nor %s hold one of PostgreSQL %d or newer", c.BinDir, debianPostgresDir, c.Major)
+	}
+	return best, nil
+}
+
+// debianPostgresDir is where Debian installs each major's programs.
+const debianPostgresDir = "/usr/lib/postgresql"

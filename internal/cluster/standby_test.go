@@ -1,10 +1,12 @@
 package cluster
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
 )
@@ -51,5 +53,46 @@ func TestStandbyDirClaimedUnderTheLabsRules(t *testing.T) {
 	}
 	if err := n.claimStandbyDir(); problem.ExitCode(err) != problem.ExitBadInput || !strings.Contains(err.Error(), "symlink") {
 		t.Fatalf("symlinked standby directory: %v, want refused", err)
+	}
+}
+
+// TestStandbyWithoutBaseBackupProgram: a build without pg_basebackup (the
+// downloaded ones) and no installed one of its major or newer is one line,
+// exit 2, naming what to install.
+func TestStandbyWithoutBaseBackupProgram(t *testing.T) {
+	c := &Cluster{BinDir: t.TempDir(), Major: 99}
+	_, err := c.baseBackupProgram()
+	if problem.ExitCode(err) != problem.ExitBadInput || !strings.Contains(err.Error(), "postgresql-client-99") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("no pg_basebackup: %v, want one line of bad input", err)
+	}
+}
+
+// TestStandbyOfPostgreSQL10Streams makes a standby of a PostgreSQL 10
+// cluster (a downloaded build, copied by a newer installed pg_basebackup):
+// its recovery.conf is pgoltp's, which a PostgreSQL 10 walreceiver takes
+// (pg_basebackup -R of a newer client writes options it refuses).
+func TestStandbyOfPostgreSQL10Streams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads PostgreSQL 10 if it is not cached")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c, err := Up(ctx, Options{Lab: newLab(t), Major: 10})
+	if err != nil {
+		t.Fatalf("Up: %v", err)
+	}
+	t.Cleanup(func() { c.Destroy(context.Background()) })
+	if _, err := c.baseBackupProgram(); err != nil {
+		t.Skipf("no pg_basebackup for PostgreSQL 10 here: %v", err)
+	}
+	if c, err = Up(ctx, Options{Lab: c.Lab, Standbys: 1, Sync: SyncQuorum}); err != nil {
+		t.Fatalf("Up with a standby: %v", err)
+	}
+	st := c.Status(ctx, "postgres")
+	if len(st.Nodes) != 2 || st.Nodes[1].State != "streaming" || st.Nodes[1].SyncState != "quorum" {
+		t.Fatalf("nodes %+v, want standby1 streaming in quorum", st.Nodes)
+	}
+	if got := query(t, c.Nodes()[0], "SELECT pg_is_in_recovery()::text"); got != "true" {
+		t.Errorf("standby1 in recovery = %s", got)
 	}
 }
