@@ -30,14 +30,15 @@ var poolerGauges = []struct{ column, metric string }{
 }
 
 // poolerCounters are SHOW STATS' totals turned into rates: scale takes
-// the counter's unit to the metric's (total_wait_time is in µs).
+// the counter's unit to the metric's. total_wait_time (µs clients spent
+// waiting for a server) per second is the mean number of clients waiting.
 var poolerCounters = []struct {
 	column, metric string
 	scale          float64
 }{
 	{"total_xact_count", "pooler.xacts_per_s", 1},
 	{"total_query_count", "pooler.queries_per_s", 1},
-	{"total_wait_time", "pooler.client_wait_ms_per_s", 1e-3},
+	{"total_wait_time", "pooler.clients_waiting_mean", 1e-6},
 }
 
 func (p *poolerSampler) sample(ctx context.Context, at time.Time, add func(metric, key string, v float64)) error {

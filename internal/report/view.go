@@ -127,7 +127,7 @@ var collectorSections = []struct {
 		{"Pooler clients and servers (SHOW POOLS)", "connections", []string{"pooler.clients_active", "pooler.clients_waiting", "pooler.servers_active", "pooler.servers_idle"},
 			map[string]string{"pooler.clients_active": "clients active", "pooler.clients_waiting": "clients waiting", "pooler.servers_active": "servers active", "pooler.servers_idle": "servers idle"}},
 		{"Pooler throughput (SHOW STATS)", "/s", []string{"pooler.xacts_per_s", "pooler.queries_per_s"}, map[string]string{"pooler.xacts_per_s": "transactions", "pooler.queries_per_s": "queries"}},
-		{"Pooler client wait", "ms/s", []string{"pooler.client_wait_ms_per_s"}, map[string]string{"pooler.client_wait_ms_per_s": "waiting for a server"}},
+		{"Pooler clients waiting for a server (mean over each sample)", "clients", []string{"pooler.clients_waiting_mean"}, map[string]string{"pooler.clients_waiting_mean": "waiting"}},
 	}},
 	{"Network", []chartSpec{
 		{"Network", "MB/s", []string{"os.net.rx_mb_per_s", "os.net.tx_mb_per_s"}, map[string]string{"os.net.rx_mb_per_s": "rx", "os.net.tx_mb_per_s": "tx"}},
