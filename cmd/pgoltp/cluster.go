@@ -52,7 +52,7 @@ func init() {
 			warnPending()
 			c, err := cluster.Ready(cmd.Context(), up, commandName(), workDatabase)
 			if err != nil {
-				return err
+				return namedFlags(err, nil) // --sync on a lab without standbys is found only there
 			}
 			return printStatus(cmd, c)
 		},

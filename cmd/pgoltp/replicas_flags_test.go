@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"testing"
+
+	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/pgtest"
 )
 
 // TestClusterReplicaFlagsBadInput: bad --standbys, --sync, --pooler, --via
@@ -27,4 +32,22 @@ func TestClusterReplicaFlagsBadInput(t *testing.T) {
 		wantBadInput(t, err, c.want, "\n")
 		global.dsn = ""
 	}
+}
+
+// TestClusterUpSyncWithoutStandbys: --sync on a lab whose cluster has no
+// standbys is found only once the cluster is open, and is still one line
+// naming the flags, exit 2.
+func TestClusterUpSyncWithoutStandbys(t *testing.T) {
+	lab := pgtest.LabDir(t)
+	t.Cleanup(func() {
+		if c, err := cluster.Open(lab); err == nil {
+			c.Destroy(context.Background())
+		}
+	})
+	var out bytes.Buffer
+	rootCmd.SetOut(&out)
+	rootCmd.SetErr(&out)
+	rootCmd.SetArgs([]string{"--lab", lab, "cluster", "up", "--standbys", "0", "--sync", "first", "--pooler", ""})
+	err := rootCmd.ExecuteContext(context.Background())
+	wantBadInput(t, err, []string{"--sync first needs standbys", "--standbys 1"}, "\n")
 }

@@ -138,9 +138,6 @@ func (c *Cluster) Nodes() []*Cluster {
 	return nodes
 }
 
-// IsStandby says whether c is a standby node (see Nodes).
-func (c *Cluster) IsStandby() bool { return c.primary != nil }
-
 // Name is a standby's name, "primary" for the primary.
 func (c *Cluster) Name() string {
 	if c.primary != nil {
@@ -172,7 +169,7 @@ func (c *Cluster) ensureReplicas(ctx context.Context, opts Options) error {
 			return err
 		}
 	}
-	if opts.Sync != "" && opts.Sync != c.Sync || opts.Standbys > 0 {
+	if (opts.Sync != "" && opts.Sync != c.Sync) || opts.Standbys > 0 {
 		if opts.Sync != "" {
 			c.Sync = opts.Sync
 		}
