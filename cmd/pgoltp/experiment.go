@@ -43,8 +43,8 @@ driver logs every acknowledged commit, kills the server (SIGKILL) mid-run,
 restarts it and counts acknowledged commits that are missing.
 
 With --failover (a lab with standbys: 'cluster up --standbys 1') it audits a
-failover: the same ledger on the primary, with synchronous replication or not
-(--sync on|off), SIGKILL of the primary's postmaster mid-run, promotion of the
+failover: the same ledger on the primary, with synchronous replication at a
+synchronous_commit level or asynchronous (--sync on|remote_write|remote_apply|off), SIGKILL of the primary's postmaster mid-run, promotion of the
 most advanced standby, and the acknowledged commits the new primary lacks,
 counted, with the time without a primary. The lab is put back afterwards: the
 old primary recovers and is the primary again, its standbys cloned anew.
@@ -106,7 +106,7 @@ func init() {
 	addCrashFlags(fl, &f.CrashOptions)
 	fl.BoolVar(&f.crash, "crash", false, "durability audit: run, kill the server mid-run, restart, count lost acknowledged commits")
 	fl.BoolVar(&f.failover, "failover", false, "failover audit on the lab's primary and standbys: run, kill the primary mid-run, promote the most advanced standby, count lost acknowledged commits")
-	fl.StringVar(&f.failoverSync, "sync", "on", "with --failover: synchronous replication to the standbys during the audit, on or off")
+	fl.StringVar(&f.failoverSync, "sync", "on", "with --failover: replication during the audit: on, remote_write or remote_apply (synchronous, that synchronous_commit for the workload) or off (asynchronous)")
 	fl.BoolVar(&f.example, "example", false, "print a commented example plan and exit")
 	fl.BoolVar(&f.fromDoctor, "from-doctor", false, "measure doctor's OS recommendations for this server, one step each (the workload, duration and baseline from PLAN.yaml if given)")
 	fl.BoolVar(&f.allowOS, "allow-os", false, "let a plan's os: change kernel and disk settings machine-wide (root only; restored at the end)")

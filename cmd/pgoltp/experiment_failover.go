@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/pgoltp/pgoltp/internal/crashaudit"
 	"github.com/pgoltp/pgoltp/internal/experiment"
@@ -17,8 +18,8 @@ func runFailover(ctx context.Context, out io.Writer, f experimentFlags) error {
 	switch {
 	case f.crash:
 		return problem.BadInput("give one of --crash and --failover", "--crash and --failover are two audits")
-	case f.failoverSync != "on" && f.failoverSync != "off":
-		return problem.BadInput("use --sync on or --sync off", "--sync %s is not a replication level of the failover audit", f.failoverSync)
+	case !slices.Contains([]string{"on", "remote_write", "remote_apply", "off"}, f.failoverSync):
+		return problem.BadInput("use --sync on, remote_write, remote_apply or off", "--sync %s is not a replication level of the failover audit", f.failoverSync)
 	case len(f.Set) > 0:
 		return problem.BadInput("drop --set (the audit sets synchronous replication itself, from --sync)", "--set is only for --crash")
 	}
@@ -33,7 +34,7 @@ func runFailover(ctx context.Context, out io.Writer, f experimentFlags) error {
 	if err != nil {
 		return err
 	}
-	audit := &crashaudit.FailoverAudit{Cluster: c, Database: experimentDatabase, Synchronous: f.failoverSync == "on",
+	audit := &crashaudit.FailoverAudit{Cluster: c, Database: experimentDatabase, Synchronous: f.failoverSync != "off", SyncCommit: f.failoverSync,
 		Workload: ledger.Ledger{Clients: f.Clients, Accounts: 10000}, KillAfter: f.KillAfter, Log: os.Stderr}
 	rep, err := audit.Run(ctx)
 	if rep != nil {

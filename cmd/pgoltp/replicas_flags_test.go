@@ -24,7 +24,7 @@ func TestClusterReplicaFlagsBadInput(t *testing.T) {
 		{[]string{"tpcb", "run", "--via", "sideways"}, []string{"--via sideways"}},
 		{[]string{"--dsn", "host=/nonexistent", "tpcb", "run", "--via", "pooler"}, []string{"--via pooler", "--dsn"}},
 		{[]string{"--dsn", "host=/nonexistent", "cluster", "up", "--standbys", "1", "--sync", "", "--pooler", ""}, []string{"drop --dsn"}},
-		{[]string{"experiment", "--failover", "--sync", "maybe"}, []string{"--sync maybe", "--sync on or --sync off"}},
+		{[]string{"experiment", "--failover", "--sync", "maybe"}, []string{"--sync maybe", "remote_write"}},
 		{[]string{"experiment", "--failover", "--sync", "on", "--crash"}, []string{"--crash and --failover"}},
 		{[]string{"--dsn", "host=/nonexistent", "experiment", "--failover", "--sync", "on", "--crash=false"}, []string{"drop --dsn"}},
 	} {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgoltp/pgoltp/internal/connstr"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/workload/ledger"
 )
@@ -35,14 +36,18 @@ type FailoverAudit struct {
 	Cluster     Failoverer
 	Database    string // where the ledger lives
 	Synchronous bool
-	Workload    ledger.Ledger
-	KillAfter   time.Duration // run this long, then kill (default 5s)
-	Log         io.Writer
+	// SyncCommit is synchronous_commit of the ledger's sessions when
+	// Synchronous (on, remote_write, remote_apply; "" = the server's).
+	SyncCommit string
+	Workload   ledger.Ledger
+	KillAfter  time.Duration // run this long, then kill (default 5s)
+	Log        io.Writer
 }
 
 // FailoverReport is the outcome of a failover audit. Counted, not estimated.
 type FailoverReport struct {
 	Synchronous  bool          `json:"synchronous"`
+	SyncCommit   string        `json:"synchronous_commit,omitempty"`
 	Workload     string        `json:"workload"`
 	KilledAfter  time.Duration `json:"killed_after_ns"`
 	Promoted     string        `json:"promoted"`
@@ -70,6 +75,14 @@ func (a *FailoverAudit) Run(ctx context.Context) (_ *FailoverReport, err error) 
 		a.KillAfter = 5 * time.Second
 	}
 	rep := &FailoverReport{Synchronous: a.Synchronous, Workload: a.Workload.Name(), KilledAfter: a.KillAfter}
+	dsn := a.Cluster.DSN(a.Database)
+	if a.Synchronous && a.SyncCommit != "" {
+		rep.SyncCommit = a.SyncCommit
+		var err error
+		if dsn, err = connstr.With(dsn, "synchronous_commit", a.SyncCommit); err != nil {
+			return nil, err
+		}
+	}
 	restoreSync, err := a.Cluster.SetSynchronous(ctx, a.Synchronous)
 	if err != nil {
 		return nil, fmt.Errorf("setting the replication level: %w", err)
@@ -86,7 +99,6 @@ func (a *FailoverAudit) Run(ctx context.Context) (_ *FailoverReport, err error) 
 			err = fmt.Errorf("putting the lab back after the failover: %w", rerr)
 		}
 	}()
-	dsn := a.Cluster.DSN(a.Database)
 	if err := a.Workload.Prepare(ctx, dsn, nil); err != nil {
 		return nil, fmt.Errorf("preparing the ledger: %w", err)
 	}
@@ -121,7 +133,7 @@ func (a *FailoverAudit) runAndKill(ctx context.Context, dsn string) (ledger.Acke
 		_, acked, err := a.Workload.RunLogged(ctx, dsn, a.KillAfter+time.Minute)
 		done <- result{acked, err}
 	}()
-	a.logf("running %s (%s replication) for %s, then killing the primary", a.Workload.Name(), syncWord(a.Synchronous), a.KillAfter)
+	a.logf("running %s (%s replication) for %s, then killing the primary", a.Workload.Name(), syncWord(a.Synchronous, a.SyncCommit), a.KillAfter)
 	select {
 	case <-ctx.Done():
 		return nil, time.Time{}, ctx.Err()
@@ -165,7 +177,7 @@ func (rep *FailoverReport) Failure() error {
 func (rep *FailoverReport) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "failover audit: %s, %s replication, primary killed (SIGKILL) after %s, %s promoted\n",
-		rep.Workload, syncWord(rep.Synchronous), rep.KilledAfter, rep.Promoted)
+		rep.Workload, syncWord(rep.Synchronous, rep.SyncCommit), rep.KilledAfter, rep.Promoted)
 	fmt.Fprintf(&b, "acknowledged commits: %d\nlost (not on the new primary): %d\n", rep.Acknowledged, rep.Lost)
 	if len(rep.LostIDs) > 0 {
 		fmt.Fprintf(&b, "first lost ids: %v\n", rep.LostIDs)
@@ -180,11 +192,14 @@ func (rep *FailoverReport) WriteText(w io.Writer) error {
 	return err
 }
 
-func syncWord(on bool) string {
-	if on {
-		return "synchronous"
+func syncWord(on bool, commit string) string {
+	switch {
+	case !on:
+		return "asynchronous"
+	case commit != "":
+		return "synchronous (synchronous_commit=" + commit + ")"
 	}
-	return "asynchronous"
+	return "synchronous"
 }
 
 func (a *FailoverAudit) logf(format string, args ...any) {

@@ -28,7 +28,15 @@ func TestFailoverWithSynchronousReplicationLosesNothing(t *testing.T) {
 	if err := c.EnsureDatabase(ctx, "pgoltp"); err != nil {
 		t.Fatal(err)
 	}
-	a := &crashaudit.FailoverAudit{Cluster: c, Database: "pgoltp", Synchronous: true,
+	for _, commit := range []string{"", "remote_write"} {
+		t.Run("synchronous_commit="+commit, func(t *testing.T) { failoverLosesNothing(t, ctx, c, commit) })
+	}
+}
+
+// failoverLosesNothing is one audit with synchronous replication at the
+// synchronous_commit level commit ("": the server's, on).
+func failoverLosesNothing(t *testing.T, ctx context.Context, c *cluster.Cluster, commit string) {
+	a := &crashaudit.FailoverAudit{Cluster: c, Database: "pgoltp", Synchronous: true, SyncCommit: commit,
 		Workload: ledger.Ledger{Clients: 4, Accounts: 1000}, KillAfter: 3 * time.Second}
 	rep, err := a.Run(ctx)
 	if err != nil {
@@ -40,7 +48,7 @@ func TestFailoverWithSynchronousReplicationLosesNothing(t *testing.T) {
 	if rep.Lost != 0 {
 		t.Fatalf("%d acknowledged commits lost with synchronous replication: %v", rep.Lost, rep.LostIDs)
 	}
-	if rep.Promoted != "standby1" || rep.WithoutPrimary <= 0 || !rep.Rebuilt || !strings.HasPrefix(rep.Verdict, "no acknowledged commit lost") {
+	if rep.Promoted != "standby1" || rep.WithoutPrimary <= 0 || !rep.Rebuilt || rep.SyncCommit != commit || !strings.HasPrefix(rep.Verdict, "no acknowledged commit lost") {
 		t.Errorf("report: %+v", rep)
 	}
 	st := c.Status(ctx, "pgoltp")
