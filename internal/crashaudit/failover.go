@@ -58,8 +58,12 @@ type FailoverReport struct {
 	// the driver (in flight at the kill): never promised, not a loss.
 	InDoubt        int64         `json:"in_doubt_present"`
 	WithoutPrimary time.Duration `json:"without_primary_ns"` // from the kill to the promoted standby taking writes
-	Verdict        string        `json:"verdict"`
-	Rebuilt        bool          `json:"rebuilt"` // the lab's primary and standbys are back
+	// Commits per second acknowledged by the old primary before the kill,
+	// and by the new one when the clients reconnect to it (as long a run).
+	RateBefore float64 `json:"commits_per_s_before"`
+	RateAfter  float64 `json:"commits_per_s_after"`
+	Verdict    string  `json:"verdict"`
+	Rebuilt    bool    `json:"rebuilt"` // the lab's primary and standbys are back
 }
 
 // ErrNoStandby is the audit on a cluster without standbys.
@@ -118,6 +122,13 @@ func (a *FailoverAudit) Run(ctx context.Context) (_ *FailoverReport, err error) 
 		return rep, err
 	}
 	rep.count(acked, present)
+	rep.RateBefore = float64(rep.Acknowledged) / a.KillAfter.Seconds()
+	// The clients reconnect to the new primary and carry on.
+	_, after, err := a.Workload.RunLogged(ctx, newDSN, a.KillAfter)
+	if err != nil {
+		return rep, fmt.Errorf("running on the new primary: %w", err)
+	}
+	rep.RateAfter = float64(len(after)) / a.KillAfter.Seconds()
 	return rep, nil
 }
 
@@ -184,6 +195,11 @@ func (rep *FailoverReport) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "in doubt (on the new primary, never acknowledged; allowed): %d\n", rep.InDoubt)
 	fmt.Fprintf(&b, "time without a primary: %s\n", rep.WithoutPrimary.Round(time.Millisecond))
+	fmt.Fprintf(&b, "commits/s: %.0f before the kill, %.0f on the new primary", rep.RateBefore, rep.RateAfter)
+	if rep.Synchronous {
+		b.WriteString(" (which has no standby: its commits wait for none)")
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "verdict: %s\n", rep.Verdict)
 	if !rep.Rebuilt {
 		b.WriteString("note: the lab could not be put back; run 'pgoltp cluster destroy' and 'cluster up' again\n")

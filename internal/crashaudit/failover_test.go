@@ -48,7 +48,7 @@ func failoverLosesNothing(t *testing.T, ctx context.Context, c *cluster.Cluster,
 	if rep.Lost != 0 {
 		t.Fatalf("%d acknowledged commits lost with synchronous replication: %v", rep.Lost, rep.LostIDs)
 	}
-	if rep.Promoted != "standby1" || rep.WithoutPrimary <= 0 || !rep.Rebuilt || rep.SyncCommit != commit || !strings.HasPrefix(rep.Verdict, "no acknowledged commit lost") {
+	if rep.Promoted != "standby1" || rep.WithoutPrimary <= 0 || !rep.Rebuilt || rep.SyncCommit != commit || rep.RateBefore <= 0 || rep.RateAfter <= 0 || !strings.HasPrefix(rep.Verdict, "no acknowledged commit lost") {
 		t.Errorf("report: %+v", rep)
 	}
 	st := c.Status(ctx, "pgoltp")
