@@ -43,10 +43,16 @@ func init() {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			up.Lab, up.Progress = global.lab, os.Stderr
+			if err := up.ValidateReplicas(); err != nil {
+				return namedFlags(err, nil)
+			}
+			if err := up.CheckPooler(); err != nil {
+				return namedFlags(err, nil)
+			}
 			warnPending()
 			c, err := cluster.Ready(cmd.Context(), up, commandName(), workDatabase)
 			if err != nil {
-				return err
+				return namedFlags(err, nil) // --sync on a lab without standbys is found only there
 			}
 			return printStatus(cmd, c)
 		},
@@ -63,8 +69,8 @@ func init() {
 	psqlCmd.Args = cobra.ArbitraryArgs
 	psqlCmd.Flags().SetInterspersed(false)
 	clusterCmd.AddCommand(upCmd, psqlCmd,
-		onCluster("down", "Stop the cluster (its data is kept)", true, func(cmd *cobra.Command, c *cluster.Cluster, _ []string) error {
-			if err := c.Stop(cmd.Context()); err != nil {
+		onCluster("down", "Stop the cluster, its standbys and pooler (their data is kept)", true, func(cmd *cobra.Command, c *cluster.Cluster, _ []string) error {
+			if err := c.StopAll(cmd.Context()); err != nil {
 				return err
 			}
 			return printStatus(cmd, c)
@@ -150,4 +156,7 @@ func addClusterUpFlags(f *pflag.FlagSet, o *cluster.Options) {
 	f.StringVar(&o.RunAs, "run-as", "", "OS user that runs the server when pgoltp runs as root (default postgres)")
 	f.BoolVar(&o.Offline, "offline", false, "never download PostgreSQL; fail if it is not installed")
 	f.StringVar(&o.PgBin, "pg-bin", "", "run the cluster on this PostgreSQL installation's bin directory (initdb, pg_ctl, postgres)")
+	f.IntVar(&o.Standbys, "standbys", 0, fmt.Sprintf("streaming standbys of the primary, each with its own slot, data directory and port (0-%d; default: those the lab has)", cluster.MaxStandbys))
+	f.StringVar(&o.Sync, "sync", "", "synchronous replication to the standbys: quorum (ANY 1), first (FIRST 1) or off (default: as the lab has it, off for a new one)")
+	f.StringVar(&o.Pooler, "pooler", "", "run a connection pooler in front of the primary: pgbouncer (Debian's, transaction pooling)")
 }

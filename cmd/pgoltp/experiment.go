@@ -19,17 +19,15 @@ import (
 type experimentFlags struct {
 	crashaudit.CrashOptions
 	crash, example bool
-	allowOS        bool // issue 28: plans may change machine-wide OS settings
-	fromDoctor     bool // issue 28: the steps are doctor's OS recommendations
+	failover       bool   // issue 31: kill the primary, promote a standby, count lost commits
+	failoverSync   string // on or off
+	allowOS        bool   // issue 28: plans may change machine-wide OS settings
+	fromDoctor     bool   // issue 28: the steps are doctor's OS recommendations
 	metricsAt      string
 }
 
-func init() {
-	var f experimentFlags
-	cmd := &cobra.Command{
-		Use:   "experiment PLAN.yaml | --crash",
-		Short: "Measure what settings are worth: A/B runs against a baseline, or a crash that counts lost commits",
-		Long: `experiment runs a plan: a baseline and steps of settings (and optionally a data
+// experimentLong is the help of 'pgoltp experiment'.
+var experimentLong = `experiment runs a plan: a baseline and steps of settings (and optionally a data
 layout such as fillfactor). For each step it applies the settings (restarting
 only when one needs it), optionally prewarms, and runs the workload in pairs
 interleaved with the baseline (A B A B … A: every step run between two
@@ -46,6 +44,13 @@ With --crash it audits durability instead: it runs a small ledger workload whose
 driver logs every acknowledged commit, kills the server (SIGKILL) mid-run,
 restarts it and counts acknowledged commits that are missing.
 
+With --failover (a lab with standbys: 'cluster up --standbys 1') it audits a
+failover: the same ledger on the primary, with synchronous replication at a
+synchronous_commit level or asynchronous (--sync on|remote_write|remote_apply|off), SIGKILL of the primary's postmaster mid-run, promotion of the
+most advanced standby, and the acknowledged commits the new primary lacks,
+counted, with the time without a primary. The lab is put back afterwards: the
+old primary recovers and is the primary again, its standbys cloned anew.
+
 A step (and the baseline) may also take os: beside settings:, machine-wide
 kernel and disk settings (` + "`" + `os: {vm.dirty_bytes: 1073741824, block.read_ahead_kb: 4096,
 transparent_hugepage: never, hugepages: auto}` + "`" + `; block.* is the disk under the data
@@ -54,22 +59,30 @@ accepts before anything runs, kept in the lab's restore record, labelled
 machine-wide in every output and restored and read back at the end.
 
 Both need the lab's managed cluster (restart, kill); a plan without restart-only
-settings also runs on --dsn, whose tables of the workload it replaces.`,
+settings also runs on --dsn, whose tables of the workload it replaces.`
+
+func init() {
+	var f experimentFlags
+	cmd := &cobra.Command{
+		Use:   "experiment PLAN.yaml | --crash",
+		Short: "Measure what settings are worth: A/B runs against a baseline, or a crash that counts lost commits",
+		Long:  experimentLong,
 		Example: `  pgoltp experiment --example > plan.yaml
   pgoltp experiment plan.yaml
   pgoltp experiment --crash --set synchronous_commit=off --allow-unsafe
-  pgoltp experiment --crash --set synchronous_commit=on --kill-after 10s`,
+  pgoltp experiment --crash --set synchronous_commit=on --kill-after 10s
+  pgoltp experiment --failover --sync off --kill-after 10s`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if f.example {
 				return cobra.NoArgs(cmd, args)
 			}
-			if f.crash && len(args) != 0 {
-				return problem.BadInput("give either a plan file or --crash", "--crash takes no plan file")
+			if (f.crash || f.failover) && len(args) != 0 {
+				return problem.BadInput("give either a plan file, --crash or --failover", "--crash and --failover take no plan file")
 			}
 			if f.fromDoctor && len(args) <= 1 {
 				return nil
 			}
-			if !f.crash && len(args) != 1 {
+			if !f.crash && !f.failover && len(args) != 1 {
 				return problem.BadInput("run 'pgoltp experiment PLAN.yaml' or 'pgoltp experiment --crash'", "experiment needs one plan file")
 			}
 			return nil
@@ -78,6 +91,9 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 			if f.example {
 				_, err := io.WriteString(cmd.OutOrStdout(), experiment.ExamplePlan)
 				return err
+			}
+			if f.failover {
+				return runFailover(cmd.Context(), cmd.OutOrStdout(), f)
 			}
 			if f.crash {
 				return runCrash(cmd.Context(), cmd.OutOrStdout(), f)
@@ -91,6 +107,8 @@ settings also runs on --dsn, whose tables of the workload it replaces.`,
 	fl := cmd.Flags()
 	addCrashFlags(fl, &f.CrashOptions)
 	fl.BoolVar(&f.crash, "crash", false, "durability audit: run, kill the server mid-run, restart, count lost acknowledged commits")
+	fl.BoolVar(&f.failover, "failover", false, "failover audit on the lab's primary and standbys: run, kill the primary mid-run, promote the most advanced standby, count lost acknowledged commits")
+	fl.StringVar(&f.failoverSync, "sync", "on", "with --failover: replication during the audit: on, remote_write or remote_apply (synchronous, that synchronous_commit for the workload) or off (asynchronous)")
 	fl.BoolVar(&f.example, "example", false, "print a commented example plan and exit")
 	fl.BoolVar(&f.fromDoctor, "from-doctor", false, "measure doctor's OS recommendations for this server, one step each (the workload, duration and baseline from PLAN.yaml if given)")
 	addMetricsFlag(fl, &f.metricsAt)

@@ -70,6 +70,7 @@ func newTPCBRunCmd() *cobra.Command {
 		fl        tpcbRunFlags
 		rr        recordFlags
 		grp       groupFlags
+		via       viaFlag
 		metricsAt string
 	)
 	cmd := &cobra.Command{
@@ -99,7 +100,7 @@ one row per committed transaction.`,
 				return err
 			}
 			defer stopLive()
-			dsn, err := targetDSN(cmd.Context())
+			dsn, err := via.target(cmd.Context(), &ro, false)
 			if err != nil {
 				return err
 			}
@@ -120,6 +121,7 @@ one row per committed transaction.`,
 	f := cmd.Flags()
 	fl.add(f, &o)
 	rr.add(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
+	via.add(cmd)
 	addMetricsFlag(f, &metricsAt)
 	grp.add(f, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
 	return cmd

@@ -26,6 +26,7 @@ func tpccRunCommand() *cobra.Command {
 		cpuProfile string
 		grp        groupFlags
 		props      string
+		via        viaFlag
 		metricsAt  string
 	)
 	cmd := &cobra.Command{
@@ -64,7 +65,7 @@ cleanly and still prints the summary.`,
 				return err
 			}
 			defer stopLive()
-			dsn, err := targetDSN(cmd.Context())
+			dsn, err := via.target(cmd.Context(), &ro, true)
 			if err != nil {
 				return err
 			}
@@ -91,6 +92,7 @@ cleanly and still prints the summary.`,
 	addSchemasFlag(cmd, &opts.Schema, &opts.Schemas, schemasRunUsage)
 	rr.add(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU measurements)")
 	addPropsFlag(f, &props)
+	via.add(cmd)
 	addMetricsFlag(f, &metricsAt)
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a Go CPU profile of the driver to this file")
 	_ = f.MarkHidden("cpuprofile")

@@ -49,6 +49,9 @@ type Options struct {
 	Progress io.Writer // download progress and notes; nil = quiet
 	Offline  bool      // never download; fail if no binaries are installed
 	PgBin    string    // an installation of the user's own (--pg-bin): its bin directory
+	Standbys int       // streaming standbys wanted (0 = those the lab has); see standby.go
+	Sync     string    // synchronous replication: SyncQuorum, SyncFirst, SyncOff; "" = as it is
+	Pooler   string    // "pgbouncer" to run one in front of the primary; "" = as it is
 }
 
 // Cluster is a managed PostgreSQL cluster.
@@ -63,8 +66,14 @@ type Cluster struct {
 	DataDir   string `json:"-"`
 	LogFile   string `json:"-"`
 
+	Standbys []Standby `json:"standbys,omitempty"`
+	Sync     string    `json:"sync,omitempty"`
+	Pooler   *Pooler   `json:"pooler,omitempty"`
+
 	user     serverUser
 	password string
+	primary  *Cluster // set on a standby node (see node)
+	name     string   // a standby node's name
 }
 
 func statePath(lab string) string    { return filepath.Join(lab, "cluster.json") }
@@ -143,6 +152,12 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	if err := c.Start(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.ensureReplicas(ctx, opts); err != nil {
+		return nil, err
+	}
+	if err := c.ensurePooler(ctx, opts); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -450,7 +465,7 @@ max_connections = 300
 logging_collector = off
 log_checkpoints = on
 log_line_prefix = '%%m [%%p] '
-`, c.Port, confQuote(socketDirList(c.SocketDir)))
+`, c.Port, confQuote(socketDirList(c.SocketDir))) + c.replicationConf()
 	f, err := c.user.openInData(filepath.Join(c.DataDir, "pgoltp.conf"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC)
 	if err != nil {
 		return err
@@ -495,6 +510,15 @@ func dsnQuote(v string) string {
 const ConnectTimeout = 10 * time.Second
 
 func (c *Cluster) saveState() error {
+	if p := c.primary; p != nil { // a standby node: its port and socket are the primary's record
+		for i := range p.Standbys {
+			if p.Standbys[i].Name == c.name {
+				p.Standbys[i].Port = c.Port
+			}
+		}
+		p.SocketDir = c.SocketDir
+		return p.saveState()
+	}
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
@@ -531,11 +555,23 @@ func (c *Cluster) DisplayDSN(db string) string {
 
 // writePassFile writes the lab's password file. libpq matches a Unix socket
 // in a non-default directory by its path, pgx by "localhost": both are listed,
-// with the loopback address.
+// with the loopback address, for the primary, each standby and the pooler.
 func (c *Cluster) writePassFile() error {
+	if c.primary != nil {
+		return c.primary.writePassFile()
+	}
+	ports := []int{c.Port}
+	for _, s := range c.Standbys {
+		ports = append(ports, s.Port)
+	}
+	if c.Pooler != nil {
+		ports = append(ports, c.Pooler.Port)
+	}
 	var b strings.Builder
-	for _, host := range []string{c.SocketDir, "localhost", "127.0.0.1"} {
-		fmt.Fprintf(&b, "%s:%d:*:%s:%s\n", pgpassEscape(host), c.Port, Superuser, c.password)
+	for _, port := range ports {
+		for _, host := range []string{c.SocketDir, "localhost", "127.0.0.1"} {
+			fmt.Fprintf(&b, "%s:%d:*:%s:%s\n", pgpassEscape(host), port, Superuser, c.password)
+		}
 	}
 	return writePrivate(c.PassFile(), b.String())
 }
@@ -705,11 +741,18 @@ func (c *Cluster) Destroy(ctx context.Context) error {
 				"refusing to remove %s: it has no pgoltp marker (%s)", c.DataDir, ownedMarker)
 		}
 	}
+	if err := c.stopPooler(); err != nil {
+		return err
+	}
 	if err := c.Stop(ctx); err != nil {
 		if kerr := c.Kill(); kerr != nil {
 			return err
 		}
 	}
+	if err := c.destroyStandbys(ctx); err != nil {
+		return err
+	}
+	c.removePooler()
 	if err := os.RemoveAll(c.DataDir); err != nil {
 		return err
 	}

@@ -81,24 +81,30 @@ type creatingRecord struct {
 // recordCreating writes the lab's creating record for the data directory
 // makeDirs prepared, before initdb writes anything into it.
 func (c *Cluster) recordCreating(m *createdFiles) error {
-	fi, err := os.Lstat(c.DataDir)
+	return recordCreatingAt(creatingPath(c.Lab), c.DataDir, m)
+}
+
+// recordCreatingAt writes the creating record at path for the data
+// directory dir (the primary's, or a standby's before pg_basebackup).
+func recordCreatingAt(path, dir string, m *createdFiles) error {
+	fi, err := os.Lstat(dir)
 	if err != nil {
 		return err
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return errors.New("no inode for " + c.DataDir)
+		return errors.New("no inode for " + dir)
 	}
 	how := "made"
 	if m.emptied != "" {
 		how = "filled"
 	}
-	f, err := openNoFollow(creatingPath(c.Lab), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	f, err := openNoFollow(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	m.record = creatingPath(c.Lab)
+	m.record = path
 	if _, err := fmt.Fprintf(f, "%s %d %d\n", how, uint64(st.Dev), uint64(st.Ino)); err != nil {
 		return err
 	}
@@ -111,7 +117,12 @@ func (c *Cluster) recordCreating(m *createdFiles) error {
 // readCreating reads the lab's creating record; ok is false when there is
 // none or it is not one pgoltp wrote.
 func readCreating(lab string) (rec creatingRecord, ok bool) {
-	f, err := openNoFollow(creatingPath(lab), os.O_RDONLY, 0)
+	return readCreatingAt(creatingPath(lab))
+}
+
+// readCreatingAt reads the creating record at path (see readCreating).
+func readCreatingAt(path string) (rec creatingRecord, ok bool) {
+	f, err := openNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		return rec, false
 	}

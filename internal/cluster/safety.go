@@ -47,20 +47,27 @@ func ensureLab(lab string) (created bool, err error) {
 // user's file.
 func checkLabDirs(lab string) error {
 	for _, name := range []string{"data", "log"} {
-		p := filepath.Join(lab, name)
-		fi, err := os.Lstat(p)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			continue
-		case err != nil:
-			return problem.Wrap(err, "choose another --lab", "cannot use %s", p)
-		case fi.Mode()&os.ModeSymlink != 0:
-			return problem.BadInput("remove the link (to keep data on another disk, put the whole lab there with --lab), or choose another --lab",
-				"refusing %s: it is a symlink, and pgoltp does not follow links in the lab it removes or hands to the server user", p)
-		case !fi.IsDir():
-			return problem.BadInput("move it away, or choose another --lab",
-				"refusing %s: it is not a directory, and pgoltp did not create it", p)
+		if err := checkLabDir(filepath.Join(lab, name)); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// checkLabDir is checkLabDirs for one directory p (data/, log/, a standby's).
+func checkLabDir(p string) error {
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return problem.Wrap(err, "choose another --lab", "cannot use %s", p)
+	case fi.Mode()&os.ModeSymlink != 0:
+		return problem.BadInput("remove the link (to keep data on another disk, put the whole lab there with --lab), or choose another --lab",
+			"refusing %s: it is a symlink, and pgoltp does not follow links in the lab it removes or hands to the server user", p)
+	case !fi.IsDir():
+		return problem.BadInput("move it away, or choose another --lab",
+			"refusing %s: it is not a directory, and pgoltp did not create it", p)
 	}
 	return nil
 }

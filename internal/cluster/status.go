@@ -23,6 +23,22 @@ type Status struct {
 	LogFile    string `json:"log_file"`
 	Superuser  string `json:"superuser"`
 	ListenAddr string `json:"listen_addresses"`
+
+	Sync   string        `json:"sync,omitempty"`
+	Nodes  []NodeStatus  `json:"nodes,omitempty"`
+	Pooler *PoolerStatus `json:"pooler,omitempty"`
+}
+
+// PoolerStatus is the pooler in 'cluster status' (its auth file's path, never what it holds).
+type PoolerStatus struct {
+	Kind     string `json:"kind"`
+	Version  string `json:"version"`
+	Running  bool   `json:"running"`
+	Port     int    `json:"port"`
+	DSN      string `json:"dsn"`
+	Config   string `json:"config"`
+	AuthFile string `json:"auth_file"`
+	LogFile  string `json:"log_file"`
 }
 
 // Status describes the cluster and how to connect to database db; the size
@@ -36,6 +52,18 @@ func (c *Cluster) Status(ctx context.Context, db string) Status {
 	}
 	if st.Running {
 		st.DataSize = c.DataSize(ctx)
+	}
+	st.Nodes = c.nodeStatuses(ctx, st.Running)
+	if len(c.Standbys) > 0 {
+		st.Sync = c.Sync
+		if st.Sync == "" {
+			st.Sync = SyncOff
+		}
+	}
+	if p := c.Pooler; p != nil {
+		st.Pooler = &PoolerStatus{Kind: p.Kind, Version: p.Version, Running: c.PoolerRunning(), Port: p.Port,
+			DSN:    fmt.Sprintf("host=%s port=%d user=%s dbname=%s", dsnQuote(c.SocketDir), p.Port, Superuser, dsnQuote(db)),
+			Config: c.poolerFile("pgbouncer.ini"), AuthFile: c.poolerFile("userlist.txt"), LogFile: c.poolerLog()}
 	}
 	return st
 }
@@ -57,5 +85,16 @@ func (st Status) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "  binaries  %s\n", st.BinDir)
 	fmt.Fprintf(w, "  log       %s\n", st.LogFile)
 	_, err := fmt.Fprintf(w, "  connect   PGPASSFILE=%s psql \"%s\"\n", st.PassFile, st.DSN)
+	if p := st.Pooler; p != nil {
+		state := "stopped"
+		if p.Running {
+			state = "running"
+		}
+		fmt.Fprintf(w, "  pooler    %s %s  %s  transaction pooling on %s (config %s)\n", p.Kind, p.Version, state, p.DSN, p.Config)
+	}
+	if len(st.Nodes) > 0 {
+		fmt.Fprintf(w, "  replication  synchronous: %s\n", st.Sync)
+		writeNodes(w, st.Nodes)
+	}
 	return err
 }

@@ -156,6 +156,26 @@ func tickQueries() []tickQuery {
 			}
 			return rows.Err()
 		}})
+	// Each standby's lag as the primary sees it (issue 31): no rows, and no
+	// points, on a server without standbys. The lag columns are NULL when
+	// the standby has replayed everything: nothing to wait for is 0.
+	qs = append(qs, tickQuery{name: "pg_stat_replication",
+		sql: `SELECT application_name, coalesce(extract(epoch FROM write_lag), 0)::float8,
+			coalesce(extract(epoch FROM flush_lag), 0)::float8, coalesce(extract(epoch FROM replay_lag), 0)::float8,
+			coalesce(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn), 0)::float8
+			FROM pg_stat_replication`,
+		read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
+			for rows.Next() {
+				var name string
+				var write, flush, replay, behind float64
+				if err := rows.Scan(&name, &write, &flush, &replay, &behind); err != nil {
+					return err
+				}
+				t.gauges["replication.write_lag_s|"+name], t.gauges["replication.flush_lag_s|"+name] = write, flush
+				t.gauges["replication.replay_lag_s|"+name], t.gauges["replication.replay_lag_mb|"+name] = replay, behind/1e6
+			}
+			return rows.Err()
+		}})
 	qs = append(qs, tickQuery{name: "pg_stat_user_tables",
 		sql:  `SELECT relid, n_dead_tup::float8 FROM pg_stat_user_tables WHERE relid = ANY($1)`,
 		args: func(s *pgSampler) []any { return []any{s.tableOIDs} },

@@ -27,6 +27,9 @@ type Options struct {
 	// BloatEvery is how often pgstattuple_approx estimates bloat during the
 	// run (under the same time budget as before and after); 0 = never.
 	BloatEvery time.Duration
+	// PoolerDSN, if set, is a pgbouncer admin console (its database
+	// "pgbouncer") whose SHOW POOLS and SHOW STATS are sampled too.
+	PoolerDSN string
 }
 
 // Session is a running collection. Start it before the workload, Stop it after.
@@ -45,6 +48,8 @@ type Session struct {
 
 	os           *osSampler
 	pg           *pgSampler
+	pooler       *poolerSampler // nil without Options.PoolerDSN
+	poolerWarned bool
 	growth       growthSampler
 	stmtsBefore  map[int64]Statement
 	tablesBefore []tableState
@@ -97,6 +102,9 @@ func connect(ctx context.Context, dsn string, opts Options) (*Session, error) {
 	}
 	s := &Session{opts: opts, cfg: cfg, conn: conn, done: make(chan struct{}), parent: ctx}
 	s.samples.Interval = opts.Interval
+	if opts.PoolerDSN != "" {
+		s.pooler = &poolerSampler{dsn: opts.PoolerDSN}
+	}
 	var num int
 	if err := conn.QueryRow(ctx, `SELECT current_setting('server_version_num')::int, pg_backend_pid()`).Scan(&num, &s.backendPID); err != nil {
 		conn.Close(ctx)
@@ -284,6 +292,13 @@ func (s *Session) tick(ctx context.Context, now time.Time) error {
 	if s.conn != nil {
 		err = s.pg.sample(ctx, s.conn, now, add, func(e Event) { evs = append(evs, e) })
 	}
+	if s.pooler != nil {
+		// A pooler that went away is a warning, not a lost server.
+		if perr := s.pooler.sample(ctx, now, add); perr != nil && !s.poolerWarned {
+			s.poolerWarned = true
+			s.warn("pooler statistics: %v", perr)
+		}
+	}
 	if due, bloat := s.growth.due(now); due && err == nil && s.conn != nil {
 		// A slow size or bloat reading is not a lost server: warn once, go on.
 		if gerr := sampleGrowth(ctx, s.conn, bloat, add); gerr != nil && !s.growth.warned {
@@ -348,6 +363,9 @@ func (s *Session) Take() ([]Point, []Event) {
 func (s *Session) Stop() (*Samples, error) {
 	close(s.stop)
 	<-s.done
+	if s.pooler != nil {
+		s.pooler.close(context.WithoutCancel(s.parent))
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.parent), 30*time.Second)
 	defer cancel()
 	if s.conn == nil {

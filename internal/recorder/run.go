@@ -39,6 +39,10 @@ type Options struct {
 	// other parts, starts at the agreed time, and checks the database only
 	// if it is the last part to finish.
 	Group group.Options
+	// DataDSN, if set, is where the workload's connections go (a pooler in
+	// front of the server, issue 31): readiness, collectors and the check
+	// still connect straight to dsn.
+	DataDSN string
 }
 
 // Outcome is what a recorded run produced.
@@ -82,7 +86,11 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 	}
 	out := &Outcome{}
 	ro := workload.RunOptions{Duration: opts.Duration, OnInterval: intervalsTo(rec, opts.Live, run)}
-	res, runErr := w.Run(ctx, dsn, ro)
+	dataDSN := dsn
+	if opts.DataDSN != "" {
+		dataDSN = opts.DataDSN
+	}
+	res, runErr := w.Run(ctx, dataDSN, ro)
 	out.Result = res
 	interrupted := ctx.Err() != nil || (res != nil && res.Interrupted)
 	var notes []string

@@ -120,6 +120,15 @@ var collectorSections = []struct {
 		{"Dead tuples", "tuples", []string{"pg.table.dead_tuples"}, map[string]string{"pg.table.dead_tuples": ""}},
 		{"Temporary files", "MB/s", []string{"pg.temp.mb_per_s"}, map[string]string{"pg.temp.mb_per_s": "temp"}},
 	}},
+	{"Replication and pooler", []chartSpec{
+		{"Standby lag (pg_stat_replication)", "s", []string{"pg.replication.write_lag_s", "pg.replication.flush_lag_s", "pg.replication.replay_lag_s"},
+			map[string]string{"pg.replication.write_lag_s": "write", "pg.replication.flush_lag_s": "flush", "pg.replication.replay_lag_s": "replay"}},
+		{"Standby replay behind the primary", "MB", []string{"pg.replication.replay_lag_mb"}, map[string]string{"pg.replication.replay_lag_mb": ""}},
+		{"Pooler clients and servers (SHOW POOLS)", "connections", []string{"pooler.clients_active", "pooler.clients_waiting", "pooler.servers_active", "pooler.servers_idle"},
+			map[string]string{"pooler.clients_active": "clients active", "pooler.clients_waiting": "clients waiting", "pooler.servers_active": "servers active", "pooler.servers_idle": "servers idle"}},
+		{"Pooler throughput (SHOW STATS)", "/s", []string{"pooler.xacts_per_s", "pooler.queries_per_s"}, map[string]string{"pooler.xacts_per_s": "transactions", "pooler.queries_per_s": "queries"}},
+		{"Pooler clients waiting for a server (mean over each sample)", "clients", []string{"pooler.clients_waiting_mean"}, map[string]string{"pooler.clients_waiting_mean": "waiting"}},
+	}},
 	{"Network", []chartSpec{
 		{"Network", "MB/s", []string{"os.net.rx_mb_per_s", "os.net.tx_mb_per_s"}, map[string]string{"os.net.rx_mb_per_s": "rx", "os.net.tx_mb_per_s": "tx"}},
 	}},
