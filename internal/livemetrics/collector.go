@@ -124,6 +124,9 @@ func MetricName(metric string) (string, float64) {
 		}
 	}
 	name := b.String()
+	if strings.HasPrefix(metric, "os.mem.") && strings.HasSuffix(name, "_mb") {
+		return strings.TrimSuffix(name, "_mb") + "_bytes", 1 << 20 // from /proc/meminfo's kB: MiB
+	}
 	for _, u := range baseUnits {
 		if stem, ok := strings.CutSuffix(name, u.suffix); ok {
 			return stem + u.base, u.scale
@@ -139,10 +142,10 @@ var baseUnits = []struct {
 	suffix, base string
 	scale        float64
 }{
-	{"_mb_per_s", "_bytes_per_second", 1 << 20},
+	{"_mb_per_s", "_bytes_per_second", 1e6}, // the collectors' rates are in MB (10^6 bytes)
 	{"_per_s", "_per_second", 1},
 	{"_ms", "_seconds", 1e-3},
-	{"_mb", "_bytes", 1 << 20},
+	{"_mb", "_bytes", 1e6},
 	{"_s", "_seconds", 1},
 	{"_total", "_all", 1},
 	{"_count", "s", 1},

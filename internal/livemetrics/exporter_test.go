@@ -50,7 +50,7 @@ pgoltp_transactions_total{outcome="failed",type="payment",workload="tpcc"} 0
 pgoltp_headline_rate{figure="tpmC",workload="tpcc"} 60
 # HELP pgoltp_pg_wal_bytes_per_second pgoltp collector sample pg.wal.mb_per_s (its latest value, in base units).
 # TYPE pgoltp_pg_wal_bytes_per_second gauge
-pgoltp_pg_wal_bytes_per_second{key=""} 2.097152e+06
+pgoltp_pg_wal_bytes_per_second{key=""} 2e+06
 # HELP pgoltp_os_disk_await_seconds pgoltp collector sample os.disk.await_ms (its latest value, in base units).
 # TYPE pgoltp_os_disk_await_seconds gauge
 pgoltp_os_disk_await_seconds{key="vda"} 0.004
@@ -72,6 +72,30 @@ pgoltp_os_disk_await_seconds{key="vda"} 0.004
 	} {
 		if !strings.Contains(body, line) {
 			t.Errorf("the scrape lacks %s:\n%s", line, body)
+		}
+	}
+}
+
+// The collectors' MB are 10^6 bytes, but memory's are MiB (from
+// /proc/meminfo's kB): each converts to bytes by its own factor.
+func TestMetricNameUnits(t *testing.T) {
+	for metric, want := range map[string]struct {
+		name  string
+		scale float64
+	}{
+		"os.disk.write_mb_per_s":    {"pgoltp_os_disk_write_bytes_per_second", 1e6},
+		"os.mem.dirty_mb":           {"pgoltp_os_mem_dirty_bytes", 1 << 20},
+		"replication.replay_lag_mb": {"pgoltp_replication_replay_lag_bytes", 1e6},
+		"os.disk.await_ms":          {"pgoltp_os_disk_await_seconds", 1e-3},
+		"pg.sessions.total":         {"pgoltp_pg_sessions_all", 1},
+		"pg.table.autovacuum_count": {"pgoltp_pg_table_autovacuums", 1},
+		"os.cpu.user_pct":           {"pgoltp_os_cpu_user_pct", 1},
+		"pg.xact.longest_s":         {"pgoltp_pg_xact_longest_seconds", 1},
+		"os.context_switches_per_s": {"pgoltp_os_context_switches_per_second", 1},
+	} {
+		name, scale := MetricName(metric)
+		if name != want.name || scale != want.scale {
+			t.Errorf("MetricName(%s) = %s × %g, want %s × %g", metric, name, scale, want.name, want.scale)
 		}
 	}
 }
