@@ -13,6 +13,7 @@ import (
 // and experiment --failover give one line naming the flag, exit 2, before
 // any cluster is made (issue 31).
 func TestClusterReplicaFlagsBadInput(t *testing.T) {
+	global.dsn = "" // an earlier test of the package may have left one
 	t.Cleanup(func() { global.dsn = "" })
 	for _, c := range []struct {
 		args []string
