@@ -232,7 +232,7 @@ steps:
 			t.Errorf("text report (auto) lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if !regexp.MustCompile(`verdict: (better|worse|no measurable difference) \(unsafe: can lose data on crash\)`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`verdict \(objective tps\): (better|worse|no measurable difference) \(unsafe: can lose data on crash\)`).MatchString(r.stdout) {
 		t.Errorf("no labelled verdict:\n%s", r.stdout)
 	}
 	// The report kept in the lab holds the same in JSON. Names are unique
