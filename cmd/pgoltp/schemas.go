@@ -22,7 +22,7 @@ const (
 // --schema (variable schema) before the command runs.
 func addSchemasFlag(cmd *cobra.Command, schema *string, schemas *[]string, usage string) {
 	cmd.Flags().Var(&schemasValue{names: schemas}, "schemas", usage)
-	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return resolveSchemas(cmd.Flags(), schema) }
+	addPreRun(cmd, func(cmd *cobra.Command, _ []string) error { return resolveSchemas(cmd.Flags(), schema) })
 }
 
 // resolveSchemas makes --schema (whose variable is schema) and --schemas

@@ -22,7 +22,7 @@ const (
 
 // add declares --via on cmd and checks it before the command runs.
 func (v *viaFlag) add(cmd *cobra.Command) {
-	cmd.PreRunE = func(*cobra.Command, []string) error { return v.check() }
+	addPreRun(cmd, func(*cobra.Command, []string) error { return v.check() })
 	cmd.Flags().StringVar(&v.Via, "via", viaDirect, "the workload's connections: direct, or pooler (the lab's pgbouncer, see 'cluster up --pooler'); collectors and the check go straight to PostgreSQL")
 }
 
@@ -71,4 +71,18 @@ func (v viaFlag) apply(ro *recorder.Options, sessionParams bool) error {
 	ro.DataDSN = c.PoolerDSN(workDatabase)
 	ro.Collect.PoolerDSN = c.PoolerAdminDSN()
 	return nil
+}
+
+// addPreRun adds check to what cmd does before it runs, after what others
+// added (--schemas and --via each check their flags there).
+func addPreRun(cmd *cobra.Command, check func(*cobra.Command, []string) error) {
+	prev := cmd.PreRunE
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
+		if prev != nil {
+			if err := prev(c, args); err != nil {
+				return err
+			}
+		}
+		return check(c, args)
+	}
 }
