@@ -12,6 +12,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/livemetrics"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
+	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
 )
 
@@ -107,7 +108,7 @@ one row per committed transaction.`,
 			if o.Progress > 0 {
 				o.Out = os.Stderr
 			}
-			out, err := recorder.Run(cmd.Context(), dsn, &tpcb.Workload{Options: o, SkipCheck: o.NoCheck}, ro)
+			out, err := recorder.Run(cmd.Context(), dsn, &tpcb.Workload{Options: o, CheckMode: tpcbCheckMode(o.NoCheck)}, ro)
 			if err != nil {
 				return tpcbProblem("tpcb run", err)
 			}
@@ -158,4 +159,12 @@ run unless given -n).`,
 	}
 	addTPCBCheckFlags(cmd.Flags(), &o)
 	return cmd
+}
+
+// tpcbCheckMode is the check after 'tpcb run': none with --no-check.
+func tpcbCheckMode(noCheck bool) string {
+	if noCheck {
+		return workload.CheckNone
+	}
+	return workload.CheckQuick
 }

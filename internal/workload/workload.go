@@ -55,6 +55,15 @@ type RunOptions struct {
 // the series) and lets go.
 type IntervalFunc func(snap *metrics.Snapshot, errorCounter string)
 
+// How a workload checks the database after a run (each workload's
+// CheckMode): every workload takes the same three; one whose check has no
+// cheaper form runs its whole check for CheckQuick.
+const (
+	CheckNone  = "none"
+	CheckQuick = "quick" // the workload's default: its cheap conditions
+	CheckFull  = "full"
+)
+
 // Layout holds data-layout options that need the data rewritten to take
 // effect, e.g. {"fillfactor": "90"}. Each workload says which it supports.
 type Layout map[string]string

@@ -53,7 +53,7 @@ func (b tpcbStudy) Workload() (workload.Workload, error) {
 	if err := o.Validate(); err != nil {
 		return nil, problem.BadInput("fix --clients or --duration", "%v", err)
 	}
-	return &tpcb.Workload{Options: o, SkipCheck: true}, nil
+	return &tpcb.Workload{Options: o, CheckMode: workload.CheckNone}, nil
 }
 
 func (tpcbStudy) Figures(res *workload.Result) workload.Figures {

@@ -16,8 +16,11 @@ import (
 type Workload struct {
 	Load    LoadOptions // for Prepare
 	Options RunOptions  // for Run; Duration is replaced by Run's d when d > 0
-	// SkipCheck makes Check check nothing ('tpcb run --no-check').
-	SkipCheck bool
+	// CheckMode is the check after a run, as every workload takes it
+	// (workload.CheckNone for 'tpcb run --no-check'; quick and full are the
+	// same check here). It is not Options.NoCheck, which leaves out the
+	// run's own before/after sums (experiments save those reads).
+	CheckMode string
 
 	last *RunResult // the last run, whose own check Check reports
 }
@@ -150,9 +153,10 @@ func (w *Workload) SetStartGate(gate func(context.Context) error) { w.Options.St
 
 // Check implements workload.Workload: the check the last run made of what it
 // changed (balances and history moved together, one history row per commit);
-// when the run made none, a check of the whole database; with SkipCheck nil.
+// when the run made none, a check of the whole database; with CheckMode
+// workload.CheckNone nil.
 func (w *Workload) Check(ctx context.Context, dsn string) (*workload.Check, error) {
-	if w.SkipCheck {
+	if w.CheckMode == workload.CheckNone {
 		return nil, nil
 	}
 	res := (*CheckResult)(nil)

@@ -15,11 +15,12 @@ import (
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
-// Consistency check after a run (Workload.CheckMode).
+// Consistency check after a run (Workload.CheckMode): the modes every
+// workload takes; TPC-C's quick one skips the per-customer conditions.
 const (
-	CheckNone  = "none"
-	CheckQuick = "quick" // skips the expensive per-customer conditions
-	CheckFull  = "full"
+	CheckNone  = workload.CheckNone
+	CheckQuick = workload.CheckQuick // skips the expensive per-customer conditions
+	CheckFull  = workload.CheckFull
 )
 
 // Workload is TPC-C behind the workload interface: experiments, recorded runs
