@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -237,20 +236,30 @@ func writeInLab(name string, render func(io.Writer) error) error {
 	return nil
 }
 
-// writeSweepReport renders a sweep's report, kept in the lab as
-// reports/ID.json by 'pgoltp sweep', as HTML (the default, next to it) or JSON.
+// writeSweepReport renders a sweep, kept in the results store by 'pgoltp
+// sweep', as HTML (the default, in the lab's reports) or JSON.
 func writeSweepReport(cmd *cobra.Command, id, out, format string) error {
 	if format != "html" && format != "json" {
 		return problem.BadInput("use --format html or json", "a sweep has no %s report", format)
 	}
-	b, err := os.ReadFile(filepath.Join(global.lab, "reports", id+".json"))
+	st, err := openResults(cmd.Context())
 	if err != nil {
-		return problem.BadInput("name a sweep of this lab: its id is printed by 'pgoltp sweep'", "no sweep %s in %s", id, global.lab)
+		return err
+	}
+	defer st.Close()
+	full, err := st.ResolveSearch(cmd.Context(), sweepKind, id)
+	if err != nil {
+		return problem.BadInput("name a stored sweep: its id is printed by 'pgoltp sweep'", "no sweep %s in %s: %v", id, st.Where(), err)
+	}
+	sr, err := st.LoadSearch(cmd.Context(), full)
+	if err != nil {
+		return err
 	}
 	var rep sweep.Report
-	if err := json.Unmarshal(b, &rep); err != nil {
-		return problem.Failed("the sweep's report %s is damaged: %v", id, err)
+	if err := json.Unmarshal(sr.Document, &rep); err != nil {
+		return problem.Failed("the sweep %s in the store is damaged: %v", full, err)
 	}
+	id = full
 	render := func(w io.Writer) error { return report.SweepHTML(w, &rep) }
 	if format == "json" {
 		render = func(w io.Writer) error { return writeJSON(w, &rep) }

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -15,7 +15,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
-	"github.com/pgoltp/pgoltp/internal/secret"
+	"github.com/pgoltp/pgoltp/internal/store"
 	"github.com/pgoltp/pgoltp/internal/sweep"
 	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
@@ -139,24 +139,56 @@ func runSweep(ctx context.Context, out, log io.Writer, f sweepFlags) error {
 		return err
 	}
 	rep := &sweep.Report{ID: "sweep-" + time.Now().UTC().Format("20060102-150405"), Workload: f.kind, Scale: f.scale, Duration: f.duration, Seed: f.seed}
+	st, err := store.Open(ctx, global.lab, resultsStore.dsn)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	axis, values := f.axis()
+	rep.Axis = axis
+	started := time.Now()
 	order := sweep.Order(values, f.repetitions, f.seed)
 	fmt.Fprintf(log, "sweep %s: %d runs of %s in randomised blocks (seed %d)\n", rep.ID, len(order), f.duration, f.seed)
 	for i, p := range order {
 		if ctx.Err() != nil {
 			rep.Interrupted = true
+			if err := keepSweep(context.WithoutCancel(ctx), st, rep, started, i, sweep.Result{}); err != nil {
+				return err
+			}
 			break
 		}
 		r := sweepPoint(ctx, dsn, f, rep.ID, p)
 		rep.Results = append(rep.Results, r)
 		fmt.Fprintf(log, "  %d/%d: %s %d, repetition %d: %s\n", i+1, len(order), axis, p.Value, p.Rep, pointText(r))
-	}
-	rep.Analysis = sweep.Analyze(axis, rep.Results)
-	if err := writeInLab(filepath.Join("reports", rep.ID+".json"), func(w io.Writer) error { return secret.WriteJSON(w, rep) }); err != nil {
-		fmt.Fprintf(log, "pgoltp: the sweep's report was not kept in the lab: %v\n", err)
+		rep.Analysis = sweep.Analyze(axis, rep.Results)
+		if err := keepSweep(context.WithoutCancel(ctx), st, rep, started, i+1, r); err != nil {
+			return err
+		}
 	}
 	return emit(out, rep, rep.WriteText)
 }
+
+// keepSweep stores the sweep as it goes, in the results store beside its
+// runs (a search of kind "sweep", each point's run linked to it), so that
+// 'pgoltp report ID' draws it from the store, also from another machine.
+func keepSweep(ctx context.Context, st *store.Store, rep *sweep.Report, started time.Time, n int, r sweep.Result) error {
+	doc, err := json.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	title := fmt.Sprintf("%s sweep of %s scale %d", rep.Axis, rep.Workload, rep.Scale)
+	if err := st.SaveSearch(ctx, &store.Search{ID: rep.ID, Kind: sweepKind, Title: title, Started: started, Document: doc}); err != nil {
+		return err
+	}
+	if r.RunID == "" {
+		return nil
+	}
+	return st.LinkRun(ctx, rep.ID, store.SearchRun{RunID: r.RunID, Role: "point", Trial: n,
+		Label: fmt.Sprintf("%s %d, repetition %d", rep.Axis, r.Value, r.Rep)})
+}
+
+// sweepKind is the kind of a sweep's record in the results store.
+const sweepKind = "sweep"
 
 // sweepLoad loads the data unless the database holds what the largest
 // point needs.
