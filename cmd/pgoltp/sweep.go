@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"strconv"
 	"time"
@@ -193,12 +194,9 @@ const sweepKind = "sweep"
 // sweepLoad loads the data unless the database holds what the largest
 // point needs.
 func sweepLoad(ctx context.Context, dsn string, f sweepFlags, log io.Writer) error {
-	w, err := registry.New(f.kind, f.scale, slicesMax(f.clients))
+	w, err := registry.New(f.kind, f.scale, slices.Max(f.clients))
 	if err != nil {
 		return err
-	}
-	if _, ok := w.(rateStepped); len(f.rates) > 0 && !ok {
-		return problem.BadInput("use a workload that takes a rate, e.g. --workload tpcb", "--workload %s has no offered rate to sweep", f.kind)
 	}
 	if r, ok := w.(workload.Ready); ok && r.Ready(ctx, dsn) == nil {
 		return nil
@@ -255,14 +253,6 @@ func pointText(r sweep.Result) string {
 		return "failed: " + r.Error
 	}
 	return fmt.Sprintf("%.1f tps, p99 %.2f ms (run %s)", r.TPS, float64(r.P99)/1e6, r.RunID)
-}
-
-func slicesMax(xs []int) int {
-	m := xs[0]
-	for _, x := range xs {
-		m = max(m, x)
-	}
-	return m
 }
 
 // phasesReport is what a step load prints with --json.

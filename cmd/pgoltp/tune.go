@@ -16,6 +16,7 @@ import (
 
 func init() {
 	f := tune.Options{Kinds: tunerKinds()}
+	var metricsAt string
 	cmd := &cobra.Command{
 		Use:   "tune",
 		Short: "Search for the settings that make a workload fastest, then prove and explain the result",
@@ -56,18 +57,15 @@ does not restart a server it does not manage.`,
   pgoltp tune --resume`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTune(cmd.Context(), cmd.OutOrStdout(), cmd, f)
+			return runTune(cmd.Context(), cmd.OutOrStdout(), cmd, f, metricsAt)
 		},
 	}
 	addTuneFlags(cmd.Flags(), &f)
-	addMetricsFlag(cmd.Flags(), &tuneMetricsAt)
+	addMetricsFlag(cmd.Flags(), &metricsAt)
 	rootCmd.AddCommand(cmd)
 }
 
-// tuneMetricsAt is tune's --metrics-addr.
-var tuneMetricsAt string
-
-func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tune.Options) error {
+func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tune.Options, metricsAt string) error {
 	if err := f.Validate(); err != nil {
 		return namedFlags(err, tuneFlagNames(f.Workload))
 	}
@@ -91,7 +89,7 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tune.Opti
 	if err != nil {
 		return err
 	}
-	live, stopLive, err := serveLive(tuneMetricsAt, livemetrics.Info{Workload: w.Kind(), Mode: "tune"}, os.Stderr)
+	live, stopLive, err := serveLive(metricsAt, livemetrics.Info{Workload: w.Kind(), Mode: "tune"}, os.Stderr)
 	if err != nil {
 		return err
 	}
