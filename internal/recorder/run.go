@@ -101,7 +101,7 @@ func Run(ctx context.Context, dsn string, w workload.Workload, opts Options) (*O
 		notes = append(notes, note)
 	}
 	if runErr == nil && !interrupted && check {
-		if _, unchecked := w.(workload.Unchecked); opts.Log != nil && !unchecked {
+		if u, ok := w.(workload.Unchecked); opts.Log != nil && !(ok && u.Unchecked()) {
 			fmt.Fprintln(opts.Log, "checking consistency...")
 		}
 		chk, err := w.Check(ctx, dsn)

@@ -114,9 +114,13 @@ func TestRunKeepsHourlyHistograms(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Options.Duration = 2 * time.Second
-	out, err := recorder.Run(ctx, dsn, w, recorder.Options{Lab: lab, Collect: collect.Options{Interval: 500 * time.Millisecond, NoBloat: true}})
+	var log strings.Builder
+	out, err := recorder.Run(ctx, dsn, w, recorder.Options{Lab: lab, Log: &log, Collect: collect.Options{Interval: 500 * time.Millisecond, NoBloat: true}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "checking consistency...") || out.Check == nil {
+		t.Errorf("a checked run said %q and checked %+v", log.String(), out.Check)
 	}
 	got := load(t, lab, out.RunID)
 	var inSeries int64
@@ -153,9 +157,14 @@ func TestRunKeepsHourlyHistogramsOfTPCC(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Options.Duration = 3 * time.Second
-	out, err := recorder.Run(ctx, dsn, w, recorder.Options{Lab: lab, Collect: collect.Options{Interval: 500 * time.Millisecond, NoBloat: true}})
+	var log strings.Builder
+	out, err := recorder.Run(ctx, dsn, w, recorder.Options{Lab: lab, Log: &log, Collect: collect.Options{Interval: 500 * time.Millisecond, NoBloat: true}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// CheckMode none: no check runs, and none is announced.
+	if strings.Contains(log.String(), "checking consistency") || out.Check != nil {
+		t.Errorf("a run with CheckMode none said %q and checked %+v", log.String(), out.Check)
 	}
 	got := load(t, lab, out.RunID)
 	inSeries := map[string]int64{}

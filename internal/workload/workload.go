@@ -84,11 +84,11 @@ type Ready interface {
 	Ready(ctx context.Context, dsn string) error
 }
 
-// Unchecked is implemented by workloads whose Check never checks anything
-// (a recorded command, an imported log): internal/recorder then does not say
-// it is checking consistency.
+// Unchecked is implemented by workloads whose Check may check nothing (a
+// recorded command, an imported log, a run with CheckMode none): when it
+// says true, internal/recorder does not say it is checking consistency.
 type Unchecked interface {
-	Unchecked()
+	Unchecked() bool
 }
 
 // UpdatedInPlace is implemented by workloads that update rows in place: the

@@ -39,7 +39,7 @@ func (im *Imported) Prepare(context.Context, string, workload.Layout) error {
 }
 
 // Unchecked: there is no consistency check to announce.
-func (im *Imported) Unchecked() {}
+func (im *Imported) Unchecked() bool { return true }
 
 // Check has nothing to check.
 func (im *Imported) Check(context.Context, string) (*workload.Check, error) { return nil, nil }

@@ -151,6 +151,10 @@ func (w *Workload) SetRatePhases(phases []measure.RatePhase) { w.Options.RatePha
 // SetStartGate implements workload.Gated.
 func (w *Workload) SetStartGate(gate func(context.Context) error) { w.Options.StartGate = gate }
 
+// Unchecked: with CheckMode none the run is not checked, and nobody is
+// told it is.
+func (w *Workload) Unchecked() bool { return w.CheckMode == workload.CheckNone }
+
 // Check implements workload.Workload: the check the last run made of what it
 // changed (balances and history moved together, one history row per commit);
 // when the run made none, a check of the whole database; with CheckMode

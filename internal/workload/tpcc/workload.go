@@ -272,6 +272,10 @@ func (r *RunResult) notes() []string {
 	return notes
 }
 
+// Unchecked: with CheckMode none the run is not checked, and nobody is
+// told it is.
+func (w *Workload) Unchecked() bool { return w.CheckMode == workload.CheckNone }
+
 // Check implements workload.Workload: the consistency conditions after a run
 // (quick or full, as CheckMode says; nil with CheckNone), in every schema
 // the run drove.
