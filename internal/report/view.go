@@ -96,7 +96,7 @@ var collectorSections = []struct {
 		{"Pressure stall (% of time)", "%", []string{"os.psi.cpu_some_pct", "os.psi.io_some_pct", "os.psi.io_full_pct", "os.psi.memory_some_pct"},
 			map[string]string{"os.psi.cpu_some_pct": "cpu some", "os.psi.io_some_pct": "io some", "os.psi.io_full_pct": "io full", "os.psi.memory_some_pct": "memory some"}},
 		{"Run queue", "tasks", []string{"os.run_queue", "os.blocked"}, map[string]string{"os.run_queue": "runnable", "os.blocked": "blocked on I/O"}},
-		{"Dirty and writeback memory", "MB", []string{"os.mem.dirty_mb", "os.mem.writeback_mb"}, map[string]string{"os.mem.dirty_mb": "dirty", "os.mem.writeback_mb": "writeback"}},
+		{"Dirty and writeback memory", "MiB", []string{"os.mem.dirty_mb", "os.mem.writeback_mb"}, map[string]string{"os.mem.dirty_mb": "dirty", "os.mem.writeback_mb": "writeback"}},
 		{"Context switches", "/s", []string{"os.context_switches_per_s"}, map[string]string{"os.context_switches_per_s": "switches"}},
 	}},
 	{"Disk", []chartSpec{
