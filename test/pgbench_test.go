@@ -38,3 +38,25 @@ func TestPgbenchCommandIsPgbenchs(t *testing.T) {
 		}
 	}
 }
+
+// TestPgbenchConnectsToTheLab: with no server named in PG* variables,
+// `pgoltp pgbench` connects to the server pgoltp was given (--dsn here,
+// --lab or a lab in the default place likewise), so a lab needs no
+// connection options; its command line overrides parts as libpq's does.
+func TestPgbenchConnectsToTheLab(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewDatabase(t)
+	if r := runPgoltp(t, time.Minute, "pgbench", "--dsn", dsn, "-i", "-q", "-I", "dtGp"); r.code != 0 || !strings.Contains(r.stderr, "done in ") {
+		t.Fatalf("pgbench -i through --dsn: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r := runPgoltp(t, time.Minute, "pgbench", "--dsn", dsn, "-n", "-S", "-t", "5")
+	if r.code != 0 || !strings.Contains(r.stdout, "processed: 5/5") {
+		t.Errorf("pgbench -S through --dsn: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	// A database named on the command line wins over the server's default,
+	// as a dbname wins over PGDATABASE in pgbench.
+	r = runPgoltp(t, time.Minute, "pgbench", "--dsn", dsn, "-n", "-S", "-t", "5", "no_such_database_here")
+	if r.code != 1 || !strings.Contains(r.stderr, `database "no_such_database_here" does not exist`) {
+		t.Errorf("pgbench with its own dbname: exit %d, stderr %q; want the server's refusal of that database", r.code, r.stderr)
+	}
+}

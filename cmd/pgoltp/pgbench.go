@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/pgbench"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/workload/command"
 )
 
 // pgbench is a drop-in pgbench: its command line, messages and exit codes are
@@ -33,7 +36,11 @@ func init() {
 				}
 				return runRecorded(cmd.Context(), cmd, append([]string{self, "pgbench"}, args...), own.title, own.metricsAt)
 			}
-			if code := pgbench.Main(cmd.Context(), args, pgbench.OSEnv()); code != 0 {
+			env, err := pgbenchEnv(cmd.Context(), own.labGiven)
+			if err != nil {
+				return err
+			}
+			if code := pgbench.Main(cmd.Context(), args, env); code != 0 {
 				os.Exit(code)
 			}
 			return nil
@@ -43,7 +50,7 @@ func init() {
 
 // pgbenchExtras are the options pgoltp adds to pgbench's.
 type pgbenchExtras struct {
-	record           bool
+	record, labGiven bool
 	title, metricsAt string
 }
 
@@ -52,7 +59,7 @@ type pgbenchExtras struct {
 func pgoltpPgbenchOptions(args []string) ([]string, pgbenchExtras, error) {
 	var own pgbenchExtras
 	var out []string
-	valued := map[string]*string{"--title": &own.title, "--metrics-addr": &own.metricsAt, "--lab": &global.lab, "--results-dsn": &resultsStore.dsn}
+	valued := map[string]*string{"--title": &own.title, "--metrics-addr": &own.metricsAt, "--lab": &global.lab, "--dsn": &global.dsn, "--results-dsn": &resultsStore.dsn}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -77,9 +84,35 @@ func pgoltpPgbenchOptions(args []string) ([]string, pgbenchExtras, error) {
 			value = args[i]
 		}
 		*target = value
+		own.labGiven = own.labGiven || name == "--lab" || name == "--dsn"
 	}
 	if (own.title != "" || own.metricsAt != "") && !own.record {
 		return nil, own, problem.BadInput("add --record", "--title and --metrics-addr go with --record")
 	}
 	return out, own, nil
+}
+
+// pgbenchEnv is the environment pgbench reads its connection from. PG*
+// variables that name a server are pgbench's business, as they would be
+// without pgoltp. Otherwise, with --lab or --dsn given or a lab in the
+// default place, pgbench's defaults are that server (as PG* variables, so
+// -h, -p, -U and a dbname on the command line override them as in libpq): a
+// managed lab needs no connection options. With none of them it is libpq's
+// default, as in pgbench. The variables are set in this process because
+// pgbench's connections read them as libpq does (pgx.ParseConfig).
+func pgbenchEnv(ctx context.Context, labGiven bool) (pgbench.Env, error) {
+	if command.EnvNamesServer() || !(labGiven || cluster.Exists(global.lab)) {
+		return pgbench.OSEnv(), nil
+	}
+	c := &command.Command{Argv: []string{"pgbench"}}
+	if _, err := recordedServer(ctx, c); err != nil {
+		return pgbench.Env{}, err
+	}
+	for _, kv := range c.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		if err := os.Setenv(k, v); err != nil {
+			return pgbench.Env{}, err
+		}
+	}
+	return pgbench.OSEnv(), nil
 }

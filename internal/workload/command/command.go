@@ -111,6 +111,12 @@ func (c *Command) ConnectsItself() bool {
 	if parsePgbenchArgs(c.pgbenchArgs()).connects() {
 		return true
 	}
+	return EnvNamesServer()
+}
+
+// EnvNamesServer says a PG* variable of this process names a server or a
+// connection parameter, which libpq (and pgbench) would use.
+func EnvNamesServer() bool {
 	for _, v := range libpqVars {
 		if os.Getenv(v) != "" {
 			return true
