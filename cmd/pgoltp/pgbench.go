@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"strings"
 
@@ -36,7 +35,7 @@ func init() {
 				}
 				return runRecorded(cmd.Context(), cmd, append([]string{self, "pgbench"}, args...), own.title, own.metricsAt)
 			}
-			env, err := pgbenchEnv(cmd.Context(), own.labGiven)
+			env, err := pgbenchEnv(own.labGiven)
 			if err != nil {
 				return err
 			}
@@ -84,7 +83,7 @@ func pgoltpPgbenchOptions(args []string) ([]string, pgbenchExtras, error) {
 			value = args[i]
 		}
 		*target = value
-		own.labGiven = own.labGiven || name == "--lab" || name == "--dsn"
+		own.labGiven = own.labGiven || name == "--lab"
 	}
 	if (own.title != "" || own.metricsAt != "") && !own.record {
 		return nil, own, problem.BadInput("add --record", "--title and --metrics-addr go with --record")
@@ -94,21 +93,31 @@ func pgoltpPgbenchOptions(args []string) ([]string, pgbenchExtras, error) {
 
 // pgbenchEnv is the environment pgbench reads its connection from. PG*
 // variables that name a server are pgbench's business, as they would be
-// without pgoltp. Otherwise, with --lab or --dsn given or a lab in the
-// default place, pgbench's defaults are that server (as PG* variables, so
-// -h, -p, -U and a dbname on the command line override them as in libpq): a
-// managed lab needs no connection options. With none of them it is libpq's
-// default, as in pgbench. The variables are set in this process because
-// pgbench's connections read them as libpq does (pgx.ParseConfig).
-func pgbenchEnv(ctx context.Context, labGiven bool) (pgbench.Env, error) {
-	if command.EnvNamesServer() || !(labGiven || cluster.Exists(global.lab)) {
+// without pgoltp. Otherwise --dsn, or the lab's cluster (--lab, or a lab in
+// the default place), is pgbench's default server, set as PG* variables so
+// that -h, -p, -U and a dbname on the command line override parts of it as
+// in libpq: a managed lab needs no connection options. Nothing is started or
+// connected here (a bad option must fail as in pgbench, before any server is
+// touched); with none of them it is libpq's default, as in pgbench. The
+// variables are set in this process because pgbench's connections read them
+// as libpq does (pgx.ParseConfig).
+func pgbenchEnv(labGiven bool) (pgbench.Env, error) {
+	if command.EnvNamesServer() || global.dsn == "" && !(labGiven || cluster.Exists(global.lab)) {
 		return pgbench.OSEnv(), nil
 	}
-	c := &command.Command{Argv: []string{"pgbench"}}
-	if _, err := recordedServer(ctx, c); err != nil {
-		return pgbench.Env{}, err
+	dsn, passFile := global.dsn, ""
+	if dsn == "" {
+		c, err := cluster.Open(global.lab)
+		if err != nil {
+			return pgbench.Env{}, err
+		}
+		dsn, passFile = c.DSN(workDatabase), c.PassFile()
 	}
-	for _, kv := range c.Env {
+	vars, err := libpqEnv(dsn, passFile)
+	if err != nil {
+		return pgbench.Env{}, problem.BadInput("give --dsn as a URL or key=value string", "--dsn: %v", err)
+	}
+	for _, kv := range vars {
 		k, v, _ := strings.Cut(kv, "=")
 		if err := os.Setenv(k, v); err != nil {
 			return pgbench.Env{}, err
