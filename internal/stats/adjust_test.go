@@ -73,7 +73,7 @@ func TestAdjustDrift(t *testing.T) {
 
 // TestAdjustNoiseCovariate: a covariate that explains nothing does no harm:
 // coverage stays at least 92% and the median interval at most 15% wider
-// (the degree of freedom the fit costs, and the residuals' degrees of freedom where the unadjusted interval could keep the within-run ones: 10% in this simulation).
+// (the fitted slope and the degree of freedom it costs: about 10% in this simulation).
 func TestAdjustNoiseCovariate(t *testing.T) {
 	cov, covAdj, w, wAdj := adjustSim(t, 0, 10, 1000)
 	t.Logf("coverage %.3f → %.3f, median width %.1f%% → %.1f%%", cov, covAdj, w, wAdj)
