@@ -175,6 +175,9 @@ func EstimateAdjusted(blocks []Block, level float64, of func(Block) float64, nam
 	}
 	var cands []stats.Covariate
 	for _, name := range names {
+		if !anyHas(blocks, name) {
+			continue // not measured in this run at all (the server's side, say)
+		}
 		diff := make([]float64, len(rs))
 		for i, r := range rs {
 			va, okA := r.a.Covariates[name]
@@ -190,6 +193,15 @@ func EstimateAdjusted(blocks []Block, level float64, of func(Block) float64, nam
 		return u, stats.Adjustment{Effect: u}
 	}
 	return u, stats.Adjust(d, fixed, cands, u, 1)
+}
+
+func anyHas(blocks []Block, name string) bool {
+	for _, b := range blocks {
+		if _, ok := b.Covariates[name]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func mean(v []float64) float64 {
