@@ -34,11 +34,12 @@ const (
 	CovAutovacuums = "autovacuums"    // autovacuum runs finished during the run
 )
 
-// covariateOrder is the adjustment's fixed priority.
-var covariateOrder = []string{CovProbe, CovSteal, CovOthers, CovRunQueue, CovDiskRead, CovWALPerTxn, CovCheckpoints, CovAutovacuums}
+// CovariateOrder is the adjustment's fixed priority (tune's comparisons
+// take the same).
+var CovariateOrder = []string{CovProbe, CovSteal, CovOthers, CovRunQueue, CovDiskRead, CovWALPerTxn, CovCheckpoints, CovAutovacuums}
 
 // hostCovariates are a CPU meter's covariates over a window of seconds.
-func hostCovariates(u collect.CPUUse, seconds float64) map[string]float64 {
+func HostCovariates(u collect.CPUUse, seconds float64) map[string]float64 {
 	c := map[string]float64{CovRunQueue: u.RunQueue}
 	if seconds <= 0 {
 		return c
@@ -111,7 +112,7 @@ func adjustRuns(runs []RunRecord, objective string, unadjusted stats.Effect) *st
 		return nil
 	}
 	var cands []stats.Covariate
-	for _, name := range covariateOrder {
+	for _, name := range CovariateOrder {
 		if ca, cb, ok := covariateOf(runs, name); ok {
 			cands = append(cands, stats.Covariate{Name: name, Diff: stats.PairDiffs(ca, cb)})
 		}
@@ -151,7 +152,7 @@ func blockCovariates(res *switchback.Result, meter *collect.CPUMeter) {
 		if b.Seconds == 0 {
 			continue
 		}
-		res.Blocks[i].Covariates = hostCovariates(meter.Within(b.Window(res.Start)), float64(b.Seconds))
+		res.Blocks[i].Covariates = HostCovariates(meter.Within(b.Window(res.Start)), float64(b.Seconds))
 	}
 }
 

@@ -429,7 +429,7 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 	u := meter.Stop(res.MeasureStart, res.MeasureEnd)
 	res.SetCPU(u.Server, u.Driver, u.Steal, u.Probe)
 	m := res.Measurement
-	rec.Covariates = hostCovariates(u, m.Elapsed.Seconds()) // issue 29.2
+	rec.Covariates = HostCovariates(u, m.Elapsed.Seconds()) // issue 29.2
 	obs := <-observed
 	if obs.err != nil {
 		return rec, fmt.Errorf("reading pg_settings during the run: %w", obs.err)

@@ -223,7 +223,7 @@ func judgeSwitchback(sr *StepResult, level float64, risk settings.Risk) {
 	if sr.Objective == ObjectivePerCPU {
 		of = switchback.PerCPU
 	}
-	_, adj := switchback.EstimateAdjusted(sr.Switchback.Blocks, level, of, covariateOrder) // issue 29.2
+	_, adj := switchback.EstimateAdjusted(sr.Switchback.Blocks, level, of, CovariateOrder) // issue 29.2
 	sr.Adjusted = &adj
 	sr.Throughput = switchback.Estimate(sr.Switchback.Blocks, level)
 	sr.WorkPerCPU = switchback.EstimateOf(sr.Switchback.Blocks, level, switchback.PerCPU)

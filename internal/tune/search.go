@@ -686,33 +686,36 @@ func (s *session) paired(a, b map[string]string, role, label string) (stats.Effe
 	if design, _ := s.designFor(a, b); design == DesignSwitchback { // issue 29.1
 		return s.switchbackPaired(a, b, role, label)
 	}
-	measure := func(values map[string]string, label string) (stats.Run, error) {
+	var ma, mb []workload.Measurement
+	measure := func(values map[string]string, label string, into *[]workload.Measurement) (stats.Run, error) {
 		if s.outer.Err() != nil {
 			return stats.Run{}, errInterrupted
 		}
 		m, _, _, err := s.measure(values, RunInfo{Role: role, Label: label})
+		*into = append(*into, m)
 		return runOf(s.Objective, m), err
 	}
 	s.logf("%s", s.planText(label))
-	first, err := measure(a, label+" (reference)")
+	first, err := measure(a, label+" (reference)", &ma)
 	if err != nil {
 		return stats.Effect{}, err
 	}
 	as, bs := []stats.Run{first}, []stats.Run(nil)
 	for {
-		rb, err := measure(b, label)
+		rb, err := measure(b, label, &mb)
 		if err != nil {
 			return stats.Effect{}, err
 		}
-		ra, err := measure(a, label+" (reference)")
+		ra, err := measure(a, label+" (reference)", &ma)
 		if err != nil {
 			return stats.Effect{}, err
 		}
 		as, bs = append(as, ra), append(bs, rb)
-		e := stats.Paired(as, bs, s.rule().LookLevel())
-		if stop, why := s.rule().Stop(e); stop {
-			s.logf("  %s: stopped after %d pairs: %s", label, e.Pairs, why)
-			return e, nil
+		u := stats.Paired(as, bs, s.rule().LookLevel())
+		adj := adjusted(ma, mb, as, bs, u) // issue 29.2
+		if stop, why := s.rule().Stop(adj.Effect); stop {
+			s.logf("  %s: stopped after %d pairs: %s%s", label, u.Pairs, why, adjustedText(u, adj))
+			return adj.Effect, nil
 		}
 	}
 }
