@@ -38,6 +38,8 @@ func addTuneFlags(f *pflag.FlagSet, o *tune.Options) {
 	f.Lookup("resume").NoOptDefVal = "latest"
 	f.Int64Var(&o.Seed, "seed", 1, "random seed of the search")
 	f.IntVar(&o.Confirm, "confirm", 3, "top candidates re-run against the baseline before one is declared best")
+	f.Float64Var(&o.MinEffect, "min-effect", 5, "a comparison (confirmation, best vs advise, ablation) adds pairs until its interval excludes zero or lies within ±this % (it says first how many pairs it expects)")
+	f.IntVar(&o.MaxPairs, "max-pairs", 5, "the most pairs of runs one comparison may take")
 	f.IntVar(&o.Ablation, "ablation", 0, "ablate at most this many settings, largest changes first (0: all)")
 	f.BoolVar(&o.Reload, "reload", true, "load the data again before every measured run, so that each measures the same database (--reload=false: faster, but runs that write grow it as the search goes)")
 	f.BoolVar(&o.Layout, "layout", false, "then search the fillfactor of the tables updated in place (rewrites them before every run)")
@@ -59,7 +61,7 @@ func defaultObjectives(kinds []tune.Kind) string {
 var tuneFlags = map[string]string{
 	"Workload": "--workload", "Clients": "--clients", "Budget": "--budget", "Trial": "--trial",
 	"Prewarm": "--prewarm", "Objective": "--objective", "MaxP99": "--max-p99", "AllowUnsafe": "--allow-unsafe",
-	"Apply": "--apply", "Format": "--format", "Resume": "--resume", "Seed": "--seed", "Confirm": "--confirm",
+	"Apply": "--apply", "Format": "--format", "Resume": "--resume", "Seed": "--seed", "Confirm": "--confirm", "MinEffect": "--min-effect", "MaxPairs": "--max-pairs",
 	"Ablation": "--ablation", "Reload": "--reload", "Layout": "--layout", "Inject": "--test-inject",
 }
 

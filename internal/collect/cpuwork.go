@@ -35,8 +35,9 @@ type CPUMeter struct {
 }
 
 type cpuSample struct {
-	at                    time.Time
-	server, driver, steal time.Duration
+	at             time.Time
+	server, driver time.Duration
+	host           hostLoad
 }
 
 // CPUUse is what a CPUMeter measured over a run's window.
@@ -48,6 +49,16 @@ type CPUUse struct {
 	// Probe is the CPU time the same fixed unit of work took, once a
 	// second (SpeedProbe): how fast the CPU was, second by second.
 	Probe []time.Duration
+	// Others is the CPU time the host spent on processes that are neither
+	// the server nor the driver (the neighbours in this host or guest);
+	// only known when the server runs here (Server > 0), else 0.
+	Others time.Duration
+	// RunQueue is the mean number of threads running or ready to run on
+	// the host (procs_running, ours included) over the window.
+	RunQueue float64
+	// DiskRead is the bytes the host read from its disks over the window
+	// (/proc/vmstat pgpgin): pages the host reclaimed and the run re-read.
+	DiskRead float64
 }
 
 // ServerPID is the postmaster of the server conn is connected to when it
@@ -113,21 +124,43 @@ func (m *CPUMeter) Within(from, to time.Time) CPUUse {
 		from, to = m.samples[0].at, m.samples[len(m.samples)-1].at
 	}
 	a, b := cpuAt(m.samples, from), cpuAt(m.samples, to)
-	u := CPUUse{Server: b.server - a.server, Driver: b.driver - a.driver, Steal: b.steal - a.steal}
+	u := CPUUse{Server: b.server - a.server, Driver: b.driver - a.driver, Steal: b.host.steal - a.host.steal,
+		DiskRead: b.host.readBytes - a.host.readBytes, RunQueue: runQueue(m.samples, from, to)}
 	if m.postmaster == 0 {
 		u.Server = 0
 	}
+	ours := u.Server + u.Driver // the probe included: it is ours, not a neighbour's
 	for _, p := range m.probes {
 		if !p.at.Before(from) && !p.at.After(to) {
 			u.Probe = append(u.Probe, p.took)
 			u.Driver -= p.took // the probe is the meter's cost, not the driver's
 		}
 	}
+	if u.Server > 0 {
+		u.Others = max(0, b.host.busy-a.host.busy-ours)
+	}
 	return u
 }
 
+// runQueue is the mean procs_running of the samples from..to (the nearest
+// sample when none falls inside).
+func runQueue(samples []cpuSample, from, to time.Time) float64 {
+	var sum float64
+	n := 0
+	for _, s := range samples {
+		if !s.at.Before(from) && !s.at.After(to) {
+			sum += s.host.running
+			n++
+		}
+	}
+	if n == 0 {
+		return cpuAt(samples, from).host.running
+	}
+	return sum / float64(n)
+}
+
 func (m *CPUMeter) sample() {
-	s := cpuSample{at: time.Now(), driver: ownCPU(os.Getpid(), false), steal: hostSteal()}
+	s := cpuSample{at: time.Now(), driver: ownCPU(os.Getpid(), false), host: readHostLoad()}
 	if m.postmaster != 0 {
 		s.server = treeCPU(m.postmaster)
 	}
@@ -149,22 +182,11 @@ func cpuAt(samples []cpuSample, t time.Time) cpuSample {
 		}
 		f := float64(t.Sub(a.at)) / float64(max(b.at.Sub(a.at), 1))
 		lerp := func(x, y time.Duration) time.Duration { return x + time.Duration(f*float64(y-x)) }
-		return cpuSample{at: t, server: lerp(a.server, b.server), driver: lerp(a.driver, b.driver), steal: lerp(a.steal, b.steal)}
+		host := hostLoad{steal: lerp(a.host.steal, b.host.steal), busy: lerp(a.host.busy, b.host.busy),
+			running: a.host.running, readBytes: a.host.readBytes + f*(b.host.readBytes-a.host.readBytes)}
+		return cpuSample{at: t, server: lerp(a.server, b.server), driver: lerp(a.driver, b.driver), host: host}
 	}
 	return samples[len(samples)-1]
-}
-
-// hostSteal is the host's steal time so far, over all CPUs (0 unknown).
-func hostSteal() time.Duration {
-	fs, err := procfs.NewDefaultFS()
-	if err != nil {
-		return 0
-	}
-	st, err := fs.Stat()
-	if err != nil {
-		return 0
-	}
-	return time.Duration(st.CPUTotal.Steal * float64(time.Second))
 }
 
 // treeCPU is the CPU time used by pid and all its children: their own, and

@@ -89,3 +89,20 @@ func burn(d time.Duration) {
 }
 
 var sink int
+
+// TestCPUMeterHostLoad: the host's covariates are read (issue 29.2): the
+// run queue counts at least the thread reading it, disk reads are never
+// negative, and the neighbours' CPU is only claimed when the server's is
+// known (here it is not: no server).
+func TestCPUMeterHostLoad(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc")
+	}
+	m := collect.StartCPU(0)
+	burn(300 * time.Millisecond)
+	time.Sleep(700 * time.Millisecond)
+	u := m.Stop(time.Time{}, time.Time{})
+	if u.RunQueue < 1 || u.DiskRead < 0 || u.Others != 0 {
+		t.Errorf("run queue %.2f, disk read %.0f B, others %s", u.RunQueue, u.DiskRead, u.Others)
+	}
+}

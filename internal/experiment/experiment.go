@@ -51,6 +51,7 @@ type Experiment struct {
 	// live endpoint, --metrics-addr); nil: none.
 	OnInterval workload.IntervalFunc
 	warmFailed bool // WarmCache failed once; not tried again
+	major      int  // the server's major (its statistics views: covariates)
 	// checkpointFailed: Checkpoint failed once (no privilege); not tried again.
 	checkpointFailed bool
 }
@@ -120,6 +121,12 @@ type StepResult struct {
 	Design     string             `json:"design"`
 	DesignWhy  string             `json:"design_why,omitempty"`
 	Switchback *switchback.Result `json:"switchback,omitempty"`
+	// Adjusted is the judged objective's effect adjusted for the runs' (or
+	// blocks') covariates (stats.Adjust, issue 29.2): which covariates it
+	// used, and why it left the others out. When it used any, the verdict
+	// and the stop rule judge it; Throughput and WorkPerCPU stay the
+	// unadjusted effects. nil: no covariates were recorded.
+	Adjusted *stats.Adjustment `json:"adjusted,omitempty"`
 	// Summary is the verdict as shown: with the unsafe label, the minimum
 	// detectable effect after "no measurable difference", what was not in
 	// effect.
@@ -144,8 +151,19 @@ const (
 	ObjectivePerCPU = "per-cpu"
 )
 
-// Judged is the effect the verdict judged: on throughput, or on work per CPU.
+// Judged is the effect the verdict and the stop rule judge: on throughput,
+// or on work per CPU; adjusted for covariates when the adjustment used any
+// (decided before any run: the covariates are taken in a fixed order, and
+// the guards look at the covariates, never at the effect).
 func (sr *StepResult) Judged() stats.Effect {
+	if a := sr.Adjusted; a != nil && len(a.Used) > 0 {
+		return a.Effect
+	}
+	return sr.Unadjusted()
+}
+
+// Unadjusted is the judged objective's effect before adjustment.
+func (sr *StepResult) Unadjusted() stats.Effect {
 	if sr.Objective == ObjectivePerCPU {
 		return sr.WorkPerCPU
 	}
@@ -173,6 +191,9 @@ type RunRecord struct {
 	// Checkpoint is where the checkpoint run before this run's warm-up
 	// ended (Checkpoint); "" when none could be run.
 	Checkpoint string `json:"checkpoint_lsn,omitempty"`
+	// Covariates are what the neighbours, the CPU, the page cache and the
+	// server did during the measured run (covariates.go), by name.
+	Covariates map[string]float64 `json:"covariates,omitempty"`
 	// Observed is what pg_settings said during the run, for every setting of the arm.
 	Observed map[string]string `json:"observed"`
 	Mismatch []string          `json:"mismatch,omitempty"` // settings whose observed value differed from the intended one
@@ -193,6 +214,7 @@ func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 	if err := e.validate(live, major); err != nil {
 		return nil, err
 	}
+	e.major = major
 	// issue 28 (ossettings): the plan's machine-wide OS settings, refused or checked before anything runs.
 	osSteps := map[string]map[string]string{}
 	for _, s := range p.Steps {
@@ -332,9 +354,15 @@ func (e *Experiment) runStep(ctx context.Context, step Step, major int, original
 		}
 	}
 	sr.Summary += ossettings.VerdictNote(step.OS) // issue 28: labelled machine-wide
-	e.logf("%-20s %s: %+.1f%% (%s CI %+.1f%% .. %+.1f%%, %d pairs, stopped: %s)", step.Name, sr.Summary, sr.Throughput.Percent,
-		levelText(sr.Throughput.Level), sr.Throughput.Low, sr.Throughput.High, sr.Throughput.Pairs, sr.StoppedBy)
+	e.logVerdict(sr, "pairs, stopped: "+sr.StoppedBy)
 	return sr, nil
+}
+
+// logVerdict logs a step's verdict with the effect it judged.
+func (e *Experiment) logVerdict(sr StepResult, pairs string) {
+	j := sr.Judged()
+	e.logf("%-20s %s: %s %+.1f%% (%s CI %+.1f%% .. %+.1f%%, %d %s)", sr.Name, sr.Summary, judgedName(sr), j.Percent,
+		levelText(j.Level), j.Low, j.High, j.Pairs, pairs)
 }
 
 // runOnce applies an arm's settings (restarting only if needed), reloads the
@@ -391,6 +419,7 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	observed := e.observeHalfway(runCtx, sortedKeys(values))
+	before := readActivity(ctx, conn, e.major)
 	meter := collect.StartCPU(collect.ServerPID(ctx, conn)) // issue 29.3: work per CPU
 	res, err := e.Workload.Run(ctx, e.DSN, workload.RunOptions{Duration: e.Plan.Duration, OnInterval: e.OnInterval})
 	if err != nil {
@@ -400,6 +429,7 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 	u := meter.Stop(res.MeasureStart, res.MeasureEnd)
 	res.SetCPU(u.Server, u.Driver, u.Steal, u.Probe)
 	m := res.Measurement
+	rec.Covariates = HostCovariates(u, m.Elapsed.Seconds()) // issue 29.2
 	obs := <-observed
 	if obs.err != nil {
 		return rec, fmt.Errorf("reading pg_settings during the run: %w", obs.err)
@@ -409,6 +439,7 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 		return rec, err
 	}
 	rec.Measurement, rec.TPS, rec.CV, rec.WALBytes = m, m.TPS(), m.CV(), wal
+	serverCovariates(rec.Covariates, before, readActivity(ctx, conn, e.major), wal, m.Transactions)
 	rec.compare(values, obs.values)
 	return rec, nil
 }
@@ -507,6 +538,7 @@ func summarize(sr *StepResult, level float64, risk settings.Risk) {
 	}
 	sr.Throughput = stats.Paired(tpsA, tpsB, level)
 	sr.WorkPerCPU = perCPUEffect(sr.Runs, level)
+	sr.Adjusted = adjustRuns(sr.Runs, sr.Objective, sr.Unadjusted()) // issue 29.2
 	sr.P99 = stats.Paired(p99A, p99B, level)
 	sr.BaselineTPS, _ = meanSD(a)
 	sr.StepTPS, _ = meanSD(b)

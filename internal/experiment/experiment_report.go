@@ -61,6 +61,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if c := s.WorkPerCPU; c.Valid {
 			fmt.Fprintf(&b, "  work per CPU (server+driver): %+.1f%% (%s CI %+.1f%% .. %+.1f%%; MDE ±%.1f%%)\n", c.Percent, levelText(c.Level), c.Low, c.High, c.MDE)
 		}
+		b.WriteString(adjustedLines(s)) // issue 29.2
 		if s.StoppedBy != "" {
 			fmt.Fprintf(&b, "  pairs: %d, stopped: %s\n", t.Pairs, s.StoppedBy)
 		}
@@ -77,7 +78,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if s.InEffect {
 			b.WriteString("  in effect: every setting read back from pg_settings during every run\n")
 		}
-		fmt.Fprintf(&b, "  verdict (objective %s): %s\n", s.Objective, s.Summary)
+		fmt.Fprintf(&b, "  verdict (objective %s): %s\n", judgedName(s), s.Summary)
 	}
 	if r.Method != "" {
 		fmt.Fprintf(&b, "\nmethod: %s\n", r.Method)
@@ -85,6 +86,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.StopRule != "" {
 		fmt.Fprintf(&b, "pairs (repetitions: auto): %s\n", r.StopRule)
 	}
+	b.WriteString("adjustment: " + AdjustMethod + "\n")
 	if r.Restored {
 		b.WriteString("\nthe server's original settings were restored\n")
 	}
@@ -101,7 +103,7 @@ func writeSwitchbackTail(b *strings.Builder, s StepResult) {
 	if s.InEffect {
 		b.WriteString("  in effect: every switch read back from pg_settings by a fresh session before its block began\n")
 	}
-	fmt.Fprintf(b, "  verdict (objective %s): %s\n", s.Objective, s.Summary)
+	fmt.Fprintf(b, "  verdict (objective %s): %s\n", judgedName(s), s.Summary)
 	b.WriteString("  method: each pair of adjacent blocks gives log(step/baseline); the effect is the mean of the two orders' means (a linear drift adds +d to one order and −d to the other), its interval Student t on the residual spread (pairs − 2 degrees of freedom)\n")
 }
 

@@ -133,13 +133,13 @@ func (e *Experiment) runSwitchback(ctx context.Context, sr *StepResult, armA, ar
 		return fmt.Errorf("step %q, switchback run: %w", sr.Name, err)
 	}
 	blockCPU(res, meter)
+	blockCovariates(res, meter)
 	judgeSwitchback(sr, p.Level(), risk)
 	if len(mismatch) > 0 {
 		sr.InEffect = false
 		decide(sr, mismatch, risk)
 	}
-	e.logf("%-20s %s: %+.1f%% (%s CI %+.1f%% .. %+.1f%%, %d block pairs)", sr.Name, sr.Summary, sr.Throughput.Percent,
-		levelText(sr.Throughput.Level), sr.Throughput.Low, sr.Throughput.High, sr.Throughput.Pairs)
+	e.logVerdict(*sr, "block pairs")
 	return nil
 }
 
@@ -219,6 +219,12 @@ func judgeSwitchback(sr *StepResult, level float64, risk settings.Risk) {
 	}
 	sr.BaselineTPS, _ = meanSD(a)
 	sr.StepTPS, _ = meanSD(b)
+	of := switchback.Throughput
+	if sr.Objective == ObjectivePerCPU {
+		of = switchback.PerCPU
+	}
+	_, adj := switchback.EstimateAdjusted(sr.Switchback.Blocks, level, of, CovariateOrder) // issue 29.2
+	sr.Adjusted = &adj
 	sr.Throughput = switchback.Estimate(sr.Switchback.Blocks, level)
 	sr.WorkPerCPU = switchback.EstimateOf(sr.Switchback.Blocks, level, switchback.PerCPU)
 	sr.InEffect = !math.IsNaN(sr.BaselineTPS)

@@ -43,6 +43,7 @@ type Effect struct {
 	// SE is the larger, named by Noise.
 	WithinSE  float64 `json:"within_se"`
 	BetweenSE float64 `json:"between_se"`
+	WithinDF  float64 `json:"within_df,omitempty"` // degrees of freedom of WithinSE
 	Noise     string  `json:"noise"`
 	Valid     bool    `json:"valid"` // an interval could be computed
 }
@@ -126,7 +127,7 @@ func Paired(baseline, step []Run, level float64) Effect {
 		}
 	}
 	if !math.IsNaN(within) {
-		e.WithinSE = math.Sqrt(within)
+		e.WithinSE, e.WithinDF = math.Sqrt(within), min(withinDF, 1e6)
 	}
 	if !math.IsNaN(between) {
 		e.BetweenSE = math.Sqrt(between)

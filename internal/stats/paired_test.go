@@ -247,3 +247,33 @@ func median(xs []float64) float64 {
 	}
 	return s[len(s)/2]
 }
+
+// TestSequentialPlan: the pairs planned for a noise are the fewest whose
+// MDE (at the look's level) reaches min_effect, more for more noise or a
+// smaller effect, and the plan says when the budget cannot reach it.
+func TestSequentialPlan(t *testing.T) {
+	rule := Sequential{MinPairs: 2, MaxPairs: 12, MinEffect: 10, Confidence: 0.95}
+	n, ok := rule.Plan(0.03)
+	if !ok || n < 2 || n > 12 {
+		t.Fatalf("3%% run noise: %d pairs, ok %v", n, ok)
+	}
+	se := 0.03 * math.Sqrt(pairUp(make([]Run, n+1), make([]Run, n)).unitVarMean)
+	if MDE(se, float64(n-1), rule.LookLevel()) > 10 {
+		t.Errorf("planned %d pairs, whose MDE exceeds 10%%", n)
+	}
+	if n > 2 {
+		se1 := 0.03 * math.Sqrt(pairUp(make([]Run, n), make([]Run, n-1)).unitVarMean)
+		if MDE(se1, float64(n-2), rule.LookLevel()) <= 10 {
+			t.Errorf("planned %d pairs, but %d already reach 10%%", n, n-1)
+		}
+	}
+	if m, _ := rule.Plan(0.06); m <= n {
+		t.Errorf("6%% noise plans %d pairs, 3%% plans %d", m, n)
+	}
+	if m, ok := rule.Plan(0.5); ok || m != 12 {
+		t.Errorf("50%% noise: %d pairs, ok %v; want the budget (12) and not ok", m, ok)
+	}
+	if got := RunSD([]float64{100, 100 * math.Exp(0.1), 100}); math.Abs(got-0.1/math.Sqrt2) > 1e-12 { // Δ = ±0.1: σ = 0.1/√2
+		t.Errorf("RunSD = %v, want 0.1/√2", got)
+	}
+}

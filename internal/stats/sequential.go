@@ -1,6 +1,9 @@
 package stats
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Why a sequence of pairs stopped.
 const (
@@ -67,4 +70,41 @@ func (s Sequential) Stop(e Effect) (bool, string) {
 func (s Sequential) Describe() string {
 	return fmt.Sprintf("%d to %d pairs, until the interval excludes zero or lies within ±%g%%; each look at %.4g%% (Bonferroni over %d looks: %.0f%% overall)",
 		s.MinPairs, s.MaxPairs, s.MinEffect, 100*s.LookLevel(), s.Looks(), 100*s.Confidence)
+}
+
+// RunSD is the run-to-run noise of a series of runs of the same settings,
+// as the standard deviation of log(level), from successive differences
+// (√(mean Δ²/2)): a drift that moves neighbouring runs alike does not count,
+// as it does not in pairs. NaN with fewer than 2 positive levels.
+func RunSD(levels []float64) float64 {
+	var sum float64
+	n := 0
+	for i := 1; i < len(levels); i++ {
+		if levels[i] > 0 && levels[i-1] > 0 {
+			d := math.Log(levels[i] / levels[i-1])
+			sum += d * d
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return math.Sqrt(sum / float64(n) / 2)
+}
+
+// Plan is how many pairs the rule expects to need before its interval
+// resolves ±MinEffect (its MDE at LookLevel falls to MinEffect) given
+// runs of noise runSD (RunSD), with pairs formed as Paired forms them; ok is
+// false when even MaxPairs would not (the comparison may end undecided).
+func (s Sequential) Plan(runSD float64) (pairs int, ok bool) {
+	if math.IsNaN(runSD) || runSD <= 0 {
+		return s.MinPairs, !math.IsNaN(runSD)
+	}
+	for n := max(2, s.MinPairs); n <= s.MaxPairs; n++ {
+		se := runSD * math.Sqrt(pairUp(make([]Run, n+1), make([]Run, n)).unitVarMean) // Var(mean d) for runs of variance runSD²
+		if MDE(se, float64(n-1), s.LookLevel()) <= s.MinEffect {
+			return n, true
+		}
+	}
+	return s.MaxPairs, false
 }

@@ -20,6 +20,9 @@ type Block struct {
 	// CPU is the server's and the driver's CPU time over the block's
 	// seconds, when the caller measured it (0: not measured).
 	CPU time.Duration `json:"cpu_ns,omitempty"`
+	// Covariates are what the caller measured beside the block (the
+	// neighbours' CPU, the CPU's speed, ...), by name: EstimateAdjusted.
+	Covariates map[string]float64 `json:"covariates,omitempty"`
 }
 
 // Throughput is a block's level: committed transactions per second.
@@ -70,10 +73,11 @@ func Blocks(start time.Time, perSecond []float64, switches []Switch, settle time
 	return out
 }
 
-// pairRatio is one pair's log(B/A), and whether B ran first.
+// pairRatio is one pair's log(B/A), whether B ran first, and its blocks.
 type pairRatio struct {
 	logRatio float64
 	bFirst   bool
+	a, b     Block
 }
 
 // ratios pairs the adjacent blocks of each pair (both arms measured) on
@@ -97,7 +101,7 @@ func ratios(blocks []Block, level func(Block) float64) []pairRatio {
 		if a.Arm == B {
 			a, b = b, a
 		}
-		out = append(out, pairRatio{logRatio: math.Log(level(b) / level(a)), bFirst: bs[0].Arm == B})
+		out = append(out, pairRatio{logRatio: math.Log(level(b) / level(a)), bFirst: bs[0].Arm == B, a: a, b: b})
 	}
 	return out
 }
@@ -145,6 +149,59 @@ func EstimateOf(blocks []Block, level float64, of func(Block) float64) stats.Eff
 	return stats.Effect{Pairs: n, Level: level, Percent: pct(est), Low: pct(est - t*se), High: pct(est + t*se),
 		MDE: stats.MDE(se, df, level), LogRatio: est, SE: se, DF: df, BetweenSE: se, Noise: stats.NoiseBetweenPair,
 		Valid: !math.IsNaN(se) && !math.IsInf(se, 0)}
+}
+
+// EstimateAdjusted is EstimateOf adjusted for the blocks' covariates, in
+// the order of names (stats.Adjust): the pairs' log ratios regressed on the
+// pair's order (±1, when both orders are present: its intercept is then
+// EstimateOf's mean of the two orders' means) and each covariate's B − A
+// difference. The unadjusted effect comes first.
+func EstimateAdjusted(blocks []Block, level float64, of func(Block) float64, names []string) (stats.Effect, stats.Adjustment) {
+	u := EstimateOf(blocks, level, of)
+	rs := ratios(blocks, of)
+	d := make([]float64, len(rs))
+	order := make([]float64, len(rs))
+	both := [2]bool{}
+	for i, r := range rs {
+		d[i], order[i] = r.logRatio, -1
+		if r.bFirst {
+			order[i] = 1
+		}
+		both[(int(order[i])+1)/2] = true
+	}
+	var fixed [][]float64
+	if both[0] && both[1] && len(rs) >= 3 {
+		fixed = [][]float64{order}
+	}
+	var cands []stats.Covariate
+	for _, name := range names {
+		if !anyHas(blocks, name) {
+			continue // not measured in this run at all (the server's side, say)
+		}
+		diff := make([]float64, len(rs))
+		for i, r := range rs {
+			va, okA := r.a.Covariates[name]
+			vb, okB := r.b.Covariates[name]
+			diff[i] = vb - va
+			if !okA || !okB {
+				diff[i] = math.NaN()
+			}
+		}
+		cands = append(cands, stats.Covariate{Name: name, Diff: diff})
+	}
+	if !u.Valid {
+		return u, stats.Adjustment{Effect: u}
+	}
+	return u, stats.Adjust(d, fixed, cands, u, 1)
+}
+
+func anyHas(blocks []Block, name string) bool {
+	for _, b := range blocks {
+		if _, ok := b.Covariates[name]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func mean(v []float64) float64 {

@@ -81,6 +81,7 @@ func (a tunedWorkload) Run(ctx context.Context, d time.Duration) (workload.Measu
 	}
 	u := meter.Stop(res.MeasureStart, res.MeasureEnd)
 	res.SetCPU(u.Server, u.Driver, u.Steal, u.Probe)
+	res.Measurement.Covariates = experiment.HostCovariates(u, res.Measurement.Elapsed.Seconds()) // issue 29.2
 	return res.Measurement, err
 }
 

@@ -40,10 +40,14 @@ type Options struct {
 	Resume      string // "", "latest" or a search id
 	Seed        int64
 	Confirm     int
-	Ablation    int
-	Reload      bool     // load the data again before every measured run
-	Layout      bool     // the layout phase after the settings search
-	Inject      []string // test only: trial:name=value
+	// MinEffect (%) and MaxPairs bound every comparison's sequential rule
+	// (confirmation, best vs advise, ablation): Session.rule.
+	MinEffect float64
+	MaxPairs  int
+	Ablation  int
+	Reload    bool     // load the data again before every measured run
+	Layout    bool     // the layout phase after the settings search
+	Inject    []string // test only: trial:name=value
 
 	inject map[int]map[string]string // Inject, read by Validate
 }
@@ -87,11 +91,21 @@ func (o *Options) Validate() error {
 		return field.Bad("Design", strconv.Quote(o.Design), "is not a design", "separate or auto")
 	case o.Confirm < 1:
 		return field.Bad("Confirm", strconv.Itoa(o.Confirm), "is too few candidates", "1 or more")
+	case o.MinEffect < 0 || o.MinEffect >= 100:
+		return field.Bad("MinEffect", strconv.FormatFloat(o.MinEffect, 'g', -1, 64), "is not a percentage of effect", "more than 0 and less than 100 (e.g. 5)")
+	case o.MaxPairs < 0 || o.MaxPairs == 1:
+		return field.Bad("MaxPairs", strconv.Itoa(o.MaxPairs), "is too few pairs", "2 or more")
 	case o.Ablation < 0:
 		return field.Bad("Ablation", strconv.Itoa(o.Ablation), "is negative", "0 (all) or more")
 	}
 	if o.Prewarm == 0 {
 		o.Prewarm = max(time.Second, o.Trial/6)
+	}
+	if o.MinEffect == 0 {
+		o.MinEffect = 5
+	}
+	if o.MaxPairs == 0 {
+		o.MaxPairs = 5
 	}
 	var err error
 	o.inject, err = parseInject(o.Inject)

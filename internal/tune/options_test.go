@@ -30,6 +30,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"format", func(o *Options) { o.Format = "yaml" }, "Format", `"yaml" is not an output format`},
 		{"confirm", func(o *Options) { o.Confirm = 0 }, "Confirm", "0 is too few"},
 		{"ablation", func(o *Options) { o.Ablation = -1 }, "Ablation", "-1 is negative"},
+		{"min effect", func(o *Options) { o.MinEffect = 120 }, "MinEffect", "120 is not a percentage of effect"},
+		{"max pairs", func(o *Options) { o.MaxPairs = 1 }, "MaxPairs", "1 is too few pairs"},
 		{"inject", func(o *Options) { o.Inject = []string{"x"} }, "Inject", `"x" is not TRIAL:name=value`},
 		{"inject refused", func(o *Options) { o.Inject = []string{"1:ssl=on"} }, "Inject", "ssl"},
 	} {

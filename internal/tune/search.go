@@ -38,11 +38,15 @@ type Tuner struct {
 	Prewarm     time.Duration // unmeasured run before every measured one
 	// Reload loads the workload's data again before every measured run
 	// but the layout phase's, so that every run measures the same database.
-	Reload   bool
-	Advise   map[string]string
-	Confirm  int  // top candidates re-run before one is declared best (default 3)
-	Ablation int  // at most this many settings ablated, largest changes first (0: all)
-	Apply    bool // keep the result on the server instead of restoring
+	Reload  bool
+	Advise  map[string]string
+	Confirm int // top candidates re-run before one is declared best (default 3)
+	// MinEffect (%, default 5) and MaxPairs (default 5) bound every
+	// comparison's sequential rule (rule).
+	MinEffect float64
+	MaxPairs  int
+	Ablation  int  // at most this many settings ablated, largest changes first (0: all)
+	Apply     bool // keep the result on the server instead of restoring
 	// Force applies (with Apply) a best that was not shown better than the
 	// start; without it such a best is only listed, as unproven.
 	Force bool
@@ -457,7 +461,7 @@ func (s *session) trial(n int, before float64) (Trial, float64, error) {
 	return tr, after, nil
 }
 
-// confirm re-runs each candidate between baseline runs (confirmRule), makes the
+// confirm re-runs each candidate between baseline runs (rule), makes the
 // best of them res.Best (compared with advise's configuration too) and says
 // whether it beat the start when re-run.
 func (s *session) confirm(res *Result, cands []search.Point) (better bool, err error) {
@@ -638,52 +642,87 @@ func (s *session) warmCache() {
 // runs so far stand, and the settings are restored.
 var errInterrupted = errors.New("interrupted")
 
-// confirmRule is how long a re-run goes on (as an experiment's
-// 'repetitions: auto'): pairs until the interval excludes zero or lies within
-// ±5%, 2 to 5 pairs, each look Bonferroni-corrected so that the verdict holds
-// at 95% overall. Two fixed pairs were too few on a shared machine: the
-// interval of a +10% effect spanned zero.
-var confirmRule = stats.Sequential{MinPairs: 2, MaxPairs: 5, MinEffect: 5, Confidence: level}
+// rule is how long a comparison goes on (as an experiment's 'repetitions:
+// auto'): pairs until the interval excludes zero or lies within
+// ±--min-effect, 2 to --max-pairs pairs (5 by default), each look
+// Bonferroni-corrected so that the verdict holds at 95% overall. Two fixed
+// pairs were too few on a shared machine: the interval of a +10% effect
+// spanned zero.
+func (s *session) rule() stats.Sequential {
+	r := stats.Sequential{MinPairs: confirmMinPairs, MaxPairs: s.MaxPairs, MinEffect: s.MinEffect, Confidence: level}
+	if r.MaxPairs == 0 {
+		r.MaxPairs = 5
+	}
+	if r.MinEffect == 0 {
+		r.MinEffect = 5
+	}
+	return r
+}
 
-// paired runs A B A B … A, adding pairs until confirmRule stops, and returns
+// confirmMinPairs is the fewest pairs a comparison looks at.
+const confirmMinPairs = 2
+
+// planText says, before a comparison starts, how many pairs it expects to
+// need for ±--min-effect given the run-to-run noise of the baseline runs so
+// far (issue 29.4).
+func (s *session) planText(label string) string {
+	r := s.rule()
+	sd := stats.RunSD(s.state.Baselines)
+	if math.IsNaN(sd) {
+		return fmt.Sprintf("  %s: no run-to-run noise measured yet; 2 to %d pairs, until the interval excludes zero or lies within ±%g%%", label, r.MaxPairs, r.MinEffect)
+	}
+	n, ok := r.Plan(sd)
+	if !ok {
+		return fmt.Sprintf("  %s: expects more than %d pairs to resolve ±%g%% (run-to-run noise ±%.1f%% from %d baseline runs): it may end undecided; raise --max-pairs or --min-effect",
+			label, r.MaxPairs, r.MinEffect, 100*math.Expm1(sd), len(s.state.Baselines))
+	}
+	return fmt.Sprintf("  %s: expects %d pairs to resolve ±%g%% (run-to-run noise ±%.1f%% from %d baseline runs; at most %d pairs)",
+		label, n, r.MinEffect, 100*math.Expm1(sd), len(s.state.Baselines), r.MaxPairs)
+}
+
+// paired runs A B A B … A, adding pairs until rule stops, and returns
 // B's effect against A at the rule's level for each look.
 func (s *session) paired(a, b map[string]string, role, label string) (stats.Effect, error) {
 	if design, _ := s.designFor(a, b); design == DesignSwitchback { // issue 29.1
 		return s.switchbackPaired(a, b, role, label)
 	}
-	measure := func(values map[string]string, label string) (stats.Run, error) {
+	var ma, mb []workload.Measurement
+	measure := func(values map[string]string, label string, into *[]workload.Measurement) (stats.Run, error) {
 		if s.outer.Err() != nil {
 			return stats.Run{}, errInterrupted
 		}
 		m, _, _, err := s.measure(values, RunInfo{Role: role, Label: label})
+		*into = append(*into, m)
 		return runOf(s.Objective, m), err
 	}
-	first, err := measure(a, label+" (reference)")
+	s.logf("%s", s.planText(label))
+	first, err := measure(a, label+" (reference)", &ma)
 	if err != nil {
 		return stats.Effect{}, err
 	}
 	as, bs := []stats.Run{first}, []stats.Run(nil)
 	for {
-		rb, err := measure(b, label)
+		rb, err := measure(b, label, &mb)
 		if err != nil {
 			return stats.Effect{}, err
 		}
-		ra, err := measure(a, label+" (reference)")
+		ra, err := measure(a, label+" (reference)", &ma)
 		if err != nil {
 			return stats.Effect{}, err
 		}
 		as, bs = append(as, ra), append(bs, rb)
-		e := stats.Paired(as, bs, confirmRule.LookLevel())
-		if stop, why := confirmRule.Stop(e); stop {
-			s.logf("  %s: stopped after %d pairs: %s", label, e.Pairs, why)
-			return e, nil
+		u := stats.Paired(as, bs, s.rule().LookLevel())
+		adj := adjusted(ma, mb, as, bs, u) // issue 29.2
+		if stop, why := s.rule().Stop(adj.Effect); stop {
+			s.logf("  %s: stopped after %d pairs: %s%s", label, u.Pairs, why, adjustedText(u, adj))
+			return adj.Effect, nil
 		}
 	}
 }
 
 // ablate measures the best configuration without each changed setting
 // (that setting at its start value) in pairs against the best itself, as
-// confirmation does (confirmRule). One "without" run between two runs of the
+// confirmation does (rule). One "without" run between two runs of the
 // best was too few: with one pair only the runs' own per-second noise gives
 // the interval, not the drift between runs, and on a shared machine settings
 // that do nothing were measured as worth ±20% and kept.

@@ -94,7 +94,7 @@ func New(ctx context.Context, s Setup) (*Tuner, error) {
 		Recorder: StoreRecorder{Lab: s.Lab, ResultsDSN: s.ResultsDSN, Kind: s.Options.Workload, Workload: s.Workload.Name()},
 		ID:       id, Seed: s.Seed, Objective: s.Objective, MaxP99: s.MaxP99, AllowUnsafe: s.AllowUnsafe,
 		Budget: s.Budget, TrialTime: s.Trial, Prewarm: s.Prewarm, Reload: s.Reload, Advise: advice.Settings(),
-		Confirm: s.Confirm, Ablation: s.Ablation, Apply: s.Apply, Force: s.Force, Format: s.Format, Design: s.Design, Resume: s.Resume, Log: s.Log, Inject: s.inject, Pending: s.Pending,
+		Confirm: s.Confirm, MinEffect: s.MinEffect, MaxPairs: s.MaxPairs, Ablation: s.Ablation, Apply: s.Apply, Force: s.Force, Format: s.Format, Design: s.Design, Resume: s.Resume, Log: s.Log, Inject: s.inject, Pending: s.Pending,
 	}
 	if s.Layout {
 		if t.Layout, err = TablesOf(s.Workload, s.DSN); err != nil {

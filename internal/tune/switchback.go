@@ -48,10 +48,10 @@ func (s *session) designFor(a, b map[string]string) (string, string) {
 }
 
 // switchbackDesign is a switchback comparison: as much machine time as
-// confirmRule's fewest pairs of separate runs (2 × MinPairs trial runs),
+// confirmMinPairs, the fewest pairs of separate runs (2 × MinPairs trial runs),
 // shaped by switchback.Fit.
 func (s *session) switchbackDesign() switchback.Design {
-	d := switchback.Fit(time.Duration(2*confirmRule.MinPairs) * s.TrialTime)
+	d := switchback.Fit(time.Duration(2*confirmMinPairs) * s.TrialTime)
 	d.Seed = uint64(s.Seed) + uint64(time.Now().UnixNano())
 	return d
 }

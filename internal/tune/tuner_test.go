@@ -3,6 +3,8 @@ package tune_test
 import (
 	"context"
 	"os"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -255,10 +257,17 @@ func TestInterruptDuringConfirmation(t *testing.T) {
 	rec := &cancellingRecorder{cancelOn: tune.RoleConfirm, cancel: cancel, roles: map[string]int{}}
 	tu := &tune.Tuner{Server: server, Workload: tpcb{w: newTPCB(t), dsn: dsn}, Recorder: rec, Lab: t.TempDir(),
 		Limits: tune.Limits{RAM: 2 << 30, CPUs: 1}, ID: "t2", Seed: 3, Budget: 2, TrialTime: time.Second,
-		Advise: map[string]string{"work_mem": "8MB"}, Confirm: 2, Ablation: 2}
+		Advise: map[string]string{"work_mem": "8MB"}, Confirm: 2, Ablation: 2, MinEffect: 7, MaxPairs: 9}
+	var log strings.Builder
+	tu.Log = &log
 	res, err := tu.Run(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Issue 29.4: before its first run, the confirmation says how many
+	// pairs it expects for ±--min-effect from the baselines' noise so far.
+	if !regexp.MustCompile(`candidate 1: expects (\d+ pairs|more than 9 pairs) to resolve ±7% \(run-to-run noise ±[0-9.]+% from [2-9] baseline runs`).MatchString(log.String()) {
+		t.Errorf("the confirmation did not say its plan first:\n%s", log.String())
 	}
 	if !res.Interrupted || !res.Restored {
 		t.Errorf("interrupted %v, restored %v; notes %q", res.Interrupted, res.Restored, res.Notes)

@@ -120,6 +120,10 @@ type Measurement struct {
 	// how fast the CPU was.
 	Steal      time.Duration   `json:"steal_ns,omitempty"`
 	SpeedProbe []time.Duration `json:"speed_probe_ns,omitempty"`
+	// Covariates are the host's covariates over the run by name (the
+	// neighbours' CPU, the run queue, disk reads, ...), filled by the
+	// caller that measured them (experiment.HostCovariates); nil: none.
+	Covariates map[string]float64 `json:"covariates,omitempty"`
 }
 
 // SetCPU records a CPU meter's figures over the run.
