@@ -72,6 +72,7 @@ func newTPCBRunCmd() *cobra.Command {
 		rr        recordFlags
 		grp       groupFlags
 		via       viaFlag
+		reads     readsFlag
 		metricsAt string
 	)
 	cmd := &cobra.Command{
@@ -85,6 +86,9 @@ one row per committed transaction.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := fl.apply(&o); err != nil {
+				return err
+			}
+			if err := reads.needsReadOnlyWork(o.Script.ReadOnly(), "run the select-only script (-S), the one that only reads"); err != nil {
 				return err
 			}
 			ro := recordOptions(true)
@@ -105,6 +109,9 @@ one row per committed transaction.`,
 			if err != nil {
 				return err
 			}
+			if o.Reads, err = reads.resolve(cmd.Context(), dsn); err != nil {
+				return err
+			}
 			if o.Progress > 0 {
 				o.Out = os.Stderr
 			}
@@ -123,6 +130,7 @@ one row per committed transaction.`,
 	fl.add(f, &o)
 	rr.add(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
 	via.add(cmd)
+	reads.add(cmd, "the select-only script's transactions")
 	addMetricsFlag(f, &metricsAt)
 	grp.add(f, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
 	return cmd
