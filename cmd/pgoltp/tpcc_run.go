@@ -48,7 +48,7 @@ func tpccRunCommand() *cobra.Command {
 		Use:   "run",
 		Short: "Run the TPC-C workload on a loaded database and report tpmC",
 		Long:  tpccRunLong,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := applyProps(cmd, props, "run"); err != nil {
 				return err
