@@ -63,6 +63,13 @@ func TestReadsOnStandby(t *testing.T) {
 		t.Fatal(err)
 	}
 	standby := c.Nodes()[0].DSN("pgoltp")
+	// A standby has no serializable reads; a spec-mode TPC-C run must be
+	// allowed to be non-compliant. Both are found before anything is stored.
+	assertOneLineProblem(t, pg(time.Minute, "tpcb", "run", "-S", "-t", "5", "--reads", "standby", "--isolation", "serializable"), "--isolation serializable", "standby")
+	assertOneLineProblem(t, pg(time.Minute, "tpcc", "run", "--mode", "spec", "--reads", "standby"), "--reads", "--allow-noncompliant", "clause 3.4")
+	if r := pg(time.Minute, "runs"); strings.Contains(r.stdout, "failed") {
+		t.Errorf("a refused run was stored:\n%s", r.stdout)
+	}
 	before := standbyCommits(t, standby)
 	r := ok(pg(5*time.Minute, "--json", "tpcb", "run", "-S", "-c", "4", "-t", "200", "--reads", "standby"), "tpcb run -S --reads standby")
 	var tpcb struct {

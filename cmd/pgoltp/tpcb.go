@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -109,7 +110,7 @@ one row per committed transaction.`,
 			if err != nil {
 				return err
 			}
-			if o.Reads, err = reads.resolve(cmd.Context(), dsn); err != nil {
+			if err := tpcbReads(cmd.Context(), reads, &o, dsn); err != nil {
 				return err
 			}
 			if o.Progress > 0 {
@@ -134,6 +135,19 @@ one row per committed transaction.`,
 	addMetricsFlag(f, &metricsAt)
 	grp.add(f, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
 	return cmd
+}
+
+// tpcbReads points the read-only script's clients at the standbys that
+// --reads or --read-dsn name, and checks the options with them.
+func tpcbReads(ctx context.Context, reads readsFlag, o *tpcb.RunOptions, dsn string) error {
+	var err error
+	if o.Reads, err = reads.resolve(ctx, dsn); err != nil {
+		return err
+	}
+	if err := o.Validate(); err != nil {
+		return problem.BadInput("run 'pgoltp tpcb run --help' for the flags", "%s", asFlags(err, tpcbRunFlagNames))
+	}
+	return nil
 }
 
 func newTPCBCheckCmd() *cobra.Command {
