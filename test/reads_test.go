@@ -86,6 +86,14 @@ func TestReadsOnStandby(t *testing.T) {
 		t.Errorf("read lag %+v (%q), want samples of standby1 and the measure named", tpcb.Split.Lag, tpcb.Split.LagMeasure)
 	}
 	wantStandbyCommits(t, standby, before+800)
+	// --read-dsn takes a standby of any server given by --dsn.
+	r = ok(pg(5*time.Minute, "--dsn", c.DSN("pgoltp"), "--json", "tpcb", "run", "-S", "-c", "2", "-t", "50", "--read-dsn", standby), "tpcb run -S --read-dsn")
+	if err := json.Unmarshal([]byte(r.stdout), &tpcb); err != nil {
+		t.Fatalf("tpcb run --json: %v: %.500s", err, r.stdout)
+	}
+	if tpcb.Split == nil || tpcb.Split.node("read-dsn").Transactions != 100 {
+		t.Errorf("--read-dsn: split %+v, want 100 on read-dsn", tpcb.Split)
+	}
 
 	ok(pg(10*time.Minute, "tpcc", "load", "--warehouses", "1"), "tpcc load")
 	for _, path := range []string{"client", "server"} {
