@@ -63,7 +63,7 @@ func (o *RunOptions) validateReads() error {
 	return nil
 }
 
-// readPool opens the run's connections to the standbys: as many as to the
+// openReads opens the run's connections to the standbys: as many as to the
 // primary (at least one per standby), each to the next standby in turn.
 func (r *runner) openReads(ctx context.Context, opts RunOptions) error {
 	if !opts.Reads.On() {
