@@ -104,7 +104,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		p, err := openSchemaRun(ctx, dsn, o, dlog, "schema="+s+" ")
 		if err != nil {
 			for _, q := range schemas {
-				q.r.pool.Close()
+				q.r.closePools()
 			}
 			return nil, inSchema(err, s, opts.Schemas)
 		}
@@ -122,8 +122,7 @@ func driveWatched(ctx context.Context, schemas []*schemaRun, merged *RunResult) 
 	lag, err := schemas[0].r.opts.Reads.WatchLag(ctx)
 	if err != nil {
 		for _, p := range schemas {
-			p.r.pool.Close()
-			p.r.closeReads()
+			p.r.closePools()
 		}
 		return nil, err
 	}
@@ -141,7 +140,7 @@ func passStartGate(ctx context.Context, opts RunOptions, schemas []*schemaRun) e
 	}
 	if err := opts.StartGate(ctx); err != nil {
 		for _, p := range schemas {
-			p.r.pool.Close()
+			p.r.closePools()
 		}
 		return err
 	}
@@ -331,7 +330,7 @@ func collectResults(schemas []*schemaRun, merged *RunResult, interrupted bool, s
 		res := p.res
 		results[i] = res
 		res.Interrupted, res.StopReason, res.TerminalsEnd, res.End = interrupted, stopReason, terminalsEnd, end
-		res.Outages = append(p.r.pool.Close(), p.r.closeReads()...)
+		res.Outages = p.r.closePools()
 		res.Errors = p.r.errors.list()
 		res.DeliveriesNotCompleted = p.notCompleted.Load()
 	}

@@ -130,12 +130,14 @@ func (r *runner) countRead(ss *session) {
 	}
 }
 
-// closeReads closes the standbys' connections and returns their outages.
-func (r *runner) closeReads() []driver.Outage {
-	if r.reads == nil {
-		return nil
+// closePools closes the primary's connections and the standbys' and
+// returns their outages.
+func (r *runner) closePools() []driver.Outage {
+	outages := r.pool.Close()
+	if r.reads != nil {
+		outages = append(outages, r.reads.Close()...)
 	}
-	return r.reads.Close()
+	return outages
 }
 
 // readSplit is the run's transactions per node over the measured window:
