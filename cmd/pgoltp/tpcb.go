@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -72,6 +73,7 @@ func newTPCBRunCmd() *cobra.Command {
 		rr        recordFlags
 		grp       groupFlags
 		via       viaFlag
+		reads     readsFlag
 		metricsAt string
 	)
 	cmd := &cobra.Command{
@@ -85,6 +87,9 @@ one row per committed transaction.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := fl.apply(&o); err != nil {
+				return err
+			}
+			if err := reads.needsReadOnlyWork(o.Script.ReadOnly(), "run the select-only script (-S), the one that only reads"); err != nil {
 				return err
 			}
 			ro := recordOptions(true)
@@ -105,6 +110,9 @@ one row per committed transaction.`,
 			if err != nil {
 				return err
 			}
+			if err := tpcbReads(cmd.Context(), reads, &o, dsn); err != nil {
+				return err
+			}
 			if o.Progress > 0 {
 				o.Out = os.Stderr
 			}
@@ -123,9 +131,23 @@ one row per committed transaction.`,
 	fl.add(f, &o)
 	rr.add(f, "store the run in the results store with OS and PostgreSQL statistics sampled around it (--record=false for bare driver-CPU comparisons)")
 	via.add(cmd)
+	reads.add(cmd, "the select-only script's transactions")
 	addMetricsFlag(f, &metricsAt)
 	grp.add(f, "branches: each transaction draws its branch uniformly from the part's range (pgbench draws from all), accounts and tellers from all")
 	return cmd
+}
+
+// tpcbReads points the read-only script's clients at the standbys that
+// --reads or --read-dsn name, and checks the options with them.
+func tpcbReads(ctx context.Context, reads readsFlag, o *tpcb.RunOptions, dsn string) error {
+	var err error
+	if o.Reads, err = reads.resolve(ctx, dsn); err != nil {
+		return err
+	}
+	if err := o.Validate(); err != nil {
+		return problem.BadInput("run 'pgoltp tpcb run --help' for the flags", "%s", asFlags(err, tpcbRunFlagNames))
+	}
+	return nil
 }
 
 func newTPCBCheckCmd() *cobra.Command {

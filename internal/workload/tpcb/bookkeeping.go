@@ -25,9 +25,10 @@ type book struct {
 	deadline time.Time       // end of -T; zero = none
 	budget   *measure.Budget // --stop-at-txns over all clients; nil = none
 
-	done  int       // transactions scheduled so far, skipped and failed ones included
-	start time.Time // when the current transaction was due: its latency counts from there
-	try   int       // the current try of the transaction, from 1
+	done    int       // transactions scheduled so far, skipped and failed ones included
+	commits int64     // transactions committed (the read/write split counts them per node)
+	start   time.Time // when the current transaction was due: its latency counts from there
+	try     int       // the current try of the transaction, from 1
 }
 
 // newBook is client id's bookkeeping for a run that started at start.
@@ -98,6 +99,7 @@ func (b *book) committed(now time.Time) {
 		b.local.Add(kindTxn, cntRetried, 1)
 	}
 	b.done++
+	b.commits++
 }
 
 // lost counts the transaction in flight when the connection was lost as

@@ -63,6 +63,10 @@ type RunOptions struct {
 	// clock starts when it returns; an error ends the run.
 	StartGate func(context.Context) error `json:"-"`
 
+	// Reads sends the read-only script's clients to standbys, round-robin
+	// (--reads standby, --read-dsn); only select-only is read-only.
+	Reads workload.Reads `json:"-"`
+
 	budget *measure.Budget // StopAtTxns, shared by the clients of one Run
 }
 
@@ -125,6 +129,9 @@ func (o *RunOptions) Validate() error {
 		if _, ok := isolationLevels[o.Isolation]; !ok {
 			return fmt.Errorf("invalid isolation %q: must be read-committed, repeatable-read or serializable", o.Isolation)
 		}
+	}
+	if err := o.validateReads(); err != nil {
+		return err
 	}
 	if o.SnapshotEach == 0 {
 		o.SnapshotEach = time.Minute
@@ -190,6 +197,21 @@ func (o *RunOptions) validateEnd() error {
 	}
 	if o.Transactions == 0 && o.Duration == 0 && o.StopAtTxns == 0 {
 		o.Transactions = 10
+	}
+	return nil
+}
+
+// validateReads refuses reads on standbys for a script that writes, and at
+// serializable, which a standby does not run.
+func (o *RunOptions) validateReads() error {
+	if !o.Reads.On() {
+		return nil
+	}
+	if !o.Script.ReadOnly() {
+		return field.New("Reads", o.Reads.Nodes[0].Name, "{} sends read-only work to a standby, and the script %s writes; use the select-only script (-S)", o.Script)
+	}
+	if o.Isolation == "serializable" {
+		return field.New("Isolation", o.Isolation, "{} serializable cannot run on a standby (PostgreSQL has no serializable reads in recovery); use repeatable-read with {Reads}")
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ const reconnectFor = 5 * time.Minute
 // doubt: its commit may have happened without the answer arriving.
 type reconnector struct {
 	ctx      context.Context
-	cfg      *pgconn.Config
+	cfgs     clientConfigs
 	deadline time.Time // end of -T; zero = none
 
 	mu      sync.Mutex
@@ -37,8 +37,8 @@ type reconnector struct {
 	errs   []error
 }
 
-func newReconnector(ctx context.Context, cfg *pgconn.Config, clients int, deadline time.Time) *reconnector {
-	return &reconnector{ctx: ctx, cfg: cfg, deadline: deadline, handed: make([]bool, clients), errs: make([]error, clients)}
+func newReconnector(ctx context.Context, cfgs clientConfigs, clients int, deadline time.Time) *reconnector {
+	return &reconnector{ctx: ctx, cfgs: cfgs, deadline: deadline, handed: make([]bool, clients), errs: make([]error, clients)}
 }
 
 // handOver takes client i, which an event loop just finished with a lost
@@ -59,7 +59,7 @@ func (r *reconnector) resume(i int, c *client, b *book, err error) error {
 	for r.ctx.Err() == nil && (connectionLost(err) || (err != nil && c.conn.IsClosed())) {
 		b.lost()
 		o := driver.Outage{Conn: i, Lost: time.Now(), Error: oneLine(err.Error())}
-		restored, attempts, rerr := r.reconnect(c)
+		restored, attempts, rerr := r.reconnect(i, c)
 		o.Attempts = attempts
 		if restored {
 			o.Restored = time.Now()
@@ -79,9 +79,9 @@ func (r *reconnector) resume(i int, c *client, b *book, err error) error {
 	return err
 }
 
-// reconnect tries to connect client c again with a growing pause, until it
+// reconnect tries to connect client c (number i) again with a growing pause, until it
 // works, the run ends (ctx or -T) or reconnectFor has passed.
-func (r *reconnector) reconnect(c *client) (ok bool, attempts int, err error) {
+func (r *reconnector) reconnect(i int, c *client) (ok bool, attempts int, err error) {
 	giveUp := time.Now().Add(reconnectFor)
 	pause := 100 * time.Millisecond
 	for {
@@ -90,7 +90,7 @@ func (r *reconnector) reconnect(c *client) (ok bool, attempts int, err error) {
 		}
 		attempts++
 		cctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
-		err = c.reconnect(cctx, r.cfg)
+		err = c.reconnect(cctx, r.cfgs.of(i))
 		cancel()
 		if err == nil {
 			return true, attempts, nil

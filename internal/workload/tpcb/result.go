@@ -6,6 +6,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // RunResult is everything a run measured, with every parameter that
@@ -62,6 +63,10 @@ type RunResult struct {
 	Histograms map[string][]byte `json:"histograms"`
 
 	Check *CheckResult `json:"check,omitempty"` // nil with NoCheck or when interrupted
+
+	// Split is where the transactions went and the lag the standbys' reads
+	// saw, with reads on standbys (Options.Reads); nil otherwise.
+	Split *workload.ReadSplit `json:"read_split,omitempty"`
 
 	// Total is the whole run's merged snapshot (not serialised: Histograms is).
 	Total *metrics.Snapshot `json:"-"`

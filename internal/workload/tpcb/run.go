@@ -34,7 +34,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	}
 	def, _ := opts.Script.def()
 	opts.budget = measure.NewBudget(opts.StopAtTxns)
-	cfg, err := clientConfig(dsn, opts)
+	cfgs, err := newClientConfigs(dsn, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -59,12 +59,12 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	clients, connectTime, err := connectClients(ctx, cfg, opts, &def, sp, rec)
+	clients, lag, err := openClients(ctx, cfgs, opts, &def, sp, rec, res)
 	if err != nil {
 		return nil, err
 	}
 	defer closeClients(clients)
-	res.ConnectTime = connectTime
+	defer lag.Stop()
 	if opts.StartGate != nil {
 		if err := opts.StartGate(ctx); err != nil {
 			return nil, err
@@ -82,8 +82,9 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		deadline = start.Add(opts.Duration)
 	}
 	books := newBooks(clients, &def, opts, start, deadline)
-	rc := newReconnector(ctx, cfg, len(clients), deadline)
+	rc := newReconnector(ctx, cfgs, len(clients), deadline)
 	errs, looped, err := runClients(ctx, clients, books, rc, opts)
+	res.Split = readSplit(opts.Reads, books, lag.Stop())
 	if err != nil {
 		stopMeter()
 		return nil, err
@@ -120,6 +121,26 @@ func partSpace(part workload.Part, scale int, res *RunResult) (space, error) {
 		res.Branches = fmt.Sprintf("%d-%d", first, first+count-1)
 	}
 	return sp, nil
+}
+
+// openClients connects the clients, once the standbys that take their
+// reads (if any) have caught up with the primary, and starts sampling the
+// standbys' lag.
+func openClients(ctx context.Context, cfgs clientConfigs, opts RunOptions, def *scriptDef, sp space, rec *metrics.Recorder, res *RunResult) ([]*client, *workload.LagWatch, error) {
+	if err := opts.Reads.CatchUp(ctx); err != nil {
+		return nil, nil, err
+	}
+	clients, connectTime, err := connectClients(ctx, cfgs, opts, def, sp, rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	res.ConnectTime = connectTime
+	lag, err := opts.Reads.WatchLag(ctx)
+	if err != nil {
+		closeClients(clients)
+		return nil, nil, err
+	}
+	return clients, lag, nil
 }
 
 // closeClients closes the connections the run left open.
@@ -266,14 +287,14 @@ func notLoaded(err error) error {
 
 // connectClients opens and prepares every client's connection in parallel
 // and returns how long that took.
-func connectClients(ctx context.Context, cfg *pgconn.Config, opts RunOptions, def *scriptDef, scale space, rec *metrics.Recorder) ([]*client, time.Duration, error) {
+func connectClients(ctx context.Context, cfgs clientConfigs, opts RunOptions, def *scriptDef, scale space, rec *metrics.Recorder) ([]*client, time.Duration, error) {
 	t0 := time.Now()
 	clients := make([]*client, opts.Clients)
 	var g errgroup.Group
 	for i := range clients {
 		local := rec.NewLocal()
 		g.Go(func() error {
-			conn, err := pgconn.ConnectConfig(ctx, cfg)
+			conn, err := pgconn.ConnectConfig(ctx, cfgs.of(i))
 			if err != nil {
 				return fmt.Errorf("connecting client %d: %w", i, err)
 			}

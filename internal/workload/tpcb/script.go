@@ -109,6 +109,10 @@ func (s Script) def() (scriptDef, error) {
 	return scriptDef{}, fmt.Errorf("unknown script %q: must be tpcb-like, simple-update or select-only", string(s))
 }
 
+// ReadOnly says the script only reads: its transactions may run on a
+// standby.
+func (s Script) ReadOnly() bool { return s == ScriptSelectOnly }
+
 // setLines are the script's \set commands as pgbench prints them.
 func (d scriptDef) setLines() []string {
 	if len(d.stmts) == 1 {

@@ -108,6 +108,9 @@ func (r *RunResult) writeEnd(p printf) {
 	if r.Interrupted {
 		p("run interrupted before its end: the figures cover what ran")
 	}
+	for _, l := range r.Split.Lines() {
+		p("%s", l)
+	}
 	for _, e := range r.Errors {
 		p("%s", e)
 	}

@@ -142,6 +142,8 @@ func (r *RunResult) Result() *workload.Result {
 	if r.InDoubt > 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("%d transactions in doubt: in flight when their connection was lost", r.InDoubt))
 	}
+	out.Params = append(out.Params, r.Split.Params()...)
+	out.Notes = append(out.Notes, r.Split.Lines()...)
 	return out
 }
 

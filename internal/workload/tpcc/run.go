@@ -35,6 +35,12 @@ type runner struct {
 	dlogTag  string // "schema=NAME " before each delivery log line when several schemas share the log
 	errors   errorLog
 	budget   *measure.Budget // --stop-at-txns; nil = none
+
+	// Reads on standbys (run_reads.go): the standbys' connections, the
+	// reads each standby completed from measureFrom, the end of ramp-up.
+	reads       *driver.Pool
+	readCounts  []atomic.Int64
+	measureFrom time.Time
 }
 
 // schemaRun is one schema of a run: its runner, random source, C_RUN, result,
@@ -81,7 +87,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		if err := passStartGate(ctx, opts, []*schemaRun{p}); err != nil {
 			return nil, err
 		}
-		return drive(ctx, []*schemaRun{p}, nil), nil
+		return driveWatched(ctx, []*schemaRun{p}, nil)
 	}
 	// Each schema gets a seed of its own, drawn from the run's.
 	seeds := NewRand(opts.Seed)
@@ -98,7 +104,7 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 		p, err := openSchemaRun(ctx, dsn, o, dlog, "schema="+s+" ")
 		if err != nil {
 			for _, q := range schemas {
-				q.r.pool.Close()
+				q.r.closePools()
 			}
 			return nil, inSchema(err, s, opts.Schemas)
 		}
@@ -107,7 +113,22 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	if err := passStartGate(ctx, opts, schemas); err != nil {
 		return nil, err
 	}
-	return drive(ctx, schemas, mergedResult(opts, schemas)), nil
+	return driveWatched(ctx, schemas, mergedResult(opts, schemas))
+}
+
+// driveWatched is drive with, for reads on standbys, the lag the standbys'
+// reads see sampled around it and the read/write split in the result.
+func driveWatched(ctx context.Context, schemas []*schemaRun, merged *RunResult) (*RunResult, error) {
+	lag, err := schemas[0].r.opts.Reads.WatchLag(ctx)
+	if err != nil {
+		for _, p := range schemas {
+			p.r.closePools()
+		}
+		return nil, err
+	}
+	whole := drive(ctx, schemas, merged)
+	whole.Split = readSplit(schemas, whole, lag.Stop())
+	return whole, nil
 }
 
 // passStartGate waits at opts.StartGate (a group's agreed start), once the
@@ -119,7 +140,7 @@ func passStartGate(ctx context.Context, opts RunOptions, schemas []*schemaRun) e
 	}
 	if err := opts.StartGate(ctx); err != nil {
 		for _, p := range schemas {
-			p.r.pool.Close()
+			p.r.closePools()
 		}
 		return err
 	}
@@ -178,6 +199,10 @@ func openSchemaRun(ctx context.Context, dsn string, opts RunOptions, dlog *deliv
 	if err != nil {
 		return fail(fmt.Errorf("opening %d connections: %w", opts.Conns+opts.DeliveryWorkers, err))
 	}
+	if err := r.openReads(ctx, opts); err != nil {
+		r.pool.Close()
+		return fail(err)
+	}
 	p.r = r
 	p.res = &RunResult{Options: opts, Params: opts.Describe(), CRun: p.cRun, CLoad: meta.Load, Kinds: kindNames(),
 		LoadedWarehouses: meta.Warehouses}
@@ -218,14 +243,13 @@ func drive(ctx context.Context, schemas []*schemaRun, merged *RunResult) *RunRes
 	exec, endExec := context.WithCancel(context.WithoutCancel(ctx))
 	defer endExec()
 	var dwg, cwg sync.WaitGroup
-	for _, p := range schemas {
-		p.r.stop, p.r.exec = stop, exec
-		p.startWorkers(&dwg, &cwg)
-	}
-
 	usageStart := driver.ReadProcessUsage()
 	start := time.Now()
 	rampEnd := start.Add(opts.Ramp)
+	for _, p := range schemas {
+		p.r.stop, p.r.exec, p.r.measureFrom = stop, exec, rampEnd
+		p.startWorkers(&dwg, &cwg)
+	}
 	agg := newTally(schemas, merged, start, rampEnd) // starts the first interval now
 	twg, terminalsDone := startTerminals(schemas, start)
 	stopReason, interrupted := waitForStop(ctx, schemas, opts, agg, terminalsDone)
@@ -306,7 +330,7 @@ func collectResults(schemas []*schemaRun, merged *RunResult, interrupted bool, s
 		res := p.res
 		results[i] = res
 		res.Interrupted, res.StopReason, res.TerminalsEnd, res.End = interrupted, stopReason, terminalsEnd, end
-		res.Outages = p.r.pool.Close()
+		res.Outages = p.r.closePools()
 		res.Errors = p.r.errors.list()
 		res.DeliveriesNotCompleted = p.notCompleted.Load()
 	}

@@ -86,6 +86,9 @@ func optionDepartures(opts RunOptions) []string {
 	case opts.Terminals < per:
 		out = append(out, fmt.Sprintf("%d terminals on %d warehouses: the standard has 10 per warehouse (clause 4.2.2)", opts.Terminals, homes))
 	}
+	if opts.Reads.On() {
+		out = append(out, "Order-Status and Stock-Level read on standbys that lag the primary (clause 3.4; --reads, --read-dsn)")
+	}
 	if opts.DeliveryLog == nil {
 		out = append(out, "no Delivery result file: each deferred Delivery's result line was not written (clause 2.7.2; --delivery-log FILE)")
 	}

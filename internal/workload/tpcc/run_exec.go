@@ -18,6 +18,7 @@ type session struct {
 	out      txnOutputs // the last transaction's output, per kind
 	slBatch  pgx.Batch
 	slOwnTxn bool // Stock-Level in its own READ COMMITTED transaction
+	standby  int  // the read node's number from 1 on a standby's connection (run_reads.go); 0 on the primary
 }
 
 // connWorker owns one connection and executes the terminals' transactions on
@@ -67,6 +68,7 @@ func (r *runner) execute(c *driver.Conn, req *request) (lost error) {
 		if err == nil {
 			c.Local.Record(kind, time.Since(req.scheduled))
 			r.countInputs(c, t, kind, rolledBack)
+			r.countRead(ss)
 			auditOutput(c.Local, ss, kind)
 			return nil
 		}

@@ -85,6 +85,9 @@ type RunOptions struct {
 	// (a mix below the minimums of clause 5.2.3, more than 10 terminals per
 	// warehouse); the result is marked non-compliant.
 	AllowNonCompliant bool
+	// Reads sends Order-Status and Stock-Level to standbys (--reads
+	// standby, --read-dsn; run_reads.go); the run is then non-compliant.
+	Reads workload.Reads `json:"-"`
 
 	// homeFirst..homeFirst+homeCount-1 are the home warehouses (Resolve).
 	homeFirst, homeCount int
@@ -154,6 +157,9 @@ func (o *RunOptions) Validate() error {
 	if o.Mode == ModeSpec && !MixMeetsMinimum(o.Weights) && !o.AllowNonCompliant {
 		return field.New("Weights", o.Weights, "{} %s is below the minimum mix of clause 5.2.3 (Payment ≥ 43%%, Order-Status, Delivery, Stock-Level ≥ 4%% each); meet it, or pass {AllowNonCompliant} to run it marked non-compliant",
 			weightsString(o.Weights))
+	}
+	if err := o.validateReads(); err != nil {
+		return err
 	}
 	if o.KeyingScale == 0 {
 		o.KeyingScale = 1
@@ -273,6 +279,9 @@ func (o RunOptions) Describe() [][2]string {
 		{"seed", fmt.Sprint(o.Seed)}, {"schema", o.schemaNames()},
 		{"driver_procs", fmt.Sprint(runtime.GOMAXPROCS(0))},
 		{"allow_noncompliant", fmt.Sprint(o.AllowNonCompliant)},
+	}
+	if o.Reads.On() {
+		d = append(d, [2]string{"reads", o.Reads.Names()})
 	}
 	if !o.Part.Whole() {
 		d = append(d, [2]string{"part", o.Part.String()},

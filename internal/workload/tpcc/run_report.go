@@ -71,6 +71,12 @@ func (r *RunResult) writeHeadline(b *strings.Builder) {
 			fmt.Fprintf(b, "  - %s\n", n)
 		}
 	}
+	if r.Options.Reads.On() {
+		fmt.Fprintf(b, "%s\n", readsNonCompliant)
+	}
+	for _, l := range r.Split.Lines() {
+		fmt.Fprintf(b, "%s\n", l)
+	}
 	fmt.Fprintf(b, "driver CPU %.2fs, %.3f CPU-s per 1000 transactions, peak RSS %d MB\n\n",
 		r.DriverCPU.Seconds(), r.DriverCPUPer1k, r.DriverPeakRSS>>20)
 }

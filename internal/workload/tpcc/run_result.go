@@ -7,6 +7,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/metrics"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // RunResult is everything a run measured, for the summary, --json, the
@@ -69,6 +70,9 @@ type RunResult struct {
 	Deliveries             DeliveryStats   `json:"deliveries"`
 	DeliveriesNotCompleted int64           `json:"-"`
 	Audits                 []Audit         `json:"audits"`
+	// Split is where the transactions went and the lag the standbys' reads
+	// saw, with reads on standbys (RunOptions.Reads); nil otherwise.
+	Split *workload.ReadSplit `json:"read_split,omitempty"`
 
 	Histograms map[string]*hdrhistogram.Snapshot `json:"histograms"` // measured interval, µs
 	Series     *metrics.Series                   `json:"series"`     // per second, whole run

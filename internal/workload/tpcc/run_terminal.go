@@ -40,6 +40,9 @@ type terminal struct {
 // hand-off between goroutines); otherwise it hands them to the connection
 // workers and waits. It reports false when the run stopped first.
 func (r *runner) dispatch(t *terminal) bool {
+	if r.reads != nil && readKind(t.req.kind) {
+		return r.dispatchRead(t)
+	}
 	if r.inline {
 		if t.conn == nil {
 			c, err := r.pool.Acquire(r.stop)

@@ -256,6 +256,10 @@ func (r *RunResult) notes() []string {
 	if len(times) > 0 {
 		notes = append(notes, workload.Summarize("response times (clause 5.2.5.3: 90th percentile within its limit)", times))
 	}
+	if r.Options.Reads.On() {
+		notes = append(notes, readsNonCompliant)
+	}
+	notes = append(notes, r.Split.Lines()...)
 	if len(r.NonCompliant) == 0 {
 		notes = append(notes, "COMPLIANT with TPC-C 5.11 in everything the driver controls")
 	}
