@@ -176,3 +176,65 @@ func slicesWithout(list []string, drop string) []string {
 	}
 	return out
 }
+
+// TestTuneOSResumeTakesTheRecordsOriginals: a search killed while a
+// trial's OS values are on the machine, resumed with --resume, restores the
+// originals of the lab's record at its end, not the leftovers the machine
+// showed when it resumed.
+func TestTuneOSResumeTakesTheRecordsOriginals(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	m, before := keepOSKeys(t, dataDirectory(t, dsn), tuneOSKeys)
+	lab := labDir(t)
+	killOnceApplied(t, func() bool { now, _ := m.Read(tuneOSKeys...); return !sameValues(now, before) },
+		tuneOSArgs(dsn, lab, "8")...)
+	if now, _ := m.Read(tuneOSKeys...); sameValues(now, before) {
+		t.Fatal("the killed search left nothing changed: the test proves nothing")
+	}
+	r := runPgoltp(t, 15*time.Minute, append(tuneOSArgs(dsn, lab, "1"), "--resume")...)
+	if r.code != 0 {
+		t.Fatalf("tune --os --resume: exit %d\nstderr: %s\nstdout: %s", r.code, r.stderr, r.stdout)
+	}
+	if now, _ := m.Read(tuneOSKeys...); !sameValues(now, before) {
+		t.Fatalf("after the resumed search %v, before the search %v (the leftovers taken for originals?)", now, before)
+	}
+	if left, _ := filepath.Glob(filepath.Join(lab, "restore", "*.json")); len(left) != 0 {
+		t.Fatalf("the record stays after a verified restore: %v", left)
+	}
+}
+
+// TestTuneOSInterrupted: Ctrl-C (SIGINT) while a trial's OS values are on
+// the machine ends the search with the originals written back and read
+// back, and no record left.
+func TestTuneOSInterrupted(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	m, before := keepOSKeys(t, dataDirectory(t, dsn), tuneOSKeys)
+	lab := labDir(t)
+	child := exec.Command(pgoltpBinary(t), tuneOSArgs(dsn, lab, "8")...)
+	child.Dir = t.TempDir()
+	var stderr strings.Builder
+	child.Stderr = &stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer child.Process.Kill()
+	deadline := time.Now().Add(3 * time.Minute)
+	for now, _ := m.Read(tuneOSKeys...); sameValues(now, before); now, _ = m.Read(tuneOSKeys...) {
+		if time.Now().After(deadline) {
+			t.Fatal("the search never changed the machine")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := child.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait()
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("the search did not say it was interrupted: %s", stderr.String())
+	}
+	if now, _ := m.Read(tuneOSKeys...); !sameValues(now, before) {
+		t.Fatalf("after Ctrl-C %v, before the search %v", now, before)
+	}
+	if left, _ := filepath.Glob(filepath.Join(lab, "restore", "*.json")); len(left) != 0 {
+		t.Fatalf("the record stays after a verified restore: %v", left)
+	}
+}
