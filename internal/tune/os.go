@@ -52,6 +52,15 @@ func pgNames(names []string) []string {
 	return slices.DeleteFunc(slices.Clone(names), ossettings.MachineWide)
 }
 
+// machineWideCount says how many of names are OS settings: " (4 of them
+// machine-wide)", or "".
+func machineWideCount(names []string) string {
+	if n := len(names) - len(pgNames(names)); n > 0 {
+		return fmt.Sprintf(" (%d of them machine-wide)", n)
+	}
+	return ""
+}
+
 // runSettings is the server's settings for a run of values: huge pages
 // reserved (hugepages: auto) are used only with huge_pages=on.
 func runSettings(values map[string]string) map[string]string {

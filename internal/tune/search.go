@@ -406,7 +406,7 @@ func (s *session) restoreNames() []string {
 // ctx ends.
 func (s *session) search(ctx context.Context, res *Result) error {
 	t := s.Tuner
-	t.logf("search %s: %d settings, %s per trial, objective %s", s.state.ID, s.space.Len(), t.TrialTime, t.Objective)
+	t.logf("search %s: %d settings%s, %s per trial, objective %s", s.state.ID, s.space.Len(), machineWideCount(s.space.Names()), t.TrialTime, t.Objective)
 	t.logf("preparing %s", t.Workload.Name())
 	// With Reload every measured run loads the data, the first baseline
 	// too: loading it here as well would load it twice.
