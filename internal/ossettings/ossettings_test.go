@@ -272,3 +272,41 @@ func atoi(s string) int64 {
 	n, _ := strconv.ParseInt(s, 10, 64)
 	return n
 }
+
+// TestSearchHugepagesAuto: with a server that may restart, hugepages is a
+// dimension (off, auto); a trial's auto reserves the huge pages its
+// shared_buffers needs, and the original reservation comes back.
+func TestSearchHugepagesAuto(t *testing.T) {
+	needRoot(t)
+	m := &Machine{DataDir: t.TempDir()}
+	keepMachine(t, m)
+	live := map[string]settings.Live{"data_directory": {Setting: m.DataDir}}
+	s, err := PrepareSearch(SearchOptions{Options: Options{Allow: true}, Restart: true}, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(s.Dims, func(d SearchDim) bool { return d.Name == Hugepages })
+	if i < 0 {
+		t.Skipf("no huge pages here: %v", s.Refused)
+	}
+	if d := s.Dims[i]; d.Start != HugepagesOff || !slices.Equal(d.Choices, []string{HugepagesOff, "auto"}) {
+		t.Fatalf("hugepages dimension %+v", d)
+	}
+	if err := s.Keep(nil); err != nil {
+		t.Fatal(err)
+	}
+	originals := s.Originals()
+	if err := s.Apply(map[string]string{Hugepages: "auto"}, map[string]string{"shared_buffers": "16MB"}); err != nil {
+		t.Fatal(err)
+	}
+	want := s.exp.hugePagesFor("16MB")
+	if got, _ := m.Read(NrHugepages); atoi(got[NrHugepages]) != want || want <= 8 {
+		t.Errorf("vm.nr_hugepages %s during the trial, want %d", got[NrHugepages], want)
+	}
+	if ok, notes := s.Restore(nil); !ok {
+		t.Fatal(notes)
+	}
+	if got, _ := m.Read(NrHugepages); got[NrHugepages] != originals[NrHugepages] {
+		t.Fatalf("vm.nr_hugepages %s after Restore, was %s", got[NrHugepages], originals[NrHugepages])
+	}
+}

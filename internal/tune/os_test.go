@@ -148,3 +148,16 @@ func TestImportanceAndOutputOfOSDimensions(t *testing.T) {
 		t.Errorf("sql output:\n%s", b.String())
 	}
 }
+
+// TestRunSettingsOfOSValues: the server is given its settings only; huge
+// pages reserved for a run (hugepages: auto) come with huge_pages=on, which
+// --apply (pgOnly) never keeps, as the reservation is restored.
+func TestRunSettingsOfOSValues(t *testing.T) {
+	values := map[string]string{"work_mem": "4MB", "huge_pages": "try", ossettings.Hugepages: "auto", "block.read_ahead_kb": "512"}
+	if got := runSettings(values); fmt.Sprint(got) != fmt.Sprint(map[string]string{"huge_pages": "on", "work_mem": "4MB"}) {
+		t.Errorf("runSettings: %v", got)
+	}
+	if got := pgOnly(values); fmt.Sprint(got) != fmt.Sprint(map[string]string{"huge_pages": "try", "work_mem": "4MB"}) {
+		t.Errorf("pgOnly: %v", got)
+	}
+}
