@@ -18,8 +18,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/ossettings"
+	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
 	"github.com/pgoltp/pgoltp/internal/store"
