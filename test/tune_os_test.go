@@ -83,6 +83,11 @@ func TestTuneOSAppliedAndRestored(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatalf("tune --json: %v\n%s", err, r.stdout)
 	}
+	// Up front, before the search starts: the key it cannot vary here, and why.
+	left, _, _ := strings.Cut(r.stderr, "search tune-")
+	if !strings.Contains(left, "--os: left out of the search: hugepages: needs a restart") {
+		t.Errorf("hugepages (a --dsn server: no restart) not listed up front as left out:\n%s", r.stderr)
+	}
 	if !strings.Contains(strings.Join(res.Tried, " "), "block.read_ahead_kb") {
 		t.Errorf("the OS keys are not in the search: tried %v", res.Tried)
 	}
