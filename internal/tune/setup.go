@@ -127,15 +127,15 @@ func prepareOS(s Setup, live map[string]settings.Live, managed bool) (*ossetting
 	if s.Resume != nil {
 		start = s.Resume.Start
 	}
-	os, err := ossettings.PrepareSearch(ossettings.SearchOptions{Options: ossettings.Options{Allow: s.AllowOS, Remote: s.Remote},
+	side, err := ossettings.PrepareSearch(ossettings.SearchOptions{Options: ossettings.Options{Allow: s.AllowOS, Remote: s.Remote},
 		Restart: managed, Start: start}, live)
 	if err != nil {
 		return nil, err
 	}
-	for _, why := range os.Refused {
+	for _, why := range side.Refused {
 		fmt.Fprintf(s.Log, "--os: left out of the search: %s\n", why)
 	}
-	return os, nil
+	return side, nil
 }
 
 // Verdict is how a search ends for the command: a failure when the original
