@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/livemetrics"
+	"github.com/pgoltp/pgoltp/internal/ossettings"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
@@ -105,7 +106,9 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tune.Opti
 		if err != nil {
 			return err
 		}
-		remote = opts.Remote
+		if remote = opts.Remote; remote != "" {
+			return ossettings.Refuse(f.AllowOS, remote) // in one line, before the search says anything
+		}
 	}
 	// Resumed, a pending record is the search's own (its kill left it).
 	guard, err := pendingGuard(resume != nil)
