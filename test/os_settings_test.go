@@ -27,16 +27,22 @@ var osKeys = []string{"vm.swappiness", "vm.dirty_bytes", "vm.dirty_ratio", "tran
 // change the whole machine.
 func keepOS(t *testing.T, dataDir string) (*ossettings.Machine, ossettings.Values) {
 	t.Helper()
+	return keepOSKeys(t, dataDir, osKeys)
+}
+
+// keepOSKeys is keepOS for the given keys.
+func keepOSKeys(t *testing.T, dataDir string, keys []string) (*ossettings.Machine, ossettings.Values) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("changes kernel settings: run as root")
 	}
 	m := &ossettings.Machine{DataDir: dataDir}
-	before, err := m.Read(osKeys...)
+	before, err := m.Read(keys...)
 	if err != nil {
 		t.Skipf("this machine does not show the keys: %v", err)
 	}
 	t.Cleanup(func() {
-		if now, _ := m.Read(osKeys...); !sameValues(now, before) {
+		if now, _ := m.Read(keys...); !sameValues(now, before) {
 			if err := m.Restore(before); err != nil {
 				t.Errorf("could not put the machine's settings back: %v", err)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/livemetrics"
+	"github.com/pgoltp/pgoltp/internal/ossettings"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/tune"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
@@ -51,7 +52,17 @@ printed, and given as ALTER TABLE statements by --format sql. The tables are
 put back as they were unless --apply.
 
 With --dsn, settings that need a restart are left out of the search: pgoltp
-does not restart a server it does not manage.`,
+does not restart a server it does not manage.
+
+--os (as root, with --allow-os, for a server on this machine) adds OS
+settings to the search, machine-wide: read-ahead and the I/O scheduler of the
+disk under the data directory, the dirty-page limits in bytes, transparent
+huge pages, and huge pages reserved for shared_buffers (the managed cluster
+only: it needs a restart). Only the keys this machine lets pgoltp write are
+searched; the others are listed up front, with why. The originals go into
+the lab's restore record before the first change and are written back and
+read back at the end ('pgoltp restore' after a kill); the result gives the
+OS values as a plan's os: block.`,
 		Example: `  pgoltp tune --workload tpcc --warehouses 10 --budget 25 --trial 60s
   pgoltp tune --workload tpcb --scale 100 --objective p99 --format sql
   pgoltp tune --resume`,
@@ -77,12 +88,27 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tune.Opti
 	if err != nil {
 		return err
 	}
+	if f.OS { // before anything connects; ossettings refuses again where the machine changes
+		if err := refuseOS(f.AllowOS); err != nil {
+			return err
+		}
+	}
 	if err := holdLab(); err != nil { // for the whole search
 		return err
 	}
 	server, dsn, err := tunedServer(ctx, tuneDatabase)
 	if err != nil {
 		return err
+	}
+	var remote string
+	if f.OS { // a --dsn server that is not this machine's
+		opts, err := osOptions(ctx, f.AllowOS, dsn)
+		if err != nil {
+			return err
+		}
+		if remote = opts.Remote; remote != "" {
+			return ossettings.Refuse(f.AllowOS, remote) // in one line, before the search says anything
+		}
 	}
 	// Resumed, a pending record is the search's own (its kill left it).
 	guard, err := pendingGuard(resume != nil)
@@ -95,7 +121,7 @@ func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tune.Opti
 	}
 	defer stopLive()
 	t, err := tune.New(ctx, tune.Setup{Options: f, Resume: resume, Workload: w, Server: server, DSN: dsn,
-		Lab: global.lab, ResultsDSN: resultsStore.dsn, Log: os.Stderr, Pending: guard, OnInterval: intervalsOf(live)})
+		Lab: global.lab, ResultsDSN: resultsStore.dsn, Log: os.Stderr, Pending: guard, OnInterval: intervalsOf(live), Remote: remote})
 	if err != nil {
 		return err
 	}

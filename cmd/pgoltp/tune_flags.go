@@ -43,6 +43,8 @@ func addTuneFlags(f *pflag.FlagSet, o *tune.Options) {
 	f.IntVar(&o.Ablation, "ablation", 0, "ablate at most this many settings, largest changes first (0: all)")
 	f.BoolVar(&o.Reload, "reload", true, "load the data again before every measured run, so that each measures the same database (--reload=false: faster, but runs that write grow it as the search goes)")
 	f.BoolVar(&o.Layout, "layout", false, "then search the fillfactor of the tables updated in place (rewrites them before every run)")
+	f.BoolVar(&o.OS, "os", false, "also search OS settings machine-wide (read-ahead, dirty bytes, transparent huge pages, I/O scheduler, huge pages: those this machine lets pgoltp write); root and --allow-os only, restored at the end")
+	f.BoolVar(&o.AllowOS, "allow-os", false, "let --os change kernel and disk settings machine-wide (root only; restored at the end)")
 	f.StringArrayVar(&o.Inject, "test-inject", nil, "testing only: TRIAL:name=value overrides a trial's setting")
 	_ = f.MarkHidden("test-inject")
 }
@@ -63,6 +65,7 @@ var tuneFlags = map[string]string{
 	"Prewarm": "--prewarm", "Objective": "--objective", "MaxP99": "--max-p99", "AllowUnsafe": "--allow-unsafe",
 	"Apply": "--apply", "Format": "--format", "Resume": "--resume", "Seed": "--seed", "Confirm": "--confirm", "MinEffect": "--min-effect", "MaxPairs": "--max-pairs",
 	"Ablation": "--ablation", "Reload": "--reload", "Layout": "--layout", "Inject": "--test-inject",
+	"OS": "--os", "AllowOS": "--allow-os",
 }
 
 // tuneFlagNames is tuneFlags with Scale as the flag of workload's scale

@@ -46,10 +46,12 @@ func mapOf(set map[string]bool) map[string]string {
 	return out
 }
 
-// Apply writes values (as Merge made them) and reads every one back: it
+// apply writes values (as Merge made them) and reads every one back: it
 // fails naming each key whose value differs. Of the two forms of a
-// dirty-page limit it writes the one that is not zero.
-func (m *Machine) Apply(values Values) error {
+// dirty-page limit it writes the one that is not zero. It is unexported:
+// a change goes through Experiment.Apply, which refuses it without root
+// and --allow-os; only Restore (the originals back) may call it otherwise.
+func (m *Machine) apply(values Values) error {
 	var errs []error
 	for _, n := range values.Sorted() {
 		v := values[n]
@@ -89,13 +91,14 @@ func (m *Machine) Verify(values Values) error {
 	return nil
 }
 
-// Restore writes the originals back and reads them back; it is Apply, named
-// for what it is for.
+// Restore writes the originals back and reads them back: apply, for the
+// values that were there before (what 'pgoltp restore' needs, without
+// --allow-os).
 func (m *Machine) Restore(originals Values) error {
 	if len(originals) == 0 {
 		return nil
 	}
-	if err := m.Apply(maps.Clone(originals)); err != nil {
+	if err := m.apply(maps.Clone(originals)); err != nil {
 		return fmt.Errorf("restoring the OS settings: %w", err)
 	}
 	return nil

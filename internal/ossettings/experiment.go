@@ -52,6 +52,9 @@ type Experiment struct {
 	sharedBuffers string
 	// lock is the machine's lock of OS changes, held from Keep to Restore.
 	lock *os.File
+	// opts are the command's: Apply refuses again with them (root,
+	// --allow-os, a server here), where the change happens.
+	opts Options
 }
 
 // Prepare checks the OS side of a plan before anything runs, changing
@@ -60,7 +63,7 @@ type Experiment struct {
 // value. live is the server's pg_settings (the data directory, shared
 // memory). It returns nil when the plan has no os:.
 func Prepare(opts Options, live map[string]settings.Live, baseline map[string]string, steps map[string]map[string]string) (*Experiment, error) {
-	e := &Experiment{steps: map[string]Values{}}
+	e := &Experiment{steps: map[string]Values{}, opts: opts}
 	changes := len(baseline) > 0
 	var err error
 	if e.baseline, err = Parse(baseline); err != nil {
@@ -154,7 +157,13 @@ func (e *Experiment) Arm(step string, pg map[string]string) Values {
 	if e == nil {
 		return nil
 	}
-	out := Merge(e.originals, e.baseline, e.steps[step])
+	return e.arm(pg, e.baseline, e.steps[step])
+}
+
+// arm is the originals with layers on top, hugepages: auto sized for pg's
+// shared_buffers.
+func (e *Experiment) arm(pg map[string]string, layers ...Values) Values {
+	out := Merge(append([]Values{e.originals}, layers...)...)
 	if _, ok := out[Hugepages]; ok {
 		delete(out, Hugepages)
 		sb := pg["shared_buffers"]
@@ -166,12 +175,18 @@ func (e *Experiment) Arm(step string, pg map[string]string) Values {
 	return out
 }
 
-// Apply puts an arm on the machine and reads it back.
+// Apply puts an arm on the machine and reads it back. It refuses, changing
+// nothing, unless the process is root and the command allowed OS changes
+// (--allow-os) for a server on this machine: the rule holds here, where the
+// machine changes, whatever a command checked before.
 func (e *Experiment) Apply(arm Values) error {
 	if e == nil {
 		return nil
 	}
-	return e.machine.Apply(arm)
+	if err := Refuse(e.opts.Allow, e.opts.Remote); err != nil {
+		return err
+	}
+	return e.machine.apply(arm)
 }
 
 // Differ names every key of arm the machine does not show now, for a run's

@@ -3,10 +3,13 @@ package ossettings
 import (
 	"errors"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/settings"
 )
 
 // trial is a value each allow-listed key is set to in the test: one the
@@ -78,7 +81,7 @@ func TestApplyReadBackRestoreEachKey(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := m.Apply(Merge(originals, step)); err != nil {
+			if err := m.apply(Merge(originals, step)); err != nil {
 				t.Fatal(err)
 			}
 			if got, _ := m.Read(name); got[name] != value {
@@ -188,5 +191,122 @@ func TestOneAtATime(t *testing.T) {
 	}
 	if ok, notes := second.Restore(nil); !ok {
 		t.Fatal(notes)
+	}
+}
+
+// TestApplyRefusedWithoutAllow: an experiment whose command did not allow
+// OS changes (no --allow-os) changes nothing, whoever calls Apply: the rule
+// holds where the machine changes, not only in the command.
+func TestApplyRefusedWithoutAllow(t *testing.T) {
+	m := &Machine{}
+	before, err := m.Read("vm.swappiness")
+	if err != nil {
+		t.Skipf("no vm.swappiness here: %v", err)
+	}
+	other := "13"
+	if before["vm.swappiness"] == other {
+		other = "14"
+	}
+	for _, opts := range []Options{{}, {Allow: true, Remote: "postgres://bench@db1:5432/pgoltp"}} {
+		e := &Experiment{machine: m, opts: opts, originals: before}
+		err := e.Apply(Values{"vm.swappiness": other})
+		if problem.ExitCode(err) != 2 {
+			t.Errorf("Apply with %+v: %v, want a refusal (exit 2)", opts, err)
+		}
+		if now, _ := m.Read("vm.swappiness"); now["vm.swappiness"] != before["vm.swappiness"] {
+			t.Fatalf("a refused Apply changed vm.swappiness to %s", now["vm.swappiness"])
+		}
+	}
+}
+
+// TestSearchDimsApplyRestore: the OS side of tune --os offers the keys this
+// machine lets it write, each with its start first; a trial's value of each
+// is applied and read back (vm.dirty_bytes with a background limit below
+// it), and the originals come back and read back. hugepages without a
+// restartable server is listed as refused, with why.
+func TestSearchDimsApplyRestore(t *testing.T) {
+	needRoot(t)
+	m := &Machine{DataDir: t.TempDir()}
+	keepMachine(t, m)
+	live := map[string]settings.Live{"data_directory": {Setting: m.DataDir}}
+	if _, err := PrepareSearch(SearchOptions{}, live); problem.ExitCode(err) != 2 || !strings.Contains(err.Error(), "--allow-os") {
+		t.Fatalf("PrepareSearch without --allow-os: %v", err)
+	}
+	s, err := PrepareSearch(SearchOptions{Options: Options{Allow: true}}, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("dimensions %+v; refused %q", s.Dims, s.Refused)
+	if !slices.ContainsFunc(s.Refused, func(r string) bool { return strings.HasPrefix(r, "hugepages: needs a restart") }) {
+		t.Errorf("hugepages not refused for a server that may not restart: %v", s.Refused)
+	}
+	if err := s.Keep(nil); err != nil {
+		t.Fatal(err)
+	}
+	originals := s.Originals()
+	for _, d := range s.Dims {
+		if d.Choices[0] != d.Start || len(d.Choices) < 2 {
+			t.Fatalf("%s: choices %v, start %s", d.Name, d.Choices, d.Start)
+		}
+		trial := map[string]string{d.Name: d.Choices[len(d.Choices)-1]}
+		if err := s.Apply(trial, nil); err != nil {
+			t.Fatal(err)
+		}
+		want := PlanValues(trial)
+		if got, _ := m.Read(want.Sorted()...); !equal(got, want) {
+			t.Errorf("%s: the machine shows %v during the trial, want %v", d.Name, got, want)
+		}
+		if d.Name == "vm.dirty_bytes" && !(atoi(want["vm.dirty_background_bytes"]) < atoi(want["vm.dirty_bytes"])) {
+			t.Errorf("dirty limits %v: background not below the limit", want)
+		}
+	}
+	if ok, notes := s.Restore(nil); !ok {
+		t.Fatal(notes)
+	}
+	if got, _ := m.Read(originals.Sorted()...); !equal(got, originals) {
+		t.Fatalf("after Restore %v, before %v", got, originals)
+	}
+}
+
+func atoi(s string) int64 {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
+}
+
+// TestSearchHugepagesAuto: with a server that may restart, hugepages is a
+// dimension (off, auto); a trial's auto reserves the huge pages its
+// shared_buffers needs, and the original reservation comes back.
+func TestSearchHugepagesAuto(t *testing.T) {
+	needRoot(t)
+	m := &Machine{DataDir: t.TempDir()}
+	keepMachine(t, m)
+	live := map[string]settings.Live{"data_directory": {Setting: m.DataDir}}
+	s, err := PrepareSearch(SearchOptions{Options: Options{Allow: true}, Restart: true}, live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(s.Dims, func(d SearchDim) bool { return d.Name == Hugepages })
+	if i < 0 {
+		t.Skipf("no huge pages here: %v", s.Refused)
+	}
+	if d := s.Dims[i]; d.Start != HugepagesOff || !slices.Equal(d.Choices, []string{HugepagesOff, "auto"}) {
+		t.Fatalf("hugepages dimension %+v", d)
+	}
+	if err := s.Keep(nil); err != nil {
+		t.Fatal(err)
+	}
+	originals := s.Originals()
+	if err := s.Apply(map[string]string{Hugepages: "auto"}, map[string]string{"shared_buffers": "16MB"}); err != nil {
+		t.Fatal(err)
+	}
+	want := s.exp.hugePagesFor("16MB")
+	if got, _ := m.Read(NrHugepages); atoi(got[NrHugepages]) != want || want <= 8 {
+		t.Errorf("vm.nr_hugepages %s during the trial, want %d", got[NrHugepages], want)
+	}
+	if ok, notes := s.Restore(nil); !ok {
+		t.Fatal(notes)
+	}
+	if got, _ := m.Read(NrHugepages); got[NrHugepages] != originals[NrHugepages] {
+		t.Fatalf("vm.nr_hugepages %s after Restore, was %s", got[NrHugepages], originals[NrHugepages])
 	}
 }

@@ -43,20 +43,21 @@ func Parse(block map[string]string) (Values, error) {
 	return out, nil
 }
 
-// Refuse says why pgoltp must not change the OS for this command: not
+// Refuse says why pgoltp must not change the OS for this command (an
+// experiment's os:, tune --os): not
 // root, no --allow-os, or a server on another machine.
 func Refuse(allowOS bool, remote string) error {
 	if remote != "" {
 		return problem.BadInput("run pgoltp on the server's machine (with --dsn to it there, or its managed cluster)",
-			"the plan changes OS settings, but the server %s is not on this machine: pgoltp would change this machine instead", remote)
+			"OS settings (a plan's os:, tune --os) change the machine pgoltp runs on, but the server %s is not on this machine", remote)
 	}
 	if os.Geteuid() != 0 {
 		return problem.BadInput("run it as root (sudo), with --allow-os",
-			"the plan changes OS settings machine-wide, which needs root (running as uid %d)", os.Geteuid())
+			"OS settings (a plan's os:, tune --os) change machine-wide, which needs root (running as uid %d)", os.Geteuid())
 	}
 	if !allowOS {
 		return problem.BadInput("pass --allow-os to let pgoltp change them (and put them back)",
-			"the plan changes OS settings machine-wide (kernel and disk, for every process on this machine)")
+			"OS settings (a plan's os:, tune --os) change machine-wide: kernel and disk, for every process on this machine")
 	}
 	return nil
 }

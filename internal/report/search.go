@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgoltp/pgoltp/internal/ossettings"
 	"github.com/pgoltp/pgoltp/internal/secret"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
@@ -240,8 +241,12 @@ func changes(major int, values, start map[string]string) []settingChange {
 	return out
 }
 
-// riskOf is the setting's risk when it costs durability, else "".
+// riskOf is the setting's risk when it costs durability, machine-wide for
+// an OS setting (tune --os), else "".
 func riskOf(major int, name, value string) string {
+	if ossettings.MachineWide(name) {
+		return string(ossettings.MachineWideLabel)
+	}
 	if r, _ := settings.LabelFor(major, name, value); r.Unsafe() {
 		return string(r)
 	}

@@ -55,12 +55,12 @@ func TestSearchPage(t *testing.T) {
 		}
 		return r.ID
 	}
-	start := map[string]string{"work_mem": "4MB", "synchronous_commit": "on", "huge_pages": "try"}
-	best := map[string]string{"work_mem": "16MB", "synchronous_commit": "off", "huge_pages": "try"}
+	start := map[string]string{"work_mem": "4MB", "synchronous_commit": "on", "huge_pages": "try", "block.read_ahead_kb": "128"}
+	best := map[string]string{"work_mem": "16MB", "synchronous_commit": "off", "huge_pages": "try", "block.read_ahead_kb": "512"}
 	s := record.Search{ID: "tune-x1", Workload: "TPC-B", Objective: "tps", Major: 15, Status: record.Complete, Started: t0,
 		TrialTime: 3 * time.Second, Start: start, Best: best, Confirmed: true,
 		VsStart: stats.Effect{Valid: true, Level: 0.95, Pairs: 2, Percent: 12.5, Low: 3.2, High: 21.9},
-		Kept:    map[string]string{"work_mem": "16MB", "synchronous_commit": "off"},
+		Kept:    map[string]string{"work_mem": "16MB", "synchronous_commit": "off", "block.read_ahead_kb": "512"},
 		Ablation: []record.Contribution{
 			{Name: "work_mem", Value: "16MB", Start: "4MB", Measured: true, Kept: true, Removal: stats.Effect{Valid: true, Level: 0.95, Percent: -8, Low: -12, High: -3}},
 			{Name: "synchronous_commit", Value: "off", Start: "on", Kept: true},
@@ -104,7 +104,7 @@ func TestSearchPage(t *testing.T) {
 		`id="ablation-work_mem"`, `id="ablation-synchronous_commit"`, "-8.0% (95% CI -12.0% .. -3.0%)", "not measured (kept)",
 		"+12.5%", "+3.2% .. +21.9%", `risk-can-lose-data-on-crash`, `id="chart-trajectory"`, "baseline runs (× the first: drift)",
 		"pgbench_accounts 80", "not kept (the interval does not lie above zero)", "Spearman", s.Layout.Candidates[0].RunID,
-		`class="marker marker-failed"`,
+		`class="marker marker-failed"`, `risk-machine-wide`, // tune --os: an OS value is labelled machine-wide
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the search page lacks %q", want)

@@ -48,6 +48,9 @@ type Options struct {
 	Reload    bool     // load the data again before every measured run
 	Layout    bool     // the layout phase after the settings search
 	Inject    []string // test only: trial:name=value
+	// OS adds the OS dimensions (tune --os); AllowOS is --allow-os, which
+	// it needs (with root and a server on this machine).
+	OS, AllowOS bool
 
 	inject map[int]map[string]string // Inject, read by Validate
 }

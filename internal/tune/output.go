@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/pgoltp/pgoltp/internal/ossettings"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/tune/record"
 )
@@ -239,6 +240,9 @@ func writeLayout(p func(string, ...any), l *record.Layout) {
 }
 
 func unsafeTag(major int, name, value string) string {
+	if ossettings.MachineWide(name) {
+		return " [" + string(ossettings.MachineWideLabel) + "]"
+	}
 	if r, _ := settings.LabelFor(major, name, value); r.Unsafe() {
 		return " " + settings.Tag(r)
 	}
@@ -263,6 +267,8 @@ func (r *Result) WriteConf(w io.Writer, force bool) error {
 	var b strings.Builder
 	values, header := r.written(force)
 	fmt.Fprintf(&b, "# pgoltp tune %s: %s, objective %s%s\n", r.ID, r.Workload, r.Objective, header)
+	b.WriteString(osPlan("#", values))
+	values = pgOnly(values)
 	for _, n := range sortedKeys(values) {
 		fmt.Fprintf(&b, "%s = '%s'%s\n", n, strings.ReplaceAll(values[n], "'", "''"), commentTag(r.Major, n, values[n]))
 	}
@@ -280,6 +286,8 @@ func (r *Result) WriteSQL(w io.Writer, force bool) error {
 	var b strings.Builder
 	values, header := r.written(force)
 	fmt.Fprintf(&b, "-- pgoltp tune %s: %s, objective %s%s\n", r.ID, r.Workload, r.Objective, header)
+	b.WriteString(osPlan("--", values))
+	values = pgOnly(values)
 	for _, n := range sortedKeys(values) {
 		fmt.Fprintf(&b, "ALTER SYSTEM SET %s = '%s';%s\n", n, strings.ReplaceAll(values[n], "'", "''"), strings.Replace(commentTag(r.Major, n, values[n]), "#", "--", 1))
 	}
@@ -296,4 +304,20 @@ func commentTag(major int, name, value string) string {
 		return "  #" + t
 	}
 	return ""
+}
+
+// osPlan is the OS part of values (tune --os) as an experiment plan's os:
+// block, in comment lines: machine-wide settings are neither
+// postgresql.conf's nor ALTER SYSTEM's, and the search restored them.
+func osPlan(comment string, values map[string]string) string {
+	v := ossettings.PlanValues(values)
+	if len(v) == 0 {
+		return ""
+	}
+	kv := make([]string, 0, len(v))
+	for _, n := range v.Sorted() {
+		kv = append(kv, n+": "+v[n])
+	}
+	return fmt.Sprintf("%s machine-wide OS settings (restored after the search; not the server's): as a plan's os: block, for 'pgoltp experiment --allow-os PLAN' (as root)\n%s os: {%s}\n",
+		comment, comment, strings.Join(kv, ", "))
 }

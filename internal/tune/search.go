@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgoltp/pgoltp/internal/ossettings"
 	"github.com/pgoltp/pgoltp/internal/pending"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/search"
@@ -71,6 +72,10 @@ type Tuner struct {
 	// server cannot start with. Every value still passes
 	// settings.CheckApplicable.
 	Inject map[int]map[string]string
+	// OS is the search's OS side (tune --os): its dimensions, the
+	// machine's originals and how a run's values reach the machine (nil:
+	// settings only).
+	OS *ossettings.Search
 }
 
 // Result is what a search found, proved and explained: the search's
@@ -99,6 +104,8 @@ type session struct {
 	warmFailed bool
 	// checkpointFailed: Checkpoint failed once; not tried again.
 	checkpointFailed bool
+	// osRestored: the machine's OS originals are back (restoreOS).
+	osRestored bool
 }
 
 // Run runs the search. It holds no lock: the caller holds the lab's.
@@ -179,11 +186,16 @@ func (t *Tuner) Run(ctx context.Context) (res *Result, err error) {
 }
 
 // keep applies values over the start and leaves them on the server.
+// The machine-wide OS settings are never kept: they are restored (and the
+// result gives them as an os: block).
 func (s *session) keep(res *Result, values map[string]string, what string) (bool, error) {
-	if _, err := s.Server.Apply(s.ctx, withStart(values, s.startSet)); err != nil {
+	if _, err := s.Server.Apply(s.ctx, pgOnly(withStart(values, s.startSet))); err != nil {
 		return false, fmt.Errorf("%s: %w", what, err)
 	}
 	res.Applied = true
+	if !s.restoreOS(res) {
+		return true, errors.New("the machine-wide OS settings could NOT be restored: run 'pgoltp restore'")
+	}
 	if err := s.Pending.Done(); err != nil {
 		res.Notes = append(res.Notes, "the original settings' record stays in the lab: "+err.Error())
 	}
@@ -279,6 +291,9 @@ func (t *Tuner) open(ctx context.Context) (*session, map[string]settings.Live, e
 		fmt.Sscan(l.Setting, &t.Limits.MaxConnections)
 	}
 	space, err := NewSpace(major, live, t.Limits, t.AllowUnsafe)
+	if err == nil && t.OS != nil {
+		space, err = space.withOS(t.OS.Dims)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -298,12 +313,18 @@ func (t *Tuner) open(ctx context.Context) (*session, map[string]settings.Live, e
 	if live, err = t.Pending.Begin(live, s.restoreNames()); err != nil {
 		return nil, nil, err
 	}
+	// The machine's OS originals join the record, fsynced, before the
+	// first change (resumed: the record's, not the machine's).
+	if err := t.OS.Keep(t.Pending); err != nil {
+		s.abandon()
+		return nil, nil, err
+	}
 	if err := s.openState(live); err != nil {
-		_ = t.Pending.Abandon()
+		s.abandon()
 		return nil, nil, err
 	}
 	if s.opt, err = search.New(space.Space, search.Options{Seed: s.state.Seed, WarmStart: s.warm}); err != nil {
-		_ = t.Pending.Abandon()
+		s.abandon()
 		return nil, nil, err
 	}
 	// The start point against its own baseline is 1 by definition: no
@@ -315,6 +336,14 @@ func (t *Tuner) open(ctx context.Context) (*session, map[string]settings.Live, e
 	return s, live, nil
 }
 
+// abandon gives up a search that changed nothing: the machine's lock of OS
+// changes released, the record Begin wrote removed.
+func (s *session) abandon() {
+	if ok, _ := s.OS.Restore(nil); ok {
+		_ = s.Pending.Abandon()
+	}
+}
+
 // openState resumes the search's state, which must be over the same space,
 // or creates a new one.
 func (s *session) openState(live map[string]settings.Live) error {
@@ -322,7 +351,7 @@ func (s *session) openState(live map[string]settings.Live) error {
 	if t.Resume != nil {
 		s.state = t.Resume
 		if !sameDims(s.state.Dimensions, s.space.Dims()) {
-			return fmt.Errorf("search %s was over another search space (a different server version, host or --allow-unsafe): start a new one", s.state.ID)
+			return fmt.Errorf("search %s was over another search space (a different server version, host, --allow-unsafe or --os): start a new one", s.state.ID)
 		}
 		return nil
 	}
@@ -339,23 +368,32 @@ func (s *session) openState(live map[string]settings.Live) error {
 
 // restore puts back the original value of every setting the search may
 // have changed, injected ones included, and says so in res.
+// The OS goes first (as an experiment's): a failure there keeps the record.
 func (s *session) restore(ctx context.Context, live map[string]settings.Live, res *Result) {
+	osBack := s.restoreOS(res)
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
 	if err := s.Server.Restore(rctx, live, s.restoreNames()); err != nil {
 		res.Notes = append(res.Notes, "could NOT restore the original settings: "+err.Error()+"; the lab keeps them: run 'pgoltp restore'")
 		return
 	}
-	res.Restored = true
+	res.Restored = osBack
+	if !osBack {
+		return // the record stays for 'pgoltp restore'
+	}
 	if err := s.Pending.Done(); err != nil {
 		res.Notes = append(res.Notes, "settings restored, but their record stays in the lab: "+err.Error())
 	}
 }
 
-// restoreNames are the settings the search may change, injected ones
-// included.
+// restoreNames are the server's settings the search may change, injected
+// ones included (huge_pages with the hugepages dimension, which turns it on);
+// the OS dimensions are the machine's, restored by restoreOS.
 func (s *session) restoreNames() []string {
-	names := s.space.Names()
+	names := pgNames(s.space.Names())
+	if s.space.index(ossettings.Hugepages) >= 0 && !contains(names, "huge_pages") {
+		names = append(names, "huge_pages")
+	}
 	for _, inj := range s.Inject {
 		for n := range inj {
 			if !contains(names, n) {
@@ -372,7 +410,7 @@ func (s *session) restoreNames() []string {
 // ctx ends.
 func (s *session) search(ctx context.Context, res *Result) error {
 	t := s.Tuner
-	t.logf("search %s: %d settings, %s per trial, objective %s", s.state.ID, s.space.Len(), t.TrialTime, t.Objective)
+	t.logf("search %s: %d settings%s, %s per trial, objective %s", s.state.ID, s.space.Len(), machineWideCount(s.space.Names()), t.TrialTime, t.Objective)
 	t.logf("preparing %s", t.Workload.Name())
 	// With Reload every measured run loads the data, the first baseline
 	// too: loading it here as well would load it twice.
@@ -585,10 +623,15 @@ func (s *session) record(info RunInfo, m workload.Measurement, err error) string
 // the cache after a restart or reload, checkpoints and prewarms: every
 // measured run starts from the same state.
 func (s *session) prepare(values map[string]string, role string) (restarted bool, err error) {
-	if err := settings.CheckApplicable(values); err != nil {
+	pg := runSettings(values)
+	if err := settings.CheckApplicable(pg); err != nil {
 		return false, err
 	}
-	restarted, err = s.Server.Apply(s.ctx, values)
+	// The OS first: huge pages are reserved before the server starts with them.
+	if err := s.applyOS(values, pg); err != nil {
+		return false, err
+	}
+	restarted, err = s.Server.Apply(s.ctx, pg)
 	reloaded := false
 	if err == nil && s.Reload && role != RoleLayout {
 		// The layout phase's runs keep the tables it has just rewritten.

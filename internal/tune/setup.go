@@ -9,9 +9,11 @@ import (
 	"github.com/pgoltp/pgoltp/internal/advise"
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/host"
+	"github.com/pgoltp/pgoltp/internal/ossettings"
 	"github.com/pgoltp/pgoltp/internal/pending"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/restore"
+	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
@@ -35,6 +37,7 @@ func (o *Options) Resumed(lab string, budgetSet bool, name string) (*State, erro
 	if !budgetSet {
 		o.Budget = s.Budget
 	}
+	o.OS = o.OS || s.hasOS() // its OS dimensions again (refused without --allow-os)
 	if s.Workload != name {
 		return nil, problem.BadInput("give the same --workload, --scale/--warehouses and --clients as the search had",
 			"search %s ran %s, not %s", s.ID, s.Workload, name)
@@ -57,6 +60,9 @@ type Setup struct {
 	// OnInterval gets every run's intervals, as they come (the live
 	// endpoint, --metrics-addr); nil: none.
 	OnInterval workload.IntervalFunc
+	// Remote describes the server when it is not on this machine ("" when
+	// it is): OS dimensions (Options.OS) are refused then.
+	Remote string
 }
 
 // New reads the server and advise's configuration for it, and returns the
@@ -85,6 +91,10 @@ func New(ctx context.Context, s Setup) (*Tuner, error) {
 	if err != nil {
 		return nil, problem.Failed("advise: %v", err)
 	}
+	osSearch, err := prepareOS(s, live, managed)
+	if err != nil {
+		return nil, err
+	}
 	id := "tune-" + time.Now().UTC().Format("20060102T150405Z")
 	if s.Resume != nil {
 		id = s.Resume.ID
@@ -94,7 +104,7 @@ func New(ctx context.Context, s Setup) (*Tuner, error) {
 		Recorder: StoreRecorder{Lab: s.Lab, ResultsDSN: s.ResultsDSN, Kind: s.Options.Workload, Workload: s.Workload.Name()},
 		ID:       id, Seed: s.Seed, Objective: s.Objective, MaxP99: s.MaxP99, AllowUnsafe: s.AllowUnsafe,
 		Budget: s.Budget, TrialTime: s.Trial, Prewarm: s.Prewarm, Reload: s.Reload, Advise: advice.Settings(),
-		Confirm: s.Confirm, MinEffect: s.MinEffect, MaxPairs: s.MaxPairs, Ablation: s.Ablation, Apply: s.Apply, Force: s.Force, Format: s.Format, Design: s.Design, Resume: s.Resume, Log: s.Log, Inject: s.inject, Pending: s.Pending,
+		Confirm: s.Confirm, MinEffect: s.MinEffect, MaxPairs: s.MaxPairs, Ablation: s.Ablation, Apply: s.Apply, Force: s.Force, Format: s.Format, Design: s.Design, Resume: s.Resume, Log: s.Log, Inject: s.inject, Pending: s.Pending, OS: osSearch,
 	}
 	if s.Layout {
 		if t.Layout, err = TablesOf(s.Workload, s.DSN); err != nil {
@@ -102,6 +112,30 @@ func New(ctx context.Context, s Setup) (*Tuner, error) {
 		}
 	}
 	return t, nil
+}
+
+// prepareOS is the OS side of a search with --os (nil without): refused
+// without root, --allow-os or a server on this machine; the keys this
+// machine does not let pgoltp write are said up front, each with why.
+// Resumed, the dimensions start where the stored search started, never at
+// what the machine shows now.
+func prepareOS(s Setup, live map[string]settings.Live, managed bool) (*ossettings.Search, error) {
+	if !s.Options.OS {
+		return nil, nil
+	}
+	var start map[string]string
+	if s.Resume != nil {
+		start = s.Resume.Start
+	}
+	side, err := ossettings.PrepareSearch(ossettings.SearchOptions{Options: ossettings.Options{Allow: s.AllowOS, Remote: s.Remote},
+		Restart: managed, Start: start}, live)
+	if err != nil {
+		return nil, err
+	}
+	for _, why := range side.Refused {
+		fmt.Fprintf(s.Log, "--os: left out of the search: %s\n", why)
+	}
+	return side, nil
 }
 
 // Verdict is how a search ends for the command: a failure when the original

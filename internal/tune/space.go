@@ -37,6 +37,10 @@ type dim struct {
 	// setting") to the number it stands for, so the start point lies in the
 	// space.
 	sentinel map[string]float64
+	// machine: an OS setting (tune --os), whose start is the machine's
+	// value before the search, not a pg_settings row.
+	machine bool
+	start   string
 }
 
 // Space is the search space of a tune: the optimiser's dimensions and how
@@ -293,6 +297,10 @@ func (s *Space) PointOf(values map[string]string, fallback search.Point) (search
 func (s *Space) StartPoint(live map[string]settings.Live) (search.Point, error) {
 	values := map[string]string{}
 	for _, d := range s.dims {
+		if d.machine {
+			values[d.name] = d.start
+			continue
+		}
 		l, ok := live[d.name]
 		if !ok {
 			return nil, fmt.Errorf("the server does not report %s", d.name)
