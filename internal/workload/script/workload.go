@@ -24,8 +24,11 @@ type Workload struct {
 	gate   func(context.Context) error
 }
 
-// New is the workload of o; call Validate before running it.
-func New(o Options) *Workload { return &Workload{Options: o} }
+// New is the workload of o with its defaults; Validate checks it.
+func New(o Options) *Workload {
+	o.defaults()
+	return &Workload{Options: o}
+}
 
 // Kind implements workload.Workload.
 func (w *Workload) Kind() string { return "script" }
