@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // TestExperimentScriptPlanBadInput: a plan of kind script whose script
@@ -35,4 +37,49 @@ func TestExperimentScriptPlanBadInput(t *testing.T) {
 		t.Log(err)
 		wantBadInput(t, err, c.want, "\n", "-f ", "--file")
 	}
+}
+
+// TestTuneScriptFlagsBadInput: tune's script options are checked before
+// anything runs and named by their flags; on another workload they are
+// refused rather than ignored.
+func TestTuneScriptFlagsBadInput(t *testing.T) {
+	global.dsn = ""
+	bad := filepath.Join(t.TempDir(), "bad.sql")
+	if err := os.WriteFile(bad, []byte("\\sleep 1 fortnights\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"tune", "--workload", "script", "-f", "/nonexistent/hot.sql@5"}, []string{"-f/--file /nonexistent/hot.sql@5", "could not open file"}},
+		{[]string{"tune", "--workload", "script", "-f", bad}, []string{"-f/--file", "bad.sql:1:"}},
+		{[]string{"tune", "--workload", "script", "-b", "select-only@x"}, []string{"-b/--builtin select-only@x"}},
+		{[]string{"tune", "--workload", "script", "-D", "hot"}, []string{"-D/--define hot", "name=value"}},
+		{[]string{"tune", "--workload", "script", "-M", "binary"}, []string{"-M/--protocol binary"}},
+		{[]string{"tune", "--workload", "tpcb", "-f", "hot.sql"}, []string{"--file is an option of --workload script"}},
+	} {
+		resetFlags(t, "tune")
+		err := execute(t, c.args...)
+		t.Log(err)
+		wantBadInput(t, err, c.want, "\n")
+	}
+	resetFlags(t, "tune")
+}
+
+// resetFlags puts the flags of the command name back to their defaults:
+// cobra keeps them between executions, and lists grow.
+func resetFlags(t *testing.T, name string) {
+	c, _, err := rootCmd.Find([]string{name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if s, ok := f.Value.(pflag.SliceValue); ok {
+			_ = s.Replace(nil)
+		} else {
+			_ = f.Value.Set(f.DefValue)
+		}
+		f.Changed = false
+	})
 }
