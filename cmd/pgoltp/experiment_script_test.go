@@ -83,3 +83,24 @@ func resetFlags(t *testing.T, name string) {
 		f.Changed = false
 	})
 }
+
+// TestCompareVersionsScriptBadInput: compare-versions takes --workload
+// script with the same options, checked before any cluster is made; init
+// none cannot be compared (each major's cluster starts empty).
+func TestCompareVersionsScriptBadInput(t *testing.T) {
+	global.dsn = ""
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"compare-versions", "--pg", "14,15", "--workload", "script", "-f", "/nonexistent/mine.sql"}, []string{"-f/--file /nonexistent/mine.sql", "could not open file"}},
+		{[]string{"compare-versions", "--pg", "14,15", "--workload", "script", "--init", "none"}, []string{"--init none", "cannot be compared across majors"}},
+		{[]string{"compare-versions", "--pg", "14,15", "--workload", "tpcb", "-b", "select-only"}, []string{"--builtin is an option of --workload script"}},
+	} {
+		resetFlags(t, "compare-versions")
+		err := execute(t, c.args...)
+		t.Log(err)
+		wantBadInput(t, err, c.want, "\n")
+	}
+	resetFlags(t, "compare-versions")
+}
