@@ -104,3 +104,22 @@ func TestCompareVersionsScriptBadInput(t *testing.T) {
 	}
 	resetFlags(t, "compare-versions")
 }
+
+// TestPgbenchGroupFlagsBadInput: pgoltp pgbench's --group and --part go
+// with --record, and are checked as a run command's (exit 2, one line).
+func TestPgbenchGroupFlagsBadInput(t *testing.T) {
+	global.dsn = ""
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"pgbench", "--group", "g", "--part", "1/2", "-T", "1"}, []string{"go with --record"}},
+		{[]string{"pgbench", "--record", "--part", "1/2", "-T", "1"}, []string{"--part 1/2 needs --group"}},
+		{[]string{"pgbench", "--record", "--group", "g", "--part", "3/2", "-T", "1"}, []string{"3/2"}},
+		{[]string{"pgbench", "--record", "--group", "g", "--part", "1/2", "--group-timeout", "soon", "-T", "1"}, []string{"--group-timeout soon"}},
+	} {
+		err := execute(t, c.args...)
+		t.Log(err)
+		wantBadInput(t, err, c.want, "\n")
+	}
+}

@@ -35,6 +35,15 @@ func writeScript(t *testing.T, name, text string) string {
 	return path
 }
 
+// newLoadedDatabase is a database with pgbench's tables at scale 1.
+func newLoadedDatabase(t *testing.T) string {
+	dsn := pgtest.NewDatabase(t)
+	if err := script.New(script.Options{}).Prepare(context.Background(), dsn, nil); err != nil {
+		t.Fatal(err)
+	}
+	return dsn
+}
+
 // TestScriptRunsACustomScript: Prepare is pgbench -i, Run measures the
 // script through pgoltp pgbench's engine: a series, a histogram per script,
 // per-statement latencies.

@@ -98,11 +98,7 @@ func (w *Workload) Run(ctx context.Context, dsn string, ro workload.RunOptions) 
 	stdout, runErr := w.pgbench(ctx, args)
 	res := &workload.Result{End: time.Now(), Interrupted: ctx.Err() != nil}
 	res.Params = w.params()
-	command.MeasurePgbench(ro.OnInterval, res, dir, prefix, w.Rate > 0, false, stdout)
-	if len(w.Files)+len(w.Builtins) <= 1 {
-		// one script is stored as "transaction" (command.MeasurePgbench)
-		res.Rate = workload.Rate{Figure: "TPS", Type: "transaction", Unit: "txn/s", Per: time.Second}
-	}
+	command.MeasurePgbench(ro.OnInterval, res, dir, prefix, w.Rate > 0, false, stdout) // one script: res.Rate
 	if runErr != nil && !res.Interrupted {
 		return res, runErr
 	}
