@@ -123,3 +123,22 @@ func TestPgbenchGroupFlagsBadInput(t *testing.T) {
 		wantBadInput(t, err, c.want, "\n")
 	}
 }
+
+// TestSweepScriptFlagsBadInput: sweep takes the script workload's options
+// too, checked before anything runs.
+func TestSweepScriptFlagsBadInput(t *testing.T) {
+	global.dsn = ""
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"sweep", "--workload", "script", "--clients", "1,2", "-f", "/nonexistent/mine.sql"}, []string{"-f/--file /nonexistent/mine.sql", "could not open file"}},
+		{[]string{"sweep", "--workload", "tpcb", "--clients", "1,2", "-D", "hot=1"}, []string{"--define is an option of --workload script"}},
+	} {
+		resetFlags(t, "sweep")
+		err := execute(t, c.args...)
+		t.Log(err)
+		wantBadInput(t, err, c.want, "\n")
+	}
+	resetFlags(t, "sweep")
+}
