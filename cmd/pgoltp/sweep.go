@@ -70,7 +70,7 @@ gives each phase's offered and achieved throughput and its worst second's
 p99. The workload must take a rate (tpcb).`,
 		Example: `  pgoltp sweep --workload tpcb --scale 10 --clients 1,2,4,8,16,32 --repetitions 3 --duration 30s
   pgoltp sweep --workload script -f my.sql@5 -b select-only@1 --scale 10 --clients 1,2,4,8 --duration 30s`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := f.script.check(f.kind, cmd.Flags()); err != nil {
 				return err
