@@ -11,9 +11,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/experiment"
+	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/study"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
+	"github.com/pgoltp/pgoltp/internal/workload/script"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
 )
 
@@ -21,6 +23,7 @@ func init() {
 	var (
 		pg, duration, html string
 		o                  = study.Options{Kinds: registry.KindsFor(registry.Versions)}
+		sf                 scriptFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "compare-versions",
@@ -35,17 +38,24 @@ percentiles with 95% intervals across repetitions, database and index growth
 per million transactions, WAL bytes per transaction, the HOT-update share, dead
 tuples, autovacuum runs, checkpoints, and the top statements side by side.`,
 		Example: `  pgoltp compare-versions --pg 10,15,18 --workload tpcb --scale 10 --duration 60s --repetitions 3
-  pgoltp compare-versions --pg 13,17 --workload tpcc --warehouses 2 --set max_wal_size=4GB --duration 5m`,
+  pgoltp compare-versions --pg 13,17 --workload tpcc --warehouses 2 --set max_wal_size=4GB --duration 5m
+  pgoltp compare-versions --pg 10,15 --workload script -f mine.sql@3 -b select-only@1 --scale 10 --duration 60s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := parseStudy(&o, pg, duration); err != nil {
 				return badFlag(err, studyFlagNames, "run 'pgoltp compare-versions --help' for the flags")
 			}
+			if err := sf.check(o.Workload, cmd.Flags()); err != nil {
+				return err
+			}
+			if err := checkStudyScript(o, sf.o); err != nil {
+				return namedFlags(err, scriptFlagNames)
+			}
 			if global.dsn != "" {
 				return problem.BadInput("drop --dsn: compare-versions runs each major in a managed cluster of its own",
 					"compare-versions cannot use an external server")
 			}
-			return runStudy(cmd.Context(), cmd.OutOrStdout(), o, html)
+			return runStudy(cmd.Context(), cmd.OutOrStdout(), o, sf.o, html)
 		},
 	}
 	f := cmd.Flags()
@@ -58,7 +68,21 @@ tuples, autovacuum runs, checkpoints, and the top statements side by side.`,
 	f.StringArrayVar(&o.Sets, "set", nil, "a server setting name=value applied on every major (repeatable)")
 	f.StringVar(&duration, "duration", "30s", "length of each run")
 	f.StringVarP(&html, "output", "o", "", "also write the stored runs side by side as an HTML page (pgoltp compare's view) to this file")
+	sf.add(f)
 	rootCmd.AddCommand(cmd)
+}
+
+// checkStudyScript checks a study's script options (kind script) before any
+// cluster is touched.
+func checkStudyScript(o study.Options, sc script.Options) error {
+	if o.Workload != "script" {
+		return nil
+	}
+	sc.Scale, sc.Clients = o.Scale, o.Clients
+	if sc.Init == script.InitNone {
+		return field.Bad("Init", sc.Init, "cannot be compared across majors: each major's cluster starts empty", script.InitPgbench+" (pgbench -i)")
+	}
+	return script.New(sc).Validate()
 }
 
 // parseStudy checks every option before any cluster is touched; its errors
@@ -91,12 +115,16 @@ func runVersionPlan(ctx context.Context, out io.Writer, path string, p *experime
 	if err := parseStudy(&o, pg, duration); err != nil {
 		return badPlan(path, err)
 	}
-	return runStudy(ctx, out, o, "")
+	sc := planSpec(p.Workload).Script
+	if err := checkStudyScript(o, sc); err != nil {
+		return badPlan(path, err)
+	}
+	return runStudy(ctx, out, o, sc, "")
 }
 
 // runStudy runs the study (recording every run), writes the HTML comparison
 // of its runs to html if asked, and prints the comparison.
-func runStudy(ctx context.Context, out io.Writer, o study.Options, html string) error {
+func runStudy(ctx context.Context, out io.Writer, o study.Options, sc script.Options, html string) error {
 	if err := holdLab(); err != nil {
 		return err
 	}
@@ -104,7 +132,7 @@ func runStudy(ctx context.Context, out io.Writer, o study.Options, html string) 
 	if global.json {
 		log = nil
 	}
-	bench, err := studyBench(o, log)
+	bench, err := studyBench(o, sc, log)
 	if err != nil {
 		return err
 	}
@@ -136,12 +164,13 @@ func runStudy(ctx context.Context, out io.Writer, o study.Options, html string) 
 }
 
 // studyBench is the registry's workload o names, as the study runs it: its
-// scale is the flag the registry entry names (--scale or --warehouses).
-func studyBench(o study.Options, progress io.Writer) (study.Bench, error) {
+// scale is the flag the registry entry names (--scale or --warehouses); sc
+// are kind script's options.
+func studyBench(o study.Options, sc script.Options, progress io.Writer) (study.Bench, error) {
 	e, err := registry.Lookup(o.Workload)
 	if err != nil {
 		return nil, err
 	}
 	sizes := map[string]int{"scale": o.Scale, "warehouses": o.Warehouses}
-	return registry.NewBench(e.Kind, registry.Spec{Scale: sizes[e.ScaleFlag], Clients: o.Clients, Duration: o.Duration, Progress: progress})
+	return registry.NewBench(e.Kind, registry.Spec{Scale: sizes[e.ScaleFlag], Clients: o.Clients, Duration: o.Duration, Progress: progress, Script: sc})
 }

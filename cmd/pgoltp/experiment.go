@@ -141,7 +141,7 @@ func runPlan(ctx context.Context, out io.Writer, plan *experiment.Plan, f experi
 			return err
 		}
 	}
-	w, err := registry.New(plan.Workload.Kind, plan.Workload.Scale, plan.Workload.Clients)
+	w, err := registry.Build(plan.Workload.Kind, planSpec(plan.Workload))
 	if err != nil {
 		return problem.BadInput("use workload kind "+strings.Join(registry.Kinds(), ", "), "experiments cannot drive %s", plan.Workload.Kind)
 	}
@@ -187,7 +187,7 @@ func runPlan(ctx context.Context, out io.Writer, plan *experiment.Plan, f experi
 // checkPlanWorkload checks the options a plan gives its workload before
 // anything runs, on a workload of its own (Validate fills in defaults).
 func checkPlanWorkload(plan *experiment.Plan) error {
-	w, err := registry.New(plan.Workload.Kind, plan.Workload.Scale, plan.Workload.Clients)
+	w, err := registry.Build(plan.Workload.Kind, planSpec(plan.Workload))
 	if v, ok := w.(interface{ Validate() error }); ok && err == nil {
 		return v.Validate()
 	}

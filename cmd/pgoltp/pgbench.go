@@ -2,11 +2,14 @@ package main
 
 import (
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/group"
 	"github.com/pgoltp/pgoltp/internal/pgbench"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/workload/command"
@@ -17,10 +20,11 @@ import (
 // and leaves the arguments alone. What pgoltp adds is opt-in and named so
 // that pgbench has no such option: --record (store the run, with the
 // collectors around it, as 'pgoltp record' does), --title, --metrics-addr,
-// and the lab's --lab and --results-dsn.
+// --group/--part/--group-timeout (one part of a group of drivers), and the
+// lab's --lab and --results-dsn.
 func init() {
 	rootCmd.AddCommand(&cobra.Command{
-		Use:                "pgbench [pgbench options] [--record [--title T]] [dbname]",
+		Use:                "pgbench [pgbench options] [--record [--title T] [--group NAME --part k/n]] [dbname]",
 		Short:              "pgbench, drop-in: the same options, output and exit codes (pgoltp pgbench --help); --record stores the run",
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -33,7 +37,15 @@ func init() {
 				if err != nil {
 					return err
 				}
-				return runRecorded(cmd.Context(), cmd, append([]string{self, "pgbench"}, args...), own.title, own.metricsAt)
+				part, g, err := own.group.options(true)
+				if err != nil {
+					return err
+				}
+				if g.Name != "" {
+					// the part's share of the keys, for the script to use
+					args = append([]string{"-D", "part=" + strconv.Itoa(part.K), "-D", "parts=" + strconv.Itoa(part.N)}, args...)
+				}
+				return runRecordedIn(cmd.Context(), cmd, append([]string{self, "pgbench"}, args...), own.title, own.metricsAt, g)
 			}
 			env, err := pgbenchEnv(own.labGiven)
 			if err != nil {
@@ -51,6 +63,8 @@ func init() {
 type pgbenchExtras struct {
 	record, labGiven bool
 	title, metricsAt string
+	group            groupFlags
+	groupTimeout     string
 }
 
 // pgoltpPgbenchOptions takes pgoltp's own options out of a pgbench command
@@ -58,7 +72,8 @@ type pgbenchExtras struct {
 func pgoltpPgbenchOptions(args []string) ([]string, pgbenchExtras, error) {
 	var own pgbenchExtras
 	var out []string
-	valued := map[string]*string{"--title": &own.title, "--metrics-addr": &own.metricsAt, "--lab": &global.lab, "--dsn": &global.dsn, "--results-dsn": &resultsStore.dsn}
+	valued := map[string]*string{"--title": &own.title, "--metrics-addr": &own.metricsAt, "--lab": &global.lab, "--dsn": &global.dsn, "--results-dsn": &resultsStore.dsn,
+		"--group": &own.group.Name, "--part": &own.group.Part, "--group-timeout": &own.groupTimeout}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -85,8 +100,16 @@ func pgoltpPgbenchOptions(args []string) ([]string, pgbenchExtras, error) {
 		*target = value
 		own.labGiven = own.labGiven || name == "--lab"
 	}
-	if (own.title != "" || own.metricsAt != "") && !own.record {
-		return nil, own, problem.BadInput("add --record", "--title and --metrics-addr go with --record")
+	if (own.title != "" || own.metricsAt != "" || own.group.Name != "" || own.group.Part != "") && !own.record {
+		return nil, own, problem.BadInput("add --record", "--title, --metrics-addr, --group and --part go with --record")
+	}
+	own.group.Timeout = group.DefaultTimeout
+	if own.groupTimeout != "" {
+		d, err := time.ParseDuration(own.groupTimeout)
+		if err != nil {
+			return nil, own, problem.BadInput("give a duration, e.g. 5m", "--group-timeout %s", own.groupTimeout)
+		}
+		own.group.Timeout = d
 	}
 	return out, own, nil
 }

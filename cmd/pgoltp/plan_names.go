@@ -4,17 +4,29 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pgoltp/pgoltp/internal/experiment"
 	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/workload/registry"
+	"github.com/pgoltp/pgoltp/internal/workload/script"
 )
 
 // planKeys name the options a plan sets by the plan's keys: its workload's
-// size and clients (registry.New puts them into each workload's options
+// size and clients (registry.Build puts them into each workload's options
 // under the workload's own names), and what a versions plan hands the study.
 var planKeys = map[string]string{
 	"Scale": "workload.scale", "Warehouses": "workload.scale",
 	"Clients": "workload.clients", "Conns": "workload.clients",
 	"Majors": "versions", "Repetitions": "repetitions", "Duration": "duration", "Sets": "baseline.settings",
+	// kind script's
+	"Files": "workload.files", "Builtins": "workload.builtins", "Defines": "workload.defines", "Protocol": "workload.protocol",
+	"Jobs": "workload.jobs", "Rate": "workload.rate", "Init": "workload.init",
+}
+
+// planSpec is what a plan's workload is built from (registry.Build).
+func planSpec(w experiment.PlanWorkload) registry.Spec {
+	return registry.Spec{Scale: w.Scale, Clients: w.Clients, Script: script.Options{Files: w.Files, Builtins: w.Builtins,
+		Defines: w.DefineList(), Protocol: w.Protocol, Jobs: w.Jobs, Rate: w.Rate, Init: w.Init}}
 }
 
 // asPlanKeys names the options of err's field error (field.Error) by the

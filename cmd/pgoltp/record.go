@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/group"
 	"github.com/pgoltp/pgoltp/internal/livemetrics"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
@@ -55,6 +56,12 @@ standard output goes to standard error and pgoltp prints the run's id.`,
 
 // runRecorded runs argv as a recorded command and exits as it did.
 func runRecorded(ctx context.Context, cmd *cobra.Command, argv []string, title, metricsAt string) error {
+	return runRecordedIn(ctx, cmd, argv, title, metricsAt, group.Options{})
+}
+
+// runRecordedIn is runRecorded as a part of the group g (none when g has no
+// Name): the command starts at the group's agreed start.
+func runRecordedIn(ctx context.Context, cmd *cobra.Command, argv []string, title, metricsAt string, g group.Options) error {
 	if _, err := exec.LookPath(argv[0]); err != nil {
 		return problem.BadInput("install it or give its path", "cannot run %s: %v", argv[0], errors.Unwrap(err))
 	}
@@ -73,6 +80,7 @@ func runRecorded(ctx context.Context, cmd *cobra.Command, argv []string, title, 
 	}
 	ro := recordOptions(true)
 	ro.Log = cmd.ErrOrStderr()
+	ro.Group = g
 	stopLive, err := startLive(metricsAt, &ro, livemetrics.Info{Workload: c.Kind()}, cmd.ErrOrStderr())
 	if err != nil {
 		return err

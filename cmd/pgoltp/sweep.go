@@ -20,6 +20,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/sweep"
 	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
+	"github.com/pgoltp/pgoltp/internal/workload/script"
 )
 
 // sweepFlags are the flags of 'pgoltp sweep'.
@@ -32,6 +33,12 @@ type sweepFlags struct {
 	seed        uint64
 	phases      string // a step-load file: one run whose rate changes by phase
 	rates       []int  // the axis is the offered rate (tps), at one number of clients
+	script      scriptFlags
+}
+
+// workload is the swept workload at clients.
+func (f sweepFlags) workload(clients int) (workload.Workload, error) {
+	return registry.Build(f.kind, registry.Spec{Scale: f.scale, Clients: clients, Script: f.script.o})
 }
 
 // axis is what the sweep varies and its values.
@@ -61,9 +68,13 @@ phase (HammerDB's step load, BenchBase's phases): each line of FILE is a
 phase's length and rate ('30s 500'; rate 0 is a pause), and the summary
 gives each phase's offered and achieved throughput and its worst second's
 p99. The workload must take a rate (tpcb).`,
-		Example: `  pgoltp sweep --workload tpcb --scale 10 --clients 1,2,4,8,16,32 --repetitions 3 --duration 30s`,
-		Args:    cobra.NoArgs,
+		Example: `  pgoltp sweep --workload tpcb --scale 10 --clients 1,2,4,8,16,32 --repetitions 3 --duration 30s
+  pgoltp sweep --workload script -f my.sql@5 -b select-only@1 --scale 10 --clients 1,2,4,8 --duration 30s`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := f.script.check(f.kind, cmd.Flags()); err != nil {
+				return err
+			}
 			if err := f.validate(); err != nil {
 				return err
 			}
@@ -81,6 +92,7 @@ p99. The workload must take a rate (tpcb).`,
 	fl.DurationVar(&f.duration, "duration", 30*time.Second, "length of each run")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the run order (0: drawn, and printed)")
 	fl.IntSliceVar(&f.rates, "rates", nil, "sweep the offered rate (transactions per second) instead, at one --clients value, e.g. --rates 100,200,400,800 (workloads that take a rate: tpcb)")
+	f.script.add(fl)
 	fl.StringVar(&f.phases, "phases", "", "instead of a sweep, one run whose rate steps by phase: a file of lines 'LENGTH RATE' (e.g. '30s 500'), with one --clients value")
 	rootCmd.AddCommand(cmd)
 }
@@ -93,11 +105,18 @@ func (f *sweepFlags) validate() error {
 	if f.scale == 0 {
 		f.scale = max(e.Scale, 1)
 	}
+	if f.kind == "script" {
+		sc := f.script.o
+		sc.Scale = f.scale // the clients are the sweep's
+		if err := script.New(sc).Validate(); err != nil {
+			return namedFlags(err, scriptFlagNames)
+		}
+	}
 	if f.phases != "" || len(f.rates) > 0 {
 		if len(f.clients) != 1 || f.clients[0] < 1 {
 			return problem.BadInput("give one number of clients with --phases or --rates, e.g. --clients 8", "one load at a time: --clients %v", f.clients)
 		}
-		if w, err := registry.New(f.kind, max(f.scale, 1), f.clients[0]); err != nil {
+		if w, err := f.workload(f.clients[0]); err != nil {
 			return err
 		} else if _, ok := w.(rateStepped); !ok {
 			return problem.BadInput("use a workload that takes a rate, e.g. --workload tpcb", "--workload %s has no offered rate to step or sweep", f.kind)
@@ -194,7 +213,7 @@ const sweepKind = "sweep"
 // sweepLoad loads the data unless the database holds what the largest
 // point needs.
 func sweepLoad(ctx context.Context, dsn string, f sweepFlags, log io.Writer) error {
-	w, err := registry.New(f.kind, f.scale, slices.Max(f.clients))
+	w, err := f.workload(slices.Max(f.clients))
 	if err != nil {
 		return err
 	}
@@ -209,9 +228,9 @@ func sweepLoad(ctx context.Context, dsn string, f sweepFlags, log io.Writer) err
 // or at that offered rate (one phase as long as the run).
 func sweepWorkload(f sweepFlags, value int) (workload.Workload, error) {
 	if len(f.rates) == 0 {
-		return registry.New(f.kind, f.scale, value)
+		return f.workload(value)
 	}
-	w, err := registry.New(f.kind, f.scale, f.clients[0])
+	w, err := f.workload(f.clients[0])
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +298,7 @@ func runPhases(ctx context.Context, out, log io.Writer, f sweepFlags) error {
 	if err != nil {
 		return problem.BadInput("fix the file", "--phases %s: %v", f.phases, err)
 	}
-	w, err := registry.New(f.kind, f.scale, f.clients[0])
+	w, err := f.workload(f.clients[0])
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 
 func init() {
 	f := tune.Options{Kinds: tunerKinds()}
+	var sf scriptFlags
 	var metricsAt string
 	cmd := &cobra.Command{
 		Use:   "tune",
@@ -65,24 +66,34 @@ read back at the end ('pgoltp restore' after a kill); the result gives the
 OS values as a plan's os: block.`,
 		Example: `  pgoltp tune --workload tpcc --warehouses 10 --budget 25 --trial 60s
   pgoltp tune --workload tpcb --scale 100 --objective p99 --format sql
+  pgoltp tune --workload script -f hot.sql@5 -b select-only@1 -D hot=1000 --scale 10 --budget 15
   pgoltp tune --resume`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTune(cmd.Context(), cmd.OutOrStdout(), cmd, f, metricsAt)
+			return runTune(cmd.Context(), cmd.OutOrStdout(), cmd, f, sf, metricsAt)
 		},
 	}
 	addTuneFlags(cmd.Flags(), &f)
+	sf.add(cmd.Flags())
 	addMetricsFlag(cmd.Flags(), &metricsAt)
 	rootCmd.AddCommand(cmd)
 }
 
-func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tune.Options, metricsAt string) error {
+func runTune(ctx context.Context, out io.Writer, cmd *cobra.Command, f tune.Options, sf scriptFlags, metricsAt string) error {
 	if err := f.Validate(); err != nil {
 		return namedFlags(err, tuneFlagNames(f.Workload))
 	}
-	w, err := registry.New(f.Workload, f.Scale, f.Clients)
+	if err := sf.check(f.Workload, cmd.Flags()); err != nil {
+		return err
+	}
+	w, err := registry.Build(f.Workload, registry.Spec{Scale: f.Scale, Clients: f.Clients, Script: sf.o})
 	if err != nil {
 		return problem.BadInput("use --workload "+strings.Join(registry.Kinds(), ", "), "%v", err)
+	}
+	if v, ok := w.(interface{ Validate() error }); ok && f.Workload == "script" {
+		if err := v.Validate(); err != nil {
+			return namedFlags(err, scriptFlagNames)
+		}
 	}
 	resume, err := f.Resumed(global.lab, cmd.Flags().Changed("budget"), w.Name())
 	if err != nil {

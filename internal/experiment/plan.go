@@ -145,9 +145,54 @@ func (p *Plan) Level() float64 {
 
 // PlanWorkload names the workload and its size.
 type PlanWorkload struct {
-	Kind    string `yaml:"kind"`    // a registered workload (internal/workload/registry): ledger, tpcb, tpcc
+	Kind    string `yaml:"kind"`    // a registered workload (internal/workload/registry): ledger, tpcb, tpcc, script
 	Scale   int    `yaml:"scale"`   // tpcb scale, tpcc warehouses, ledger accounts (×1000)
 	Clients int    `yaml:"clients"` // connections (tpcc: terminals)
+	// The keys of kind script (pgbench scripts), as pgbench's options:
+	// files (-f path[@weight]), builtins (-b name[@weight]), defines (-D,
+	// a map), protocol (-M), jobs (-j), rate (-R), and init (pgbench: the
+	// data is pgbench -i's; none: the schema is the user's).
+	Files    []string          `yaml:"files"`
+	Builtins []string          `yaml:"builtins"`
+	Defines  map[string]Scalar `yaml:"defines"`
+	Protocol string            `yaml:"protocol"`
+	Jobs     int               `yaml:"jobs"`
+	Rate     float64           `yaml:"rate"`
+	Init     string            `yaml:"init"`
+}
+
+// ScriptKind is the kind whose keys are files, builtins, defines, protocol,
+// jobs, rate and init.
+const ScriptKind = "script"
+
+// DefineList is defines as -D's name=value, in name order.
+func (w PlanWorkload) DefineList() []string {
+	names := make([]string, 0, len(w.Defines))
+	for k := range w.Defines {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make([]string, len(names))
+	for i, k := range names {
+		out[i] = k + "=" + string(w.Defines[k])
+	}
+	return out
+}
+
+// checkScriptKeys refuses a script's keys on another kind of workload: they
+// would be ignored.
+func (w PlanWorkload) checkScriptKeys() error {
+	if w.Kind == ScriptKind {
+		return nil
+	}
+	set := map[string]bool{"files": len(w.Files) > 0, "builtins": len(w.Builtins) > 0, "defines": len(w.Defines) > 0,
+		"protocol": w.Protocol != "", "jobs": w.Jobs != 0, "rate": w.Rate != 0, "init": w.Init != ""}
+	for _, k := range []string{"files", "builtins", "defines", "protocol", "jobs", "rate", "init"} {
+		if set[k] {
+			return fmt.Errorf("workload.%s is a key of kind %s, not of %s: set kind: %s or drop it", k, ScriptKind, w.Kind, ScriptKind)
+		}
+	}
+	return nil
 }
 
 // Step is one set of settings and layout options.
@@ -191,7 +236,8 @@ const ExamplePlan = `# pgoltp experiment plan: each step is measured against the
 # in interleaved pairs of runs (baseline, step, baseline, step, ...).
 name: checkpoints and commit path
 workload:
-  kind: tpcb        # ledger, tpcb or tpcc
+  kind: tpcb        # ledger, tpcb, tpcc or script (pgbench scripts: files: [my.sql@5], builtins: [select-only@1],
+                    # defines: {hot: 1000}, protocol, jobs, rate, init: pgbench or none; see the README)
   scale: 1          # tpcb scale, tpcc warehouses, ledger accounts ×10000
   clients: 4        # connections
 duration: 60s       # each measured run
@@ -248,6 +294,9 @@ func (p *Plan) Check() error {
 	}
 	if p.Workload.Scale < 0 || p.Workload.Clients < 0 {
 		return errors.New("workload scale and clients cannot be negative")
+	}
+	if err := p.Workload.checkScriptKeys(); err != nil {
+		return err
 	}
 	if p.Workload.Scale == 0 {
 		p.Workload.Scale = 1

@@ -21,6 +21,19 @@ type Output struct {
 	HasTPS bool
 	// Processed is "number of transactions actually processed".
 	Processed int64
+	// Statements are -r's per-statement latencies, script by script.
+	Statements []Statement
+}
+
+// Statement is one line of -r's "statement latencies in milliseconds"
+// block: a command's mean latency, its failures and (with --max-tries other
+// than 1) its retries.
+type Statement struct {
+	Script   int // the script's index in Scripts
+	Command  string
+	MeanMs   float64
+	Failures int64
+	Retries  int64
 }
 
 // summaryParams are the "name: value" lines of the summary pgoltp keeps.
@@ -37,9 +50,20 @@ func ParseOutput(r io.Reader) Output {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	single := ""
+	inStatements, retries := false, false
 	for sc.Scan() {
 		line := sc.Text()
+		if inStatements {
+			if st, ok := statementLine(line, retries); ok {
+				st.Script = max(len(out.Scripts)-1, 0)
+				out.Statements = append(out.Statements, st)
+				continue
+			}
+			inStatements = false
+		}
 		switch {
+		case strings.Contains(line, "statement latencies in milliseconds"):
+			inStatements, retries = true, strings.Contains(line, "retries")
 		case strings.HasPrefix(line, "transaction type: "):
 			single = scriptName(strings.TrimPrefix(line, "transaction type: "))
 		case strings.HasPrefix(line, "SQL script "):
@@ -65,6 +89,43 @@ func ParseOutput(r io.Reader) Output {
 		out.Scripts = []string{single}
 	}
 	return out
+}
+
+// statementLine reads "   0.123  0  [retries]  COMMAND", -r's line of one
+// command (retries when the block's title says so).
+func statementLine(line string, retries bool) (Statement, bool) {
+	if !strings.HasPrefix(line, "   ") {
+		return Statement{}, false
+	}
+	var st Statement
+	mean, rest := nextField(line)
+	failures, rest := nextField(rest)
+	var err error
+	if st.MeanMs, err = strconv.ParseFloat(mean, 64); err != nil {
+		return Statement{}, false
+	}
+	if st.Failures, err = strconv.ParseInt(failures, 10, 64); err != nil {
+		return Statement{}, false
+	}
+	if retries {
+		var n string
+		n, rest = nextField(rest)
+		if st.Retries, err = strconv.ParseInt(n, 10, 64); err != nil {
+			return Statement{}, false
+		}
+	}
+	st.Command = strings.TrimSpace(rest)
+	return st, st.Command != ""
+}
+
+// nextField cuts the first blank-separated field off s.
+func nextField(s string) (string, string) {
+	s = strings.TrimLeft(s, " ")
+	i := strings.IndexByte(s, ' ')
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], s[i:]
 }
 
 // scriptName is a script's name without pgbench's angle brackets:

@@ -16,20 +16,23 @@ import (
 type document struct {
 	Run       *store.Run
 	Generated time.Time
+	Headline  []store.Figure // the run's figures but its statements'
 	Latency   []LatencyRow
-	Main      []*timeChart // throughput, latency, errors
-	Sections  []section    // collector charts
-	LongRun   *LongRun     // per-hour drift panels; nil for runs under LongRunPanelsFrom
-	Markers   []marker
-	Spans     []span // outside the measured interval
-	X0, X1    float64
-	Waits     []waitRow
-	WaitChart template.HTML
-	WaitTotal int64
-	Changed   []collect.Setting
-	Facts     map[string][]collect.Fact // by scope
-	Cost      *collect.Cost
-	Data      template.JS // chart data for the cursor and tooltips
+	// Statements are a script run's per-statement mean latencies (pgbench -r).
+	Statements []StatementRow
+	Main       []*timeChart // throughput, latency, errors
+	Sections   []section    // collector charts
+	LongRun    *LongRun     // per-hour drift panels; nil for runs under LongRunPanelsFrom
+	Markers    []marker
+	Spans      []span // outside the measured interval
+	X0, X1     float64
+	Waits      []waitRow
+	WaitChart  template.HTML
+	WaitTotal  int64
+	Changed    []collect.Setting
+	Facts      map[string][]collect.Fact // by scope
+	Cost       *collect.Cost
+	Data       template.JS // chart data for the cursor and tooltips
 }
 
 // waitRow is one line of the wait-event profile.
@@ -47,6 +50,7 @@ type renderedChart struct {
 
 func newDocument(r *store.Run, now time.Time) *document {
 	d := &document{Run: r, Generated: now, Latency: latencyRows(r), Facts: map[string][]collect.Fact{}}
+	d.Headline, d.Statements = splitStatements(r.Headline)
 	d.Main = throughputCharts(r)
 	d.Sections = collectorCharts(r.Samples, r.StartedAt)
 	if g := growthCharts(r.StartedAt, r.Samples); len(g) > 0 {

@@ -22,14 +22,16 @@ type Export struct {
 	EndedAt   time.Time    `json:"ended_at"`
 	Seconds   float64      `json:"duration_s"`
 	// The measured interval, when the run had a ramp-up or drain its figures exclude.
-	MeasureStart time.Time        `json:"measure_start,omitzero"`
-	MeasureEnd   time.Time        `json:"measure_end,omitzero"`
-	Params       []store.KV       `json:"params"`
-	Headline     []store.Figure   `json:"headline"`
-	Latency      []LatencyRow     `json:"latency"`
-	Series       []store.Interval `json:"series"`
-	Notes        []string         `json:"notes,omitempty"`
-	Collected    *ExportSamples   `json:"collected,omitempty"`
+	MeasureStart time.Time      `json:"measure_start,omitzero"`
+	MeasureEnd   time.Time      `json:"measure_end,omitzero"`
+	Params       []store.KV     `json:"params"`
+	Headline     []store.Figure `json:"headline"`
+	Latency      []LatencyRow   `json:"latency"`
+	// Statements are a script run's per-statement mean latencies (pgbench -r).
+	Statements []StatementRow   `json:"statements,omitempty"`
+	Series     []store.Interval `json:"series"`
+	Notes      []string         `json:"notes,omitempty"`
+	Collected  *ExportSamples   `json:"collected,omitempty"`
 	// LongRun is the per-hour drift view, for runs of LongRunPanelsFrom or more.
 	LongRun *LongRun `json:"long_run,omitempty"`
 }
@@ -78,6 +80,7 @@ func NewExport(r *store.Run) *Export {
 	e := &Export{ID: r.ID, Workload: r.Workload, Title: r.Title, Status: r.Status, StartedAt: r.StartedAt, EndedAt: r.EndedAt,
 		Seconds: r.Duration().Seconds(), MeasureStart: r.MeasureStart, MeasureEnd: r.MeasureEnd, Params: r.Params, Headline: r.Headline, Latency: latencyRows(r), Series: r.Series, Notes: r.Notes,
 		LongRun: longRunView(r)}
+	e.Headline, e.Statements = splitStatements(r.Headline)
 	if s := r.Samples; s != nil {
 		x := &ExportSamples{Waits: s.Waits, Statements: s.Statements, Tables: s.Tables, Settings: s.Settings, Facts: s.Facts, Warnings: s.Warnings,
 			Cost: ExportCost{Ticks: s.Cost.Ticks, TickCPUms: ms(s.Cost.TickCPU), BackendCPUms: ms(s.Cost.BackendCPU), SnapshotCPUms: ms(s.Cost.SnapshotCPU), PercentOfCore: s.Cost.PercentOfCore()}}

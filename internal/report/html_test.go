@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgoltp/pgoltp/internal/pgtest"
@@ -19,6 +20,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/pgtest/pgbench"
 	"github.com/pgoltp/pgoltp/internal/report"
 	"github.com/pgoltp/pgoltp/internal/store"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 func TestMain(m *testing.M) {
@@ -172,6 +174,15 @@ func TestHTMLReportInChromium(t *testing.T) {
 	t.Logf("screenshot: %s", png)
 }
 
+// histOf is a histogram (µs) of a few values.
+func histOf(values ...int64) *hdrhistogram.Snapshot {
+	h := hdrhistogram.New(1, 60_000_000, 3)
+	for _, v := range values {
+		_ = h.RecordValue(v)
+	}
+	return h.Export()
+}
+
 // TestHTMLOfSparseRuns renders runs that carry little: a crashed run with
 // only its parameters, a run stored without collectors, a run whose driver
 // measured no per-second latency. Each must still render, saying what it has.
@@ -193,6 +204,15 @@ func TestHTMLOfSparseRuns(t *testing.T) {
 			MeasureStart: start.Add(2 * time.Second), MeasureEnd: start.Add(4 * time.Second),
 			Series: []store.Interval{{Second: 0, Type: "new_order", Count: 10, P50: 900, P95: 2000, P99: 3000}, {Second: 3, Type: "new_order", Count: 12, P50: 800, P95: 1900, P99: 2500}}},
 			[]string{`class="unmeasured"`, ">ramp-up<", `id="chart-latency"`}, []string{">after<"}},
+		// a script run: a histogram per script, -r's statements in a table
+		// of their own, not as headline cards
+		{"script", &store.Run{ID: "r4", Workload: "script", Status: store.Complete, StartedAt: start, EndedAt: start.Add(2 * time.Second),
+			Headline: []store.Figure{{Name: "TPS", Value: 100, Unit: "txn/s"},
+				{Name: workload.StatementName("hot.sql", `\set aid random_zipfian(1, :hot, 1.1)`), Value: 0.004, Unit: "ms"},
+				{Name: workload.StatementName("builtin: select only", "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;"), Value: 0.25, Unit: "ms"}},
+			Latency: map[string]*hdrhistogram.Snapshot{"hot.sql": histOf(1200, 5000), "builtin: select only": histOf(250, 900)}},
+			[]string{`id="statement-table"`, ">hot.sql<", `random_zipfian(1, :hot, 1.1)`, ">builtin: select only<", ">0.250<"},
+			[]string{`<div class="n">statement`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/store"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // LatencyRow is one transaction type's whole-run latency, in milliseconds.
@@ -48,6 +49,31 @@ func latencyRows(r *store.Run) []LatencyRow {
 			P50: ms(v[0]), P90: ms(v[1]), P95: ms(v[2]), P99: ms(v[3]), P999: ms(v[4]), Max: ms(h.Max())})
 	}
 	return out
+}
+
+// StatementRow is one statement of a script run: its mean latency over the
+// run (pgbench -r), in milliseconds.
+type StatementRow struct {
+	Script  string  `json:"script"`
+	Command string  `json:"command"`
+	Mean    float64 `json:"mean_ms"`
+}
+
+// splitStatements separates a run's per-statement figures
+// (workload.StatementName) from its headline figures.
+func splitStatements(figs []store.Figure) ([]store.Figure, []StatementRow) {
+	var headline []store.Figure
+	var rows []StatementRow
+	for _, f := range figs {
+		rest, ok := strings.CutPrefix(f.Name, workload.StatementFigure)
+		if !ok {
+			headline = append(headline, f)
+			continue
+		}
+		script, command, _ := strings.Cut(rest, " · ")
+		rows = append(rows, StatementRow{Script: script, Command: command, Mean: f.Value})
+	}
+	return headline, rows
 }
 
 // line is one series of a time chart: x in seconds since the run started.

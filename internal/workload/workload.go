@@ -315,3 +315,14 @@ func Summarize(title string, vs []Verdict) string {
 	}
 	return s
 }
+
+// StatementFigure starts the name of a headline Figure that is one
+// statement's mean latency in ms in a script run (pgbench -r):
+// "statement · SCRIPT · COMMAND". The report shows these in a table of
+// their own, not as headline figures.
+const StatementFigure = "statement · "
+
+// StatementName is the figure name of command in script.
+func StatementName(script, command string) string {
+	return StatementFigure + script + " · " + command
+}

@@ -31,7 +31,13 @@ type Command struct {
 	// LogDir is where pgoltp has pgbench write its logs when the command
 	// line asks for none; pgoltp removes the logs it asked for.
 	LogDir string
+	gate   func(context.Context) error
 }
+
+// SetStartGate implements workload.Gated: a part of a group starts the
+// program at the group's agreed start (the program then connects, so the
+// parts' clocks differ by their connection times).
+func (c *Command) SetStartGate(gate func(context.Context) error) { c.gate = gate }
 
 // ExitError is a program that exited with a code other than 0: pgoltp
 // exits with the same code.
@@ -151,6 +157,11 @@ func (c *Command) Run(ctx context.Context, _ string, ro workload.RunOptions) (*w
 	cmd.Stderr = io.MultiWriter(orDiscard(c.Stderr), &stderr)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 30 * time.Second
+	if c.gate != nil {
+		if err := c.gate(ctx); err != nil {
+			return nil, err
+		}
+	}
 	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", argv[0], err)

@@ -74,6 +74,8 @@ func (c *Command) measurePgbench(onInterval workload.IntervalFunc, res *workload
 		res.Headline = append(res.Headline, workload.Figure{Name: "TPS", Value: out.TPS, Unit: "txn/s"})
 	}
 	scripts := scriptNames(res, out.Scripts)
+	// after the run's own figures, whichever way this returns
+	defer func() { res.Headline = append(res.Headline, statementFigures(out, scripts)...) }()
 	log, err := lp.find()
 	if err != nil {
 		res.Notes = append(res.Notes, "no per-transaction figures: "+err.Error())
@@ -99,6 +101,29 @@ func (c *Command) measurePgbench(onInterval workload.IntervalFunc, res *workload
 	}
 }
 
+// statementFigures are -r's per-statement mean latencies as figures
+// (workload.StatementName), by the names the scripts are stored by.
+func statementFigures(out pgbenchlog.Output, scripts []string) []workload.Figure {
+	var figs []workload.Figure
+	for _, st := range out.Statements {
+		script := fmt.Sprintf("script %d", st.Script+1)
+		if st.Script < len(scripts) {
+			script = scripts[st.Script]
+		}
+		figs = append(figs, workload.Figure{Name: workload.StatementName(script, st.Command), Value: st.MeanMs, Unit: "ms"})
+	}
+	return figs
+}
+
+// MeasurePgbench fills res from the standard output and per-transaction
+// logs of a pgbench run made in this process (pgoltp's own engine, as the
+// script workload runs it): the logs are dir/prefix.PID, whose lines carry
+// schedule lag when lag and retries when retries.
+func MeasurePgbench(onInterval workload.IntervalFunc, res *workload.Result, dir, prefix string, lag, retries bool, stdout string) {
+	lp := &logPlan{dir: dir, prefix: prefix, pid: os.Getpid(), sampling: 1, fields: pgbenchlog.Fields{Lag: lag, Retries: retries}}
+	(&Command{}).measurePgbench(onInterval, res, lp, stdout)
+}
+
 // scriptNames are the names a run's scripts are stored by: one script is
 // "transaction", as in 'pgoltp tpcb run', so that the two compare type by
 // type (its own name goes to the parameters).
@@ -107,6 +132,8 @@ func scriptNames(res *workload.Result, scripts []string) []string {
 		return scripts
 	}
 	res.Params = append(res.Params, workload.Param{Name: "transaction type", Value: scripts[0]})
+	// a group of parts sums it (internal/group)
+	res.Rate = workload.Rate{Figure: "TPS", Type: "transaction", Unit: "txn/s", Per: time.Second}
 	return []string{"transaction"}
 }
 

@@ -58,7 +58,7 @@ var forbidden = map[string][]string{
 	"the managed cluster's lifecycle": nil,
 }
 
-var workloads = []string{module + "/internal/workload/tpcc", module + "/internal/workload/tpcb", module + "/internal/workload/ledger"}
+var workloads = []string{module + "/internal/workload/tpcc", module + "/internal/workload/tpcb", module + "/internal/workload/ledger", module + "/internal/workload/script"}
 
 // TestArchitectureTable: no package imports, directly or not, what its row
 // of docs/ARCHITECTURE.md's table says it must not know.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/workload"
+	"github.com/pgoltp/pgoltp/internal/workload/script"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
@@ -92,4 +93,34 @@ func (tpccStudy) Figures(res *workload.Result) workload.Figures {
 	no := r.Txn("new_order").Latency
 	f.P50, f.P95, f.P99 = no.P50, no.P95, no.P99
 	return f
+}
+
+func scriptBench(s Spec) Bench { return scriptStudy{s} }
+
+type scriptStudy struct{ s Spec }
+
+// Load is pgbench -i on each major's cluster, which starts empty: a study
+// cannot run with init none.
+func (b scriptStudy) Load(ctx context.Context, dsn string) error {
+	w, err := b.Workload()
+	if err != nil {
+		return err
+	}
+	if w.(*script.Workload).Init == script.InitNone {
+		return problem.BadInput("drop init none: each major's cluster starts empty and is loaded with pgbench -i", "compare-versions cannot run a script on the user's own schema")
+	}
+	return w.Prepare(ctx, dsn, nil)
+}
+
+func (b scriptStudy) Workload() (workload.Workload, error) {
+	w := newScript(b.s)
+	w.Output = nil // the load's lines only
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (scriptStudy) Figures(res *workload.Result) workload.Figures {
+	return workload.Figures{Txns: float64(res.Transactions), TPS: res.TPS(), P50: res.P50, P95: res.P95, P99: res.P99}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/ledger"
+	"github.com/pgoltp/pgoltp/internal/workload/script"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcb"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
@@ -35,6 +36,9 @@ type Spec struct {
 	// Run their own).
 	Duration time.Duration
 	Progress io.Writer // a version study's load progress; nil: quiet
+	// Script are the script workload's options (its Scale and Clients are
+	// the two above).
+	Script script.Options
 }
 
 // Entry is one registered workload.
@@ -64,6 +68,20 @@ var entries = []Entry{
 		New: func(s Spec) workload.Workload { return tpcb.NewWorkload(s.Scale, s.Clients) }, Bench: tpcbBench},
 	{Kind: "tpcc", Title: "TPC-C", ScaleFlag: "warehouses", Scale: 2, Figure: "tpmc", Uses: Experiment | Search | Versions | Advise,
 		New: func(s Spec) workload.Workload { return tpcc.NewWorkload(s.Scale, s.Clients) }, Bench: tpccBench},
+	{Kind: "script", Title: "pgbench scripts", ScaleFlag: "scale", Scale: 1, Figure: "tps", Uses: Experiment | Search | Versions,
+		New: func(s Spec) workload.Workload { return newScript(s) }, Bench: scriptBench},
+}
+
+// newScript is the script workload of s: its scripts, its scale and clients.
+func newScript(s Spec) *script.Workload {
+	o := s.Script
+	o.Scale, o.Clients = s.Scale, s.Clients
+	if s.Duration > 0 {
+		o.Duration = s.Duration
+	}
+	w := script.New(o)
+	w.Output = s.Progress
+	return w
 }
 
 // For lists the entries that offer use, in the registry's order.
@@ -108,6 +126,16 @@ func New(kind string, scale, clients int) (workload.Workload, error) {
 		return nil, err
 	}
 	return e.New(Spec{Scale: scale, Clients: clients}), nil
+}
+
+// Build builds the workload kind of s, as experiments and searches drive
+// it.
+func Build(kind string, s Spec) (workload.Workload, error) {
+	e, err := Lookup(kind)
+	if err != nil {
+		return nil, err
+	}
+	return e.New(s), nil
 }
 
 // Or joins names as help texts list them: "a, b or c".

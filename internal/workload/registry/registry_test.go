@@ -4,14 +4,17 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/pgtest"
+	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/registry"
+	"github.com/pgoltp/pgoltp/internal/workload/script"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
@@ -22,7 +25,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
 // rest of pgoltp reads.
 func TestEveryWorkloadEndToEnd(t *testing.T) {
 	kinds := registry.Kinds()
-	for _, want := range []string{"ledger", "tpcb", "tpcc"} {
+	for _, want := range []string{"ledger", "tpcb", "tpcc", "script"} {
 		if !slices.Contains(kinds, want) {
 			t.Errorf("registry lists %v, missing %s", kinds, want)
 		}
@@ -55,7 +58,11 @@ func TestEveryWorkloadEndToEnd(t *testing.T) {
 			if len(res.Headline) == 0 || len(res.Params) == 0 {
 				t.Errorf("headline %v, params %v: a stored run needs both", res.Headline, res.Params)
 			}
-			// Experiments' runs are not checked, but every workload can be.
+			// Experiments' runs are not checked, but every workload can be
+			// that has a check of pgoltp's (scripts have none).
+			if _, none := w.(workload.Unchecked); none {
+				return
+			}
 			c, err := w.Check(ctx, dsn)
 			if err != nil {
 				t.Fatalf("Check: %v", err)
@@ -67,6 +74,43 @@ func TestEveryWorkloadEndToEnd(t *testing.T) {
 				t.Errorf("layout options %v lack fillfactor", lo.LayoutOptions())
 			}
 		})
+	}
+}
+
+// TestScriptAsAVersionStudyRunsIt: compare-versions' Bench of kind script
+// loads with pgbench -i, runs the user's script and gives its figures; init
+// none is refused, as each major's cluster starts empty.
+func TestScriptAsAVersionStudyRunsIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mine.sql")
+	if err := os.WriteFile(path, []byte("\\set aid random(1, 1000 * :scale)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	spec := registry.Spec{Scale: 1, Clients: 2, Duration: 2 * time.Second, Script: script.Options{Files: []string{path}, Defines: []string{"x=1"}}}
+	b, err := registry.NewBench("script", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn := pgtest.NewDatabase(t)
+	ctx := context.Background()
+	if err := b.Load(ctx, dsn); err != nil {
+		t.Fatal(err)
+	}
+	w, err := b.Workload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := w.Run(ctx, dsn, workload.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := b.Figures(res)
+	if f.Txns <= 0 || f.TPS <= 0 || f.P99 <= 0 || res.Elapsed < time.Second || res.Elapsed > 10*time.Second {
+		t.Errorf("figures %+v over %v", f, res.Elapsed)
+	}
+	spec.Script.Init = script.InitNone
+	b, _ = registry.NewBench("script", spec)
+	if err := b.Load(ctx, dsn); problem.ExitCode(err) != problem.ExitBadInput || !strings.Contains(err.Error(), "init none") {
+		t.Errorf("init none in a study: %v, want bad input naming it", err)
 	}
 }
 
