@@ -60,6 +60,9 @@ type result struct {
 // runPgoltp runs the binary with args and a time limit.
 func runPgoltp(t *testing.T, timeout time.Duration, args ...string) result {
 	t.Helper()
+	// Not while another test changes the machine: every command would then
+	// warn of the pending change on standard error.
+	defer pgtest.CommandOutput(t)()
 	// A run records into ./pgoltp-lab unless told otherwise: keep that out of the source tree.
 	r, err := execPgoltp(pgoltpBinary(t), t.TempDir(), timeout, args...)
 	if err != nil {

@@ -36,6 +36,7 @@ func keepOSKeys(t *testing.T, dataDir string, keys []string) (*ossettings.Machin
 	if os.Geteuid() != 0 {
 		t.Skip("changes kernel settings: run as root")
 	}
+	pgtest.MachineWide(t)
 	m := &ossettings.Machine{DataDir: dataDir}
 	before, err := m.Read(keys...)
 	if err != nil {
@@ -308,6 +309,7 @@ func TestHugepagesAuto(t *testing.T) {
 		// it alone, after everything else.
 		t.Skip("reserves huge pages machine-wide: run alone with PGOLTP_TEST_ALONE=1 (scripts/test does)")
 	}
+	pgtest.MachineWide(t)
 	m := &ossettings.Machine{}
 	before, err := m.Read(ossettings.NrHugepages)
 	if err != nil || before[ossettings.NrHugepages] != "0" {

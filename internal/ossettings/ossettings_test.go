@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/settings"
 )
@@ -33,6 +34,7 @@ var trial = Values{
 // keepMachine reads every allow-listed key this machine has and puts them
 // all back at the end of the test, whatever happened.
 func keepMachine(t *testing.T, m *Machine) {
+	pgtest.MachineWide(t)
 	t.Helper()
 	var names []string
 	for n := range keys {
@@ -175,6 +177,7 @@ func TestMergeDirtyPairs(t *testing.T) {
 // be the first one's values; once the first restores, the next may start.
 func TestOneAtATime(t *testing.T) {
 	needRoot(t)
+	pgtest.MachineWide(t)
 	first := &Experiment{machine: &Machine{}, baseline: Values{"vm.swappiness": "10"}}
 	if err := first.Keep(nil); err != nil {
 		t.Fatal(err)

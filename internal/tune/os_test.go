@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/ossettings"
+	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/search"
 	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/stats"
@@ -51,6 +52,7 @@ func TestAblationOfAnOSSetting(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("changes the disk's read-ahead machine-wide: run as root")
 	}
+	pgtest.MachineWide(t)
 	dataDir := t.TempDir()
 	search, err := ossettings.PrepareSearch(ossettings.SearchOptions{Options: ossettings.Options{Allow: true}},
 		map[string]settings.Live{"data_directory": {Setting: dataDir}})
