@@ -65,8 +65,8 @@ cleanly and still prints the summary.`,
 				return err
 			}
 			defer stopLive()
-			dsn, err := via.target(cmd.Context(), &ro, true)
-			if err != nil {
+			dsn, err := via.target(cmd.Context(), &ro)
+			if w.Options.Pooled = via.Unpooled; err != nil {
 				return err
 			}
 			closeLog, err := fl.outputs(w, cmd.ErrOrStderr())

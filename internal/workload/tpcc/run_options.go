@@ -85,6 +85,9 @@ type RunOptions struct {
 	// (a mix below the minimums of clause 5.2.3, more than 10 terminals per
 	// warehouse); the result is marked non-compliant.
 	AllowNonCompliant bool
+	// Pooled says the data path drops session startup parameters
+	// (pgbouncer before 1.20 in transaction pooling; see run_pooled.go).
+	Pooled bool `json:"-"`
 
 	// homeFirst..homeFirst+homeCount-1 are the home warehouses (Resolve).
 	homeFirst, homeCount int
