@@ -20,6 +20,8 @@ func runFailover(ctx context.Context, out io.Writer, f experimentFlags) error {
 		return problem.BadInput("give one of --crash and --failover", "--crash and --failover are two audits")
 	case !slices.Contains([]string{"on", "remote_write", "remote_apply", "off"}, f.failoverSync):
 		return problem.BadInput("use --sync on, remote_write, remote_apply or off", "--sync %s is not a replication level of the failover audit", f.failoverSync)
+	case f.failoverKill != crashaudit.KillPrimary && f.failoverKill != crashaudit.KillNetwork:
+		return problem.BadInput("use --kill primary or --kill network", "--kill %s is not a way to take the primary away", f.failoverKill)
 	case len(f.Set) > 0:
 		return problem.BadInput("drop --set (the audit sets synchronous replication itself, from --sync)", "--set is only for --crash")
 	}
@@ -34,7 +36,7 @@ func runFailover(ctx context.Context, out io.Writer, f experimentFlags) error {
 	if err != nil {
 		return err
 	}
-	audit := &crashaudit.FailoverAudit{Cluster: c, Database: experimentDatabase, Synchronous: f.failoverSync != "off", SyncCommit: f.failoverSync,
+	audit := &crashaudit.FailoverAudit{Cluster: c, Kill: f.failoverKill, Database: experimentDatabase, Synchronous: f.failoverSync != "off", SyncCommit: f.failoverSync,
 		Workload: ledger.Ledger{Clients: f.Clients, Accounts: 10000}, KillAfter: f.KillAfter, Log: os.Stderr}
 	rep, err := audit.Run(ctx)
 	if rep != nil {
