@@ -55,6 +55,11 @@ the old primary fenced), promotion of the most advanced standby, and the
 acknowledged commits the new primary lacks, counted, with the time without
 a primary. The lab is put back afterwards: the
 old primary recovers and is the primary again, its standbys cloned anew.
+A plan with a failover: block runs that audit for every combination, one
+after another, and prints one table (duration: is each audit's time before
+the kill, workload.clients its clients; an empty list is every value):
+  duration: 5s
+  failover: {sync: [on, remote_write, remote_apply, off], kill: [primary, network]}
 
 A step (and the baseline) may also take os: beside settings:, machine-wide
 kernel and disk settings (` + "`" + `os: {vm.dirty_bytes: 1073741824, block.read_ahead_kb: 4096,
@@ -130,6 +135,9 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	plan, err := experiment.ReadPlan(path)
 	if err != nil {
 		return err
+	}
+	if plan.Failover != nil {
+		return runFailoverPlan(ctx, out, plan)
 	}
 	if len(plan.Versions) > 0 {
 		return runVersionPlan(ctx, out, path, plan)

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"slices"
+	"time"
 
+	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/crashaudit"
 	"github.com/pgoltp/pgoltp/internal/experiment"
 	"github.com/pgoltp/pgoltp/internal/problem"
@@ -36,9 +39,7 @@ func runFailover(ctx context.Context, out io.Writer, f experimentFlags) error {
 	if err != nil {
 		return err
 	}
-	audit := &crashaudit.FailoverAudit{Cluster: c, Kill: f.failoverKill, Database: experimentDatabase, Synchronous: f.failoverSync != "off", SyncCommit: f.failoverSync,
-		Workload: ledger.Ledger{Clients: f.Clients, Accounts: 10000}, KillAfter: f.KillAfter, Log: os.Stderr}
-	rep, err := audit.Run(ctx)
+	rep, err := failoverAudit(c, f.failoverSync, f.failoverKill, f.Clients, f.KillAfter).Run(ctx)
 	if rep != nil {
 		experiment.KeepReport(global.lab, "failover", rep, os.Stderr)
 	}
@@ -49,4 +50,44 @@ func runFailover(ctx context.Context, out io.Writer, f experimentFlags) error {
 		return err
 	}
 	return rep.Failure()
+}
+
+// failoverAudit is the audit of one replication level (sync) and kill.
+func failoverAudit(c *cluster.Cluster, sync, kill string, clients int, killAfter time.Duration) *crashaudit.FailoverAudit {
+	return &crashaudit.FailoverAudit{Cluster: c, Kill: kill, Database: experimentDatabase, Synchronous: sync != "off", SyncCommit: sync,
+		Workload: ledger.Ledger{Clients: clients, Accounts: 10000}, KillAfter: killAfter, Log: os.Stderr}
+}
+
+// runFailoverPlan runs a plan's failover: block: the audit for every level
+// and kill, one after another on the lab's cluster (each puts it back), and
+// prints one table.
+func runFailoverPlan(ctx context.Context, out io.Writer, plan *experiment.Plan) error {
+	if err := holdLab(); err != nil {
+		return err
+	}
+	c, err := managedDatabase(ctx, experimentDatabase)
+	if err != nil {
+		return err
+	}
+	if c.StandbyCount() == 0 {
+		return crashaudit.ErrNoStandby
+	}
+	table := &crashaudit.FailoverTable{}
+	for _, sync := range plan.Failover.Sync {
+		for _, kill := range plan.Failover.Kill {
+			rep, err := failoverAudit(c, sync, kill, plan.Workload.Clients, plan.Duration).Run(ctx)
+			if rep != nil {
+				table.Audits = append(table.Audits, rep)
+			}
+			if err != nil {
+				experiment.KeepReport(global.lab, "failover", table, os.Stderr) // the audits so far
+				return fmt.Errorf("failover audit at sync %s, kill %s: %w", sync, kill, err)
+			}
+		}
+	}
+	experiment.KeepReport(global.lab, "failover", table, os.Stderr)
+	if err := emit(out, table, table.WriteText); err != nil {
+		return err
+	}
+	return table.Failure()
 }
