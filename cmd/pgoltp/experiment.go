@@ -55,9 +55,11 @@ the old primary fenced), promotion of the most advanced standby, and the
 acknowledged commits the new primary lacks, counted, with the time without
 a primary. The lab is put back afterwards: the
 old primary recovers and is the primary again, its standbys cloned anew.
-A plan with a failover: block runs that audit for every combination, one
-after another, and prints one table (duration: is each audit's time before
-the kill, workload.clients its clients; an empty list is every value):
+A plan with a failover: block runs that audit for every combination, each on
+a fresh cluster (a primary and one standby in LAB/failover, on the lab's
+binaries, destroyed after it), and prints one table (duration: is each
+audit's time before the kill, workload.clients its clients; an empty list is
+every value):
   duration: 5s
   failover: {sync: [on, remote_write, remote_apply, off], kill: [primary, network]}
 

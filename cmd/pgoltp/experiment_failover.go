@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -59,23 +60,25 @@ func failoverAudit(c *cluster.Cluster, sync, kill string, clients int, killAfter
 }
 
 // runFailoverPlan runs a plan's failover: block: the audit for every level
-// and kill, one after another on the lab's cluster (each puts it back), and
-// prints one table.
+// and kill, each on a fresh cluster (a primary and one standby, in
+// LAB/failover, on the lab's binaries) destroyed after it, and prints one
+// table.
 func runFailoverPlan(ctx context.Context, out io.Writer, plan *experiment.Plan) error {
+	if global.dsn != "" {
+		return problem.BadInput("drop --dsn: each failover audit runs on a fresh managed cluster of its own", "a failover plan cannot use an external server")
+	}
 	if err := holdLab(); err != nil {
 		return err
 	}
-	c, err := managedDatabase(ctx, experimentDatabase)
-	if err != nil {
-		return err
-	}
-	if c.StandbyCount() == 0 {
-		return crashaudit.ErrNoStandby
+	warnPending()
+	base := cluster.Options{Lab: filepath.Join(global.lab, "failover"), Standbys: 1, Progress: os.Stderr}
+	if c, err := cluster.Open(global.lab); err == nil {
+		base.PgBin, base.RunAs = c.BinDir, c.RunAs // the lab's binaries, not a download
 	}
 	table := &crashaudit.FailoverTable{}
 	for _, sync := range plan.Failover.Sync {
 		for _, kill := range plan.Failover.Kill {
-			rep, err := failoverAudit(c, sync, kill, plan.Workload.Clients, plan.Duration).Run(ctx)
+			rep, err := freshFailover(ctx, base, failoverAudit(nil, sync, kill, plan.Workload.Clients, plan.Duration))
 			if rep != nil {
 				table.Audits = append(table.Audits, rep)
 			}
@@ -90,4 +93,26 @@ func runFailoverPlan(ctx context.Context, out io.Writer, plan *experiment.Plan) 
 		return err
 	}
 	return table.Failure()
+}
+
+// freshFailover runs audit on a new cluster made from opts, destroyed
+// afterwards (first, too, if an interrupted plan left one).
+func freshFailover(ctx context.Context, opts cluster.Options, audit *crashaudit.FailoverAudit) (*crashaudit.FailoverReport, error) {
+	if cluster.Exists(opts.Lab) {
+		if old, err := cluster.Open(opts.Lab); err == nil {
+			if err := old.Destroy(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
+	c, err := cluster.Up(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Destroy(context.WithoutCancel(ctx))
+	if err := c.EnsureDatabase(ctx, experimentDatabase); err != nil {
+		return nil, err
+	}
+	audit.Cluster = c
+	return audit.Run(ctx)
 }

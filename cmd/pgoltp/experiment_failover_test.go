@@ -35,9 +35,11 @@ func TestFailoverPlanBadKey(t *testing.T) {
 }
 
 // TestFailoverPlanRuns runs a two-level failover plan (synchronous and
-// asynchronous replication, the primary cut off) on a lab with one standby
-// and reads its one table: no acknowledged commit lost with synchronous
-// replication, the asynchronous loss counted, the lab put back each time.
+// asynchronous replication, the primary cut off), each audit on a fresh
+// cluster with one standby made from the lab's binaries, and reads its one
+// table: no acknowledged commit lost with synchronous replication, the
+// asynchronous loss counted; the lab's own cluster is left as it was and
+// the fresh ones are gone.
 func TestFailoverPlanRuns(t *testing.T) {
 	lab := pgtest.LabDir(t)
 	t.Cleanup(func() {
@@ -54,7 +56,7 @@ func TestFailoverPlanRuns(t *testing.T) {
 		err := rootCmd.ExecuteContext(context.Background())
 		return out.String(), err
 	}
-	if out, err := run("cluster", "up", "--standbys", "1", "--sync", "", "--pooler", ""); err != nil {
+	if out, err := run("cluster", "up", "--standbys", "0", "--sync", "", "--pooler", ""); err != nil {
 		t.Fatalf("cluster up: %v: %s", err, out)
 	}
 	plan := writePlan(t, "workload: {clients: 2}\nduration: 2s\nfailover: {sync: [on, off], kill: [network]}\n")
@@ -83,6 +85,12 @@ func TestFailoverPlanRuns(t *testing.T) {
 		if a.Synchronous != (i == 0) || a.Kill != "network" || a.Acknowledged < 10 || a.WithoutPrimary <= 0 || a.RateBefore <= 0 || a.RateAfter <= 0 || !a.Rebuilt {
 			t.Errorf("audit %d: %+v", i, a)
 		}
+	}
+	if c, err := cluster.Open(lab); err != nil || c.StandbyCount() != 0 || !c.Running(context.Background()) {
+		t.Errorf("the lab's cluster after the plan: %v, want it running, without standbys, as it was", err)
+	}
+	if _, err := os.Lstat(filepath.Join(lab, "failover")); !os.IsNotExist(err) {
+		t.Errorf("the audits' clusters are left in %s: %v", filepath.Join(lab, "failover"), err)
 	}
 	if table.Audits[0].Lost != 0 || table.Audits[1].Lost == 0 {
 		t.Errorf("lost %d with synchronous replication (want 0), %d with asynchronous (want some: the cut-off primary acknowledged them)", table.Audits[0].Lost, table.Audits[1].Lost)

@@ -11,9 +11,9 @@ import (
 
 // FailoverPlan is a plan's failover: block (issue 31): the failover audit
 // (experiment --failover) for every combination of a replication level and
-// a way to take the primary away, one after another on the lab's primary
-// and standbys, which each audit puts back (the standbys cloned anew, the
-// ledger loaded afresh). An empty list means all of them.
+// a way to take the primary away, each on a fresh cluster (a primary and one
+// standby) that the command makes and destroys. An empty list means all of
+// them.
 //
 //	workload: {clients: 4}
 //	duration: 5s   # each audit runs this long before the kill, and as long on the new primary
