@@ -20,7 +20,8 @@ type experimentFlags struct {
 	crashaudit.CrashOptions
 	crash, example bool
 	failover       bool   // issue 31: kill the primary, promote a standby, count lost commits
-	failoverSync   string // on or off
+	failoverSync   string // on, remote_write, remote_apply or off
+	failoverKill   string // primary or network
 	allowOS        bool   // issue 28: plans may change machine-wide OS settings
 	fromDoctor     bool   // issue 28: the steps are doctor's OS recommendations
 	metricsAt      string
@@ -46,10 +47,21 @@ restarts it and counts acknowledged commits that are missing.
 
 With --failover (a lab with standbys: 'cluster up --standbys 1') it audits a
 failover: the same ledger on the primary, with synchronous replication at a
-synchronous_commit level or asynchronous (--sync on|remote_write|remote_apply|off), SIGKILL of the primary's postmaster mid-run, promotion of the
-most advanced standby, and the acknowledged commits the new primary lacks,
-counted, with the time without a primary. The lab is put back afterwards: the
+synchronous_commit level or asynchronous (--sync on|remote_write|remote_apply|off),
+the primary taken away mid-run (--kill primary: SIGKILL of its postmaster;
+--kill network: its replication cut in pg_hba.conf and its walsenders ended,
+while its clients go on committing on it until the standby is promoted and
+the old primary fenced), promotion of the most advanced standby, and the
+acknowledged commits the new primary lacks, counted, with the time without
+a primary. The lab is put back afterwards: the
 old primary recovers and is the primary again, its standbys cloned anew.
+A plan with a failover: block runs that audit for every combination, each on
+a fresh cluster (a primary and one standby in LAB/failover, on the lab's
+binaries, destroyed after it), and prints one table (duration: is each
+audit's time before the kill, workload.clients its clients; an empty list is
+every value):
+  duration: 5s
+  failover: {sync: [on, remote_write, remote_apply, off], kill: [primary, network]}
 
 A step (and the baseline) may also take os: beside settings:, machine-wide
 kernel and disk settings (` + "`" + `os: {vm.dirty_bytes: 1073741824, block.read_ahead_kb: 4096,
@@ -71,7 +83,8 @@ func init() {
   pgoltp experiment plan.yaml
   pgoltp experiment --crash --set synchronous_commit=off --allow-unsafe
   pgoltp experiment --crash --set synchronous_commit=on --kill-after 10s
-  pgoltp experiment --failover --sync off --kill-after 10s`,
+  pgoltp experiment --failover --sync off --kill-after 10s
+  pgoltp experiment --failover --sync on --kill network`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if f.example {
 				return cobra.NoArgs(cmd, args)
@@ -109,6 +122,7 @@ func init() {
 	fl.BoolVar(&f.crash, "crash", false, "durability audit: run, kill the server mid-run, restart, count lost acknowledged commits")
 	fl.BoolVar(&f.failover, "failover", false, "failover audit on the lab's primary and standbys: run, kill the primary mid-run, promote the most advanced standby, count lost acknowledged commits")
 	fl.StringVar(&f.failoverSync, "sync", "on", "with --failover: replication during the audit: on, remote_write or remote_apply (synchronous, that synchronous_commit for the workload) or off (asynchronous)")
+	fl.StringVar(&f.failoverKill, "kill", crashaudit.KillPrimary, "with --failover: how the primary goes: primary (SIGKILL) or network (replication cut, old primary fenced after the promotion)")
 	fl.BoolVar(&f.example, "example", false, "print a commented example plan and exit")
 	fl.BoolVar(&f.fromDoctor, "from-doctor", false, "measure doctor's OS recommendations for this server, one step each (the workload, duration and baseline from PLAN.yaml if given)")
 	addMetricsFlag(fl, &f.metricsAt)
@@ -123,6 +137,9 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	plan, err := experiment.ReadPlan(path)
 	if err != nil {
 		return err
+	}
+	if plan.Failover != nil {
+		return runFailoverPlan(ctx, out, plan)
 	}
 	if len(plan.Versions) > 0 {
 		return runVersionPlan(ctx, out, path, plan)

@@ -27,7 +27,8 @@ func TestClusterReplicaFlagsBadInput(t *testing.T) {
 		{[]string{"--dsn", "host=/nonexistent", "cluster", "up", "--standbys", "1", "--sync", "", "--pooler", ""}, []string{"drop --dsn"}},
 		{[]string{"experiment", "--failover", "--sync", "maybe"}, []string{"--sync maybe", "remote_write"}},
 		{[]string{"experiment", "--failover", "--sync", "on", "--crash"}, []string{"--crash and --failover"}},
-		{[]string{"--dsn", "host=/nonexistent", "experiment", "--failover", "--sync", "on", "--crash=false"}, []string{"drop --dsn"}},
+		{[]string{"experiment", "--failover", "--sync", "on", "--crash=false", "--kill", "sideways"}, []string{"--kill sideways", "--kill network"}},
+		{[]string{"--dsn", "host=/nonexistent", "experiment", "--failover", "--sync", "on", "--crash=false", "--kill", "primary"}, []string{"drop --dsn"}},
 	} {
 		err := execute(t, c.args...)
 		wantBadInput(t, err, c.want, "\n")

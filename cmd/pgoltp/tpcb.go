@@ -106,7 +106,7 @@ one row per committed transaction.`,
 				return err
 			}
 			defer stopLive()
-			dsn, err := via.target(cmd.Context(), &ro, false)
+			dsn, err := via.target(cmd.Context(), &ro)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/workload/tpcc"
 )
@@ -15,9 +16,12 @@ import (
 func tpccStartProblem(ctx context.Context, err error) error {
 	var se *tpcc.SchemaError
 	var p *problem.Problem
+	var fe *field.Error
 	switch {
 	case errors.As(err, &p):
 		return p // already says what to do (a group part that is late, ...)
+	case errors.As(err, &fe):
+		return fe // an option the server does not allow (--isolation through a pooler): exit 2
 	case errors.Is(err, tpcc.ErrBadOption):
 		return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", strings.Replace(err.Error(), tpcc.ErrBadOption.Error()+": ", "", 1))
 	case errors.As(err, &se) && (errors.Is(err, tpcc.ErrNotLoaded) || errors.Is(err, tpcc.ErrNotComplete)):

@@ -73,7 +73,7 @@ func tpccRunCommand() *cobra.Command {
 				return err
 			}
 			defer stopLive()
-			dsn, err := tpccTarget(cmd.Context(), via, reads, w, &ro)
+			dsn, err := tpccTarget(cmd.Context(), &via, reads, w, &ro)
 			if err != nil {
 				return err
 			}
@@ -111,9 +111,9 @@ func tpccRunCommand() *cobra.Command {
 // tpccTarget is the server the run writes to (the data path as --via says)
 // and, with --reads or --read-dsn, the standbys it reads from, checked
 // against the run's options.
-func tpccTarget(ctx context.Context, via viaFlag, reads readsFlag, w *tpcc.Workload, ro *recorder.Options) (string, error) {
-	dsn, err := via.target(ctx, ro, true)
-	if err != nil {
+func tpccTarget(ctx context.Context, via *viaFlag, reads readsFlag, w *tpcc.Workload, ro *recorder.Options) (string, error) {
+	dsn, err := via.target(ctx, ro)
+	if w.Options.Pooled = via.Unpooled; err != nil {
 		return "", err
 	}
 	if w.Options.Reads, err = reads.resolve(ctx, dsn); err != nil {

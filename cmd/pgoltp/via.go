@@ -13,7 +13,13 @@ import (
 // viaFlag is --via of the run commands: the workload's data path, straight
 // to PostgreSQL or through the lab's pooler (issue 31). Collectors, the
 // readiness check and the consistency check always go straight to PostgreSQL.
-type viaFlag struct{ Via string }
+type viaFlag struct {
+	Via string
+	// Unpooled is set by target when the pooler is a pgbouncer that passes
+	// no session startup parameter on (before 1.20): the workload must then
+	// send none (tpcc.RunOptions.Pooled).
+	Unpooled bool
+}
 
 const (
 	viaDirect = "direct"
@@ -40,19 +46,17 @@ func (v viaFlag) check() error {
 
 // target is targetDSN, the server the command works on, with the run's
 // data path set by --via (see apply).
-func (v viaFlag) target(ctx context.Context, ro *recorder.Options, sessionParams bool) (string, error) {
+func (v *viaFlag) target(ctx context.Context, ro *recorder.Options) (string, error) {
 	dsn, err := targetDSN(ctx)
 	if err != nil {
 		return "", err
 	}
-	return dsn, v.apply(ro, sessionParams)
+	return dsn, v.apply(ro)
 }
 
 // apply points the run's data path at the lab's pooler (after targetDSN has
-// started the cluster and, with it, the pooler). sessionParams says the
-// workload sets session parameters at connect (TPC-C's isolation level),
-// which only a pgbouncer that tracks them passes on.
-func (v viaFlag) apply(ro *recorder.Options, sessionParams bool) error {
+// started the cluster and, with it, the pooler).
+func (v *viaFlag) apply(ro *recorder.Options) error {
 	if v.Via != viaPooler {
 		return nil
 	}
@@ -64,10 +68,7 @@ func (v viaFlag) apply(ro *recorder.Options, sessionParams bool) error {
 		return problem.BadInput("run 'pgoltp cluster up --pooler pgbouncer' first, or drop --via pooler",
 			"--via pooler: the lab's cluster has no pooler")
 	}
-	if sessionParams && !c.Pooler.TracksSessionParameters() {
-		return problem.BadInput("use --via direct, or a pgbouncer of 1.20 or later (track_extra_parameters)",
-			"--via pooler: pgbouncer %s cannot pass the run's transaction isolation to the server in transaction pooling", c.Pooler.Version)
-	}
+	v.Unpooled = !c.Pooler.TracksSessionParameters()
 	ro.DataDSN = c.PoolerDSN(workDatabase)
 	ro.Collect.PoolerDSN = c.PoolerAdminDSN()
 	return nil

@@ -81,8 +81,8 @@ func (c *Cluster) PromoteMostAdvanced(ctx context.Context, db string) (name, dsn
 }
 
 // RebuildStandbys puts the lab back after a failover: every standby (the
-// promoted one too) is stopped and removed, the primary started (crash
-// recovery, if it was killed), their slots dropped, and the standbys cloned
+// promoted one too) is stopped and removed, a replication cut undone, the
+// primary started (crash recovery, if it was killed or fenced), their slots dropped, and the standbys cloned
 // again from it under their old names.
 func (c *Cluster) RebuildStandbys(ctx context.Context) error {
 	names := make([]string, len(c.Standbys))
@@ -92,11 +92,17 @@ func (c *Cluster) RebuildStandbys(ctx context.Context) error {
 	if err := c.destroyStandbys(ctx); err != nil {
 		return err
 	}
+	if err := c.uncut(); err != nil {
+		return fmt.Errorf("removing the replication cut from pg_hba.conf: %w", err)
+	}
 	c.Standbys = nil
 	if err := c.saveState(); err != nil {
 		return err
 	}
 	if err := c.Start(ctx); err != nil {
+		return err
+	}
+	if err := c.reload(ctx); err != nil { // pg_hba.conf, if it ran through the cut
 		return err
 	}
 	if err := c.dropSlots(ctx, names); err != nil {

@@ -281,9 +281,17 @@ func (c *Cluster) removePooler() {
 
 // PoolerDSN is DSN through the pooler; "" when the cluster has none. Before
 // pgbouncer 1.21 a named prepared statement does not survive transaction
-// pooling: pgx then sends its statements by the simple protocol (a DSN
-// parameter pgx reads and pgbouncer is told to ignore, when pgconn alone
-// passes it on).
+// pooling (pgx's default, cache_statement, then fails with 42P05 or 26000:
+// the statement is on another server connection). pgx then uses
+// cache_describe (a DSN parameter pgx reads and pgbouncer is told to
+// ignore, when pgconn alone passes it on): every execution parses the
+// unnamed statement anew in the same message group as its Bind and Execute,
+// so no server connection keeps anything between transactions, while the
+// description pgx caches per client connection keeps the server's
+// parameter types and binary formats, as on the direct path. exec and the
+// simple protocol are correct as well (issue 31's measurement, TPC-C on
+// both paths, consistency check passed) but send text and infer the
+// parameters' types from Go's.
 func (c *Cluster) PoolerDSN(db string) string {
 	if c.Pooler == nil {
 		return ""
@@ -291,7 +299,7 @@ func (c *Cluster) PoolerDSN(db string) string {
 	dsn := fmt.Sprintf("host=%s port=%d user=%s password=%s dbname=%s sslmode=disable connect_timeout=%d",
 		dsnQuote(c.SocketDir), c.Pooler.Port, Superuser, dsnQuote(c.password), dsnQuote(db), int(ConnectTimeout/time.Second))
 	if !c.Pooler.preparedStatements() {
-		dsn += " default_query_exec_mode=simple_protocol"
+		dsn += " default_query_exec_mode=cache_describe"
 	}
 	return dsn
 }

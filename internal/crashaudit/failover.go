@@ -21,6 +21,11 @@ type Failoverer interface {
 	// how to put the server's own level back.
 	SetSynchronous(ctx context.Context, on bool) (func(context.Context) error, error)
 	Kill() error // SIGKILL the primary's postmaster and its processes
+	// CutReplication cuts the running primary off from its standbys
+	// (replication refused in pg_hba.conf, walsenders terminated).
+	CutReplication(ctx context.Context) error
+	// Fence stops the old primary at once after a standby was promoted.
+	Fence(ctx context.Context) error
 	// PromoteMostAdvanced promotes the standby that received the most WAL
 	// and returns its name and the DSN of database db on it.
 	PromoteMostAdvanced(ctx context.Context, db string) (name, dsn string, err error)
@@ -29,11 +34,25 @@ type Failoverer interface {
 	RebuildStandbys(ctx context.Context) error
 }
 
-// FailoverAudit runs the ledger on the primary, kills it mid-run, promotes
-// the most advanced standby, and counts the acknowledged commits the new
-// primary does not have (issue 31).
+// How the failover audit takes the primary away.
+const (
+	// KillPrimary: SIGKILL of the primary's postmaster and processes.
+	KillPrimary = "primary"
+	// KillNetwork: the primary is cut off from its standbys but keeps
+	// running, and its clients keep committing on it, until a standby is
+	// promoted and the old primary fenced (stopped). With asynchronous
+	// replication it acknowledges commits no standby has; with synchronous
+	// replication those commits wait for a standby and are never
+	// acknowledged.
+	KillNetwork = "network"
+)
+
+// FailoverAudit runs the ledger on the primary, kills it mid-run (or cuts it
+// off), promotes the most advanced standby, and counts the acknowledged
+// commits the new primary does not have (issue 31).
 type FailoverAudit struct {
 	Cluster     Failoverer
+	Kill        string // KillPrimary (default) or KillNetwork
 	Database    string // where the ledger lives
 	Synchronous bool
 	// SyncCommit is synchronous_commit of the ledger's sessions when
@@ -48,6 +67,7 @@ type FailoverAudit struct {
 type FailoverReport struct {
 	Synchronous  bool          `json:"synchronous"`
 	SyncCommit   string        `json:"synchronous_commit,omitempty"`
+	Kill         string        `json:"kill"` // KillPrimary or KillNetwork
 	Workload     string        `json:"workload"`
 	KilledAfter  time.Duration `json:"killed_after_ns"`
 	Promoted     string        `json:"promoted"`
@@ -57,9 +77,10 @@ type FailoverReport struct {
 	// InDoubt are rows on the new primary whose COMMIT never returned to
 	// the driver (in flight at the kill): never promised, not a loss.
 	InDoubt        int64         `json:"in_doubt_present"`
-	WithoutPrimary time.Duration `json:"without_primary_ns"` // from the kill to the promoted standby taking writes
-	// Commits per second acknowledged by the old primary before the kill,
-	// and by the new one when the clients reconnect to it (as long a run).
+	WithoutPrimary time.Duration `json:"without_primary_ns"` // from the kill (or cut) to the promoted standby taking writes
+	// Commits per second acknowledged by the old primary over its run
+	// (with a network cut, until it was fenced), and by the new one when
+	// the clients reconnect to it (a run of KilledAfter).
 	RateBefore float64 `json:"commits_per_s_before"`
 	RateAfter  float64 `json:"commits_per_s_after"`
 	Verdict    string  `json:"verdict"`
@@ -78,7 +99,13 @@ func (a *FailoverAudit) Run(ctx context.Context) (_ *FailoverReport, err error) 
 	if a.KillAfter <= 0 {
 		a.KillAfter = 5 * time.Second
 	}
-	rep := &FailoverReport{Synchronous: a.Synchronous, Workload: a.Workload.Name(), KilledAfter: a.KillAfter}
+	if a.Kill == "" {
+		a.Kill = KillPrimary
+	}
+	if a.Kill != KillPrimary && a.Kill != KillNetwork {
+		return nil, problem.BadInput("use --kill primary or --kill network", "--kill %s is not a way to take the primary away", a.Kill)
+	}
+	rep := &FailoverReport{Synchronous: a.Synchronous, Kill: a.Kill, Workload: a.Workload.Name(), KilledAfter: a.KillAfter}
 	dsn := a.Cluster.DSN(a.Database)
 	if a.Synchronous && a.SyncCommit != "" {
 		rep.SyncCommit = a.SyncCommit
@@ -106,23 +133,10 @@ func (a *FailoverAudit) Run(ctx context.Context) (_ *FailoverReport, err error) 
 	if err := a.Workload.Prepare(ctx, dsn, nil); err != nil {
 		return nil, fmt.Errorf("preparing the ledger: %w", err)
 	}
-	acked, killedAt, err := a.runAndKill(ctx, dsn)
-	if err != nil {
-		return nil, err
-	}
-	rep.Acknowledged = int64(len(acked))
-	name, newDSN, err := a.Cluster.PromoteMostAdvanced(ctx, a.Database)
-	if err != nil {
-		return rep, fmt.Errorf("failing over: %w", err)
-	}
-	rep.Promoted, rep.WithoutPrimary = name, time.Since(killedAt)
-	a.logf("killed the primary with %d commits acknowledged; promoted %s after %s", rep.Acknowledged, name, rep.WithoutPrimary.Round(time.Millisecond))
-	present, err := ledgerIDs(ctx, newDSN)
+	newDSN, err := a.failOver(ctx, dsn, rep)
 	if err != nil {
 		return rep, err
 	}
-	rep.count(acked, present)
-	rep.RateBefore = float64(rep.Acknowledged) / a.KillAfter.Seconds()
 	// The clients reconnect to the new primary and carry on.
 	_, after, err := a.Workload.RunLogged(ctx, newDSN, a.KillAfter)
 	if err != nil {
@@ -132,32 +146,76 @@ func (a *FailoverAudit) Run(ctx context.Context) (_ *FailoverReport, err error) 
 	return rep, nil
 }
 
-// runAndKill runs the ledger for KillAfter, kills the primary, and returns
-// the acknowledged ids and when the kill was sent.
-func (a *FailoverAudit) runAndKill(ctx context.Context, dsn string) (ledger.Acked, time.Time, error) {
+// failOver runs the ledger on the primary for KillAfter, takes the primary
+// away, promotes the most advanced standby (with a network cut, then fences
+// the old primary, whose clients commit until then), and counts what the
+// new primary lacks. It returns the DSN of the database on the new primary.
+func (a *FailoverAudit) failOver(ctx context.Context, dsn string, rep *FailoverReport) (string, error) {
 	type result struct {
 		acked ledger.Acked
 		err   error
 	}
 	done := make(chan result, 1)
+	started := time.Now()
 	go func() {
 		_, acked, err := a.Workload.RunLogged(ctx, dsn, a.KillAfter+time.Minute)
 		done <- result{acked, err}
 	}()
-	a.logf("running %s (%s replication) for %s, then killing the primary", a.Workload.Name(), syncWord(a.Synchronous, a.SyncCommit), a.KillAfter)
+	a.logf("running %s (%s replication) for %s, then %s", a.Workload.Name(), syncWord(a.Synchronous, a.SyncCommit), a.KillAfter, killWords[a.Kill])
 	select {
 	case <-ctx.Done():
-		return nil, time.Time{}, ctx.Err()
+		return "", ctx.Err()
 	case r := <-done:
-		return nil, time.Time{}, fmt.Errorf("the workload stopped before the kill: %v", r.err)
+		return "", fmt.Errorf("the workload stopped before the kill: %v", r.err)
 	case <-time.After(a.KillAfter):
 	}
 	killedAt := time.Now()
-	if err := a.Cluster.Kill(); err != nil {
-		return nil, killedAt, fmt.Errorf("killing the primary: %w", err)
+	if err := a.takeAway(ctx); err != nil {
+		return "", err
+	}
+	name, newDSN, err := a.Cluster.PromoteMostAdvanced(ctx, a.Database)
+	if err != nil {
+		return "", fmt.Errorf("failing over: %w", err)
+	}
+	rep.Promoted, rep.WithoutPrimary = name, time.Since(killedAt)
+	if a.Kill == KillNetwork {
+		if err := a.Cluster.Fence(ctx); err != nil {
+			return "", err
+		}
 	}
 	r := <-done
-	return r.acked, killedAt, nil
+	rep.Acknowledged = int64(len(r.acked))
+	rep.RateBefore = float64(rep.Acknowledged) / time.Since(started).Seconds()
+	if a.Kill == KillPrimary {
+		rep.RateBefore = float64(rep.Acknowledged) / a.KillAfter.Seconds()
+	}
+	a.logf("%s with %d commits acknowledged; promoted %s after %s", killWords[a.Kill], rep.Acknowledged, name, rep.WithoutPrimary.Round(time.Millisecond))
+	present, err := ledgerIDs(ctx, newDSN)
+	if err != nil {
+		return "", err
+	}
+	rep.count(r.acked, present)
+	return newDSN, nil
+}
+
+// killWords say what takeAway does, for the log and the report.
+var killWords = map[string]string{
+	KillPrimary: "killing the primary (SIGKILL)",
+	KillNetwork: "cutting the primary's replication (fenced after the promotion)",
+}
+
+// takeAway kills the primary or cuts it off from its standbys.
+func (a *FailoverAudit) takeAway(ctx context.Context) error {
+	if a.Kill == KillNetwork {
+		if err := a.Cluster.CutReplication(ctx); err != nil {
+			return fmt.Errorf("cutting the primary's replication: %w", err)
+		}
+		return nil
+	}
+	if err := a.Cluster.Kill(); err != nil {
+		return fmt.Errorf("killing the primary: %w", err)
+	}
+	return nil
 }
 
 // count compares the acknowledged ids with those on the new primary.
@@ -187,13 +245,16 @@ func (rep *FailoverReport) Failure() error {
 // WriteText writes the audit for a person.
 func (rep *FailoverReport) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "failover audit: %s, %s replication, primary killed (SIGKILL) after %s, %s promoted\n",
-		rep.Workload, syncWord(rep.Synchronous, rep.SyncCommit), rep.KilledAfter, rep.Promoted)
+	fmt.Fprintf(&b, "failover audit: %s, %s replication, %s after %s, %s promoted\n",
+		rep.Workload, syncWord(rep.Synchronous, rep.SyncCommit), killWords[rep.Kill], rep.KilledAfter, rep.Promoted)
 	fmt.Fprintf(&b, "acknowledged commits: %d\nlost (not on the new primary): %d\n", rep.Acknowledged, rep.Lost)
 	if len(rep.LostIDs) > 0 {
 		fmt.Fprintf(&b, "first lost ids: %v\n", rep.LostIDs)
 	}
 	fmt.Fprintf(&b, "in doubt (on the new primary, never acknowledged; allowed): %d\n", rep.InDoubt)
+	if rep.Kill == KillNetwork && rep.Synchronous {
+		b.WriteString("(cut off, the old primary's commits waited for a standby: none was acknowledged, so none can be lost)\n")
+	}
 	fmt.Fprintf(&b, "time without a primary: %s\n", rep.WithoutPrimary.Round(time.Millisecond))
 	fmt.Fprintf(&b, "commits/s: %.0f before the kill, %.0f on the new primary", rep.RateBefore, rep.RateAfter)
 	if rep.Synchronous {

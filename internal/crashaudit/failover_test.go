@@ -28,15 +28,16 @@ func TestFailoverWithSynchronousReplicationLosesNothing(t *testing.T) {
 	if err := c.EnsureDatabase(ctx, "pgoltp"); err != nil {
 		t.Fatal(err)
 	}
-	for _, commit := range []string{"", "remote_write"} {
-		t.Run("synchronous_commit="+commit, func(t *testing.T) { failoverLosesNothing(t, ctx, c, commit) })
+	for _, tc := range []struct{ kill, commit string }{{"primary", ""}, {"primary", "remote_write"}, {"network", ""}} {
+		t.Run("kill="+tc.kill+",synchronous_commit="+tc.commit, func(t *testing.T) { failoverLosesNothing(t, ctx, c, tc.kill, tc.commit) })
 	}
 }
 
 // failoverLosesNothing is one audit with synchronous replication at the
-// synchronous_commit level commit ("": the server's, on).
-func failoverLosesNothing(t *testing.T, ctx context.Context, c *cluster.Cluster, commit string) {
-	a := &crashaudit.FailoverAudit{Cluster: c, Database: "pgoltp", Synchronous: true, SyncCommit: commit,
+// synchronous_commit level commit ("": the server's, on), the primary
+// killed or cut off (kill).
+func failoverLosesNothing(t *testing.T, ctx context.Context, c *cluster.Cluster, kill, commit string) {
+	a := &crashaudit.FailoverAudit{Cluster: c, Kill: kill, Database: "pgoltp", Synchronous: true, SyncCommit: commit,
 		Workload: ledger.Ledger{Clients: 4, Accounts: 1000}, KillAfter: 3 * time.Second}
 	rep, err := a.Run(ctx)
 	if err != nil {
@@ -48,7 +49,7 @@ func failoverLosesNothing(t *testing.T, ctx context.Context, c *cluster.Cluster,
 	if rep.Lost != 0 {
 		t.Fatalf("%d acknowledged commits lost with synchronous replication: %v", rep.Lost, rep.LostIDs)
 	}
-	if rep.Promoted != "standby1" || rep.WithoutPrimary <= 0 || !rep.Rebuilt || rep.SyncCommit != commit || rep.RateBefore <= 0 || rep.RateAfter <= 0 || !strings.HasPrefix(rep.Verdict, "no acknowledged commit lost") {
+	if rep.Promoted != "standby1" || rep.Kill != kill || rep.WithoutPrimary <= 0 || !rep.Rebuilt || rep.SyncCommit != commit || rep.RateBefore <= 0 || rep.RateAfter <= 0 || !strings.HasPrefix(rep.Verdict, "no acknowledged commit lost") {
 		t.Errorf("report: %+v", rep)
 	}
 	st := c.Status(ctx, "pgoltp")

@@ -72,6 +72,9 @@ type Plan struct {
 	// 18]): the workload with the baseline's settings on each major, as
 	// 'pgoltp compare-versions' runs it; repetitions are runs per major.
 	Versions []int `yaml:"versions"`
+	// Failover makes the plan a series of failover audits instead
+	// (plan_failover.go); duration is each audit's time before the kill.
+	Failover *FailoverPlan `yaml:"failover"`
 }
 
 // Repetitions is a plan's 'repetitions:': a number of pairs, or auto.
@@ -312,6 +315,9 @@ func (p *Plan) Check() error {
 	}
 	if p.Prewarm < 0 {
 		return errors.New("prewarm cannot be negative")
+	}
+	if p.Failover != nil {
+		return p.checkFailover()
 	}
 	if len(p.Versions) > 0 {
 		return p.checkVersions()

@@ -32,6 +32,7 @@ var planSeeds = []string{
 	"duration: [5s\n", "duration: 5s\nsteps: [{settings: {listen_addresses: '*'}}]\n",
 	"duration: 5s\nbaseline: {settings: {restore_command: 'cp x y'}}\nsteps: [{settings: {work_mem: 8MB}}]\n",
 	"workload: {kind: tpcb}\nduration: 3s\nversions: [9, 15]\n",
+	"duration: 3s\nfailover: {sync: [on, off], kill: [network]}\n",
 	"workload: {kind: tpcc}\nduration: 3s\nversions: [10, 15]\nrepetitions: -1\n",
 	"duration: 5s\nsteps: [{name: 'a\nb', settings: {work_mem: 8MB}}]\n",
 }
@@ -84,6 +85,11 @@ func planOutOfBounds(p *experiment.Plan) string {
 		return "a workload without kind, scale or clients"
 	case p.Duration < time.Second || p.Prewarm < 0:
 		return "a duration under 1s or a negative prewarm"
+	case p.Failover != nil:
+		if len(p.Failover.Sync) == 0 || len(p.Failover.Kill) == 0 || len(p.Steps) > 0 || len(p.Versions) > 0 {
+			return "a failover plan without levels or kills, or with steps"
+		}
+		return ""
 	case len(p.Versions) > 0:
 		if len(p.Versions) < 2 || p.Repetitions.Auto || p.Repetitions.Pairs < 1 || p.Repetitions.Pairs > 100 || len(p.Steps) > 0 {
 			return "a version study without two majors, runs per major or with steps"

@@ -156,6 +156,9 @@ func openSchemaRun(ctx context.Context, dsn string, opts RunOptions, dlog *deliv
 	}
 	cfg.RuntimeParams["application_name"] = "pgoltp tpcc run"
 	cfg.RuntimeParams["default_transaction_isolation"] = isolationLevels[opts.Isolation]
+	if opts.Pooled {
+		unpooledParams(cfg)
+	}
 
 	admin, err := pgx.ConnectConfig(ctx, cfg.Copy())
 	if err != nil {
@@ -165,6 +168,11 @@ func openSchemaRun(ctx context.Context, dsn string, opts RunOptions, dlog *deliv
 	fail := func(err error) (*schemaRun, error) {
 		admin.Close(context.WithoutCancel(ctx))
 		return nil, err
+	}
+	if opts.Pooled {
+		if err := checkPooledDefaults(ctx, admin, opts); err != nil {
+			return fail(err)
+		}
 	}
 	meta, err := ReadMeta(ctx, admin)
 	if err != nil {

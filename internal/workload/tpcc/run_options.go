@@ -88,6 +88,9 @@ type RunOptions struct {
 	// Reads sends Order-Status and Stock-Level to standbys (--reads
 	// standby, --read-dsn; run_reads.go); the run is then non-compliant.
 	Reads workload.Reads `json:"-"`
+	// Pooled says the data path drops session startup parameters
+	// (pgbouncer before 1.20 in transaction pooling; see run_pooled.go).
+	Pooled bool `json:"-"`
 
 	// homeFirst..homeFirst+homeCount-1 are the home warehouses (Resolve).
 	homeFirst, homeCount int

@@ -147,6 +147,11 @@ func ready(ctx context.Context, dsn string, opts *RunOptions) error {
 		return err
 	}
 	defer conn.Close(ctx)
+	if opts.Pooled {
+		if err := checkPooledDefaults(ctx, conn, *opts); err != nil {
+			return err
+		}
+	}
 	meta, err := ReadMeta(ctx, conn)
 	if err != nil {
 		return err
