@@ -26,7 +26,7 @@ type client struct {
 	params    [][]byte // -M extended and prepared: the values bound
 	paramText []byte   // their text, end to end
 	paramLen  []int    // the defined values' lengths
-	pipeline  bool // in a \startpipeline
+	pipeline  bool     // in a \startpipeline
 	result    lang.QueryResult
 	txCount   int64 // transactions run (for -l)
 
