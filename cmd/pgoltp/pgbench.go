@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/pgbench"
 	"github.com/pgoltp/pgoltp/internal/problem"
 )
@@ -33,7 +34,9 @@ func init() {
 				}
 				return runRecorded(cmd.Context(), cmd, append([]string{self, "pgbench"}, args...), own.title, own.metricsAt)
 			}
-			if code := pgbench.Main(cmd.Context(), args, pgbench.OSEnv()); code != 0 {
+			env := pgbench.OSEnv()
+			env.NeedCPUs = func(n int) { _ = driver.UseCPUs(n, 0) } // above 0: no error
+			if code := pgbench.Main(cmd.Context(), args, env); code != 0 {
 				os.Exit(code)
 			}
 			return nil

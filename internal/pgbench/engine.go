@@ -59,6 +59,9 @@ func run(ctx context.Context, o *Options, env Env) error {
 	if err := e.parseScripts(); err != nil {
 		return err
 	}
+	if env.NeedCPUs != nil {
+		env.NeedCPUs(o.Jobs + 1)
+	}
 	seeds := lang.NewSeeds(o.RandomSeed)
 	defaultSeedSet := false
 	for _, v := range o.Vars {
