@@ -27,6 +27,7 @@ type engine struct {
 	total    int64
 	mode     lang.QueryMode
 	prepName map[*lang.Command]string
+	copies   map[*lang.Command]bool // SQL commands that are a COPY from stdin or to stdout
 	table    TableInfo
 	threads  []*thread
 	clients  []*client
@@ -125,6 +126,14 @@ func (e *engine) parseScripts() error {
 		return e.log.fatal("%s", err.(*lang.ScriptError).Msg)
 	}
 	e.prepName = names
+	e.copies = map[*lang.Command]bool{}
+	for _, s := range e.scripts {
+		for _, cmd := range s.Commands {
+			if cmd.IsSQL() && copyData.MatchString(cmd.SQL) {
+				e.copies[cmd] = true
+			}
+		}
+	}
 	return nil
 }
 

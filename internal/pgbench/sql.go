@@ -16,7 +16,7 @@ func (c *client) sql(ctx context.Context, si, ci int, cmd *lang.Command) outcome
 	if c.pipeline {
 		return c.pipelineSQL(cmd)
 	}
-	if copyData.MatchString(cmd.SQL) {
+	if c.e.copies[cmd] {
 		// pgbench reads COPY's result and gives up
 		c.e.printf("%s: error: COPY is not supported in pgbench, aborting\n", progName)
 		return aborted
