@@ -26,6 +26,7 @@ type client struct {
 	params    [][]byte // -M extended and prepared: the values bound
 	paramText []byte   // their text, end to end
 	paramLen  []int    // the defined values' lengths
+	sqlText   []byte   // -M simple: the statement with its variables substituted
 	pipeline  bool     // in a \startpipeline
 	result    lang.QueryResult
 	txCount   int64 // transactions run (for -l)

@@ -21,14 +21,13 @@ func (c *client) sql(ctx context.Context, si, ci int, cmd *lang.Command) outcome
 		c.e.printf("%s: error: COPY is not supported in pgbench, aborting\n", progName)
 		return aborted
 	}
-	text := cmd.ParamSQL
 	switch c.e.mode {
 	case lang.QuerySimple:
-		text = lang.Substitute(cmd.SQL, c.vars.Text)
+		c.sqlText = lang.AppendSubstituted(c.sqlText[:0], cmd.SQL, c.vars.AppendText)
 		if c.e.o.Debug {
-			c.e.debugf("client %d sending %s", c.id, text)
+			c.e.debugf("client %d sending %s", c.id, c.sqlText)
 		}
-		c.conn.query(text)
+		c.conn.query(c.sqlText)
 	case lang.QueryExtended:
 		if c.e.o.Debug {
 			c.e.debugf("client %d sending %s", c.id, cmd.ParamSQL)
@@ -47,6 +46,10 @@ func (c *client) sql(ctx context.Context, si, ci int, cmd *lang.Command) outcome
 		c.e.debugf("client %d receiving", c.id)
 	}
 	q, err := c.readResults(si, ci, cmd)
+	text := cmd.ParamSQL
+	if err != nil && c.e.mode == lang.QuerySimple {
+		text = string(c.sqlText)
+	}
 	return c.finishSQL(err, si, ci, q, cmd, text)
 }
 
@@ -92,14 +95,14 @@ func (c *client) readResults(si, ci int, cmd *lang.Command) (q int, err error) {
 func (c *client) bind(cmd *lang.Command) [][]byte {
 	c.params, c.paramText, c.paramLen = c.params[:0], c.paramText[:0], c.paramLen[:0]
 	for _, name := range cmd.Params {
-		t, ok := c.vars.Text(name)
-		if !ok {
+		n := len(c.paramText)
+		var ok bool
+		if c.paramText, ok = c.vars.AppendText(c.paramText, name); !ok {
 			c.params = append(c.params, nil)
 			continue
 		}
-		c.paramText = append(c.paramText, t...)
 		c.params = append(c.params, emptyParam) // sliced below
-		c.paramLen = append(c.paramLen, len(t))
+		c.paramLen = append(c.paramLen, len(c.paramText)-n)
 	}
 	// the buffer may have moved as it grew: slice the values once it is whole
 	off, k := 0, 0

@@ -133,6 +133,8 @@ func (c *client) verboseRetry(retry bool, tries int, scheduled int64) {
 	c.e.printf("%s: %s\n", progName, msg)
 }
 
+var rollbackSQL = []byte("ROLLBACK")
+
 // rollback ends a failed transaction block, as pgbench does before it
 // retries or moves on; false means the client aborted.
 func (c *client) rollback(ctx context.Context) bool {
@@ -140,7 +142,7 @@ func (c *client) rollback(ctx context.Context) bool {
 	case 'I':
 		return true
 	case 'T', 'E':
-		if err := c.conn.exec("ROLLBACK"); err != nil {
+		if err := c.conn.exec(rollbackSQL); err != nil {
 			c.e.printf("%s: error: client %d aborted while rolling back the transaction after an error; %s\n", progName, c.id, errorText(err))
 			return false
 		}

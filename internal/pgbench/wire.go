@@ -51,9 +51,9 @@ func (c *conn) end(at int) {
 
 func (c *conn) cstring(s string) { c.out = append(append(c.out, s...), 0) }
 
-func (c *conn) query(sql string) {
+func (c *conn) query(sql []byte) {
 	at := c.begin('Q')
-	c.cstring(sql)
+	c.out = append(append(c.out, sql...), 0)
 	c.end(at)
 	c.syncs++
 }
@@ -302,7 +302,7 @@ func (c *conn) prepare(name, sql string) error {
 }
 
 // exec runs sql by the simple protocol, ignoring its results (ROLLBACK).
-func (c *conn) exec(sql string) error {
+func (c *conn) exec(sql []byte) error {
 	c.query(sql)
 	if err := c.flush(); err != nil {
 		return err
