@@ -37,12 +37,7 @@ func (c *client) pipelineCommand(_ context.Context, si, ci int, cmd *lang.Comman
 		c.conn.sync()
 		err := c.conn.flush()
 		if err == nil {
-			var first error
-			pgErr, derr := c.conn.drain()
-			if first = derr; pgErr != nil {
-				first = pgErr
-			}
-			err = first
+			err = c.conn.drainErr()
 		}
 		return c.endPipeline(si, ci, err)
 	}

@@ -71,10 +71,7 @@ func (c *client) readResults(si, ci int, cmd *lang.Command) (q int, err error) {
 		case ready:
 			return q, nil
 		case pgErr != nil:
-			_, err = c.conn.drain()
-			if err != nil {
-				return q, err
-			}
+			_, _ = c.conn.drain() // a lost connection after the error: the error says why
 			return q, pgErr
 		}
 		if cmd.ResultSet == lang.MetaAset {

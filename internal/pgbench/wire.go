@@ -287,6 +287,16 @@ func (c *conn) drain() (first *pgconn.PgError, err error) {
 	return first, nil
 }
 
+// drainErr drains the answers and returns the first server error, or the
+// connection's: a server that ends a session says why (FATAL) first.
+func (c *conn) drainErr() error {
+	pgErr, err := c.drain()
+	if pgErr != nil {
+		return pgErr
+	}
+	return err
+}
+
 // prepare prepares sql as statement name (PQprepare).
 func (c *conn) prepare(name, sql string) error {
 	c.parse(name, sql)
@@ -294,11 +304,7 @@ func (c *conn) prepare(name, sql string) error {
 	if err := c.flush(); err != nil {
 		return err
 	}
-	pgErr, err := c.drain()
-	if err == nil && pgErr != nil {
-		return pgErr
-	}
-	return err
+	return c.drainErr()
 }
 
 // exec runs sql by the simple protocol, ignoring its results (ROLLBACK).
@@ -307,11 +313,7 @@ func (c *conn) exec(sql []byte) error {
 	if err := c.flush(); err != nil {
 		return err
 	}
-	pgErr, err := c.drain()
-	if err == nil && pgErr != nil {
-		return pgErr
-	}
-	return err
+	return c.drainErr()
 }
 
 func rowDescription(body []byte, cols []string) []string {
