@@ -3,10 +3,13 @@ package pgbench
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 )
@@ -43,6 +46,31 @@ func TestTransactionsAllocateNothing(t *testing.T) {
 		t.Logf("-M %s: %d allocations for %d transactions, %d for %d: %.3f per transaction", mode, small, 2*few, large, 2*many, perTx)
 		if perTx > 0.5 {
 			t.Errorf("-M %s: %.2f allocations per transaction, want under 0.5", mode, perTx)
+		}
+	}
+}
+
+// TestLongPipelineDoesNotDeadlock: a pipeline whose statements and answers
+// both overflow the sockets' buffers completes, because the client reads
+// what the server sends while its own writes wait (conn.flush); otherwise
+// both sides would block on write forever (and the test's context would
+// end the run with 130).
+func TestLongPipelineDoesNotDeadlock(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	var script strings.Builder
+	script.WriteString("\\startpipeline\n")
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&script, "SELECT repeat('x', 2000), %d;\n", i)
+	}
+	script.WriteString("\\endpipeline\n")
+	f := writeScript(t, "long.sql", script.String())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, mode := range []string{"extended", "prepared"} {
+		var out bytes.Buffer
+		code := Main(ctx, []string{"-n", "-M", mode, "-c", "2", "-t", "2", "-f", f, dsn}, Env{Stdout: &out, Stderr: &out, Getenv: os.Getenv})
+		if code != 0 || !strings.Contains(out.String(), "number of transactions actually processed: 4/4") {
+			t.Fatalf("-M %s: exit %d:\n%s", mode, code, out.String())
 		}
 	}
 }
