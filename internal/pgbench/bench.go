@@ -11,7 +11,6 @@ import (
 // pgbench's main does after its threads end.
 func (e *engine) bench(ctx context.Context) (*Results, error) {
 	o := e.o
-	e.stopped = make(chan struct{})
 	e.start = time.Now()
 	e.epochStartUs = e.start.UnixMicro()
 	if o.Rate > 0 {
@@ -101,7 +100,6 @@ func (e *engine) blockingConns() bool {
 func (e *engine) stopClient() {
 	e.stopOnce.Do(func() {
 		e.stop.Store(true)
-		close(e.stopped)
 	})
 }
 

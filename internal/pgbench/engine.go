@@ -37,7 +37,6 @@ type engine struct {
 	endUs         int64     // -T's end on the run's clock, 0 with -t
 	throttleDelay float64   // -R: a thread's mean gap in microseconds
 	stop          atomic.Bool
-	stopped       chan struct{} // closed with stop
 	stopOnce      sync.Once
 	aborted       atomic.Bool
 	outMu         sync.Mutex // stderr lines from several clients
