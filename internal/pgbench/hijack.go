@@ -50,7 +50,13 @@ func takeOver(ctx context.Context, pc *pgconn.PgConn) (*conn, error) {
 		c.cancel.network, c.cancel.address = pgconn.NetworkAddress(hc.Config.Host, hc.Config.Port)
 	}
 	if fd < 0 {
+		// Its reads block the loop: an interruption cancels the statement
+		// and ends the read, as pgconn's context watching did.
 		c.nc = hc.Conn
+		c.unwatch = context.AfterFunc(ctx, func() {
+			c.cancel.send(ctx)
+			_ = c.nc.SetDeadline(time.Unix(1, 0))
+		})
 		return c, nil
 	}
 	_ = hc.Conn.Close() // the duplicate keeps the socket

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 )
@@ -72,5 +75,53 @@ func TestLongPipelineDoesNotDeadlock(t *testing.T) {
 		if code != 0 || !strings.Contains(out.String(), "number of transactions actually processed: 4/4") {
 			t.Fatalf("-M %s: exit %d:\n%s", mode, code, out.String())
 		}
+	}
+}
+
+// wrappedConn hides a socket's type, as a TLS connection does: the run
+// engine must read it blocking (conn.nc).
+type wrappedConn struct{ net.Conn }
+
+// TestInterruptEndsBlockingRead: on a connection that is not a plain socket
+// (TLS), a client's read blocks its thread loop, so an interruption must
+// cancel the statement and end the read itself, as pgconn's context
+// watching did; before, SIGINT during a 30 s statement over TLS waited the
+// 30 s.
+func TestInterruptEndsBlockingRead(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial := cfg.DialFunc
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		nc, err := dial(ctx, network, addr)
+		return wrappedConn{nc}, err
+	}
+	pc, err := pgconn.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := takeOver(ctx, pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	if c.nc == nil {
+		t.Fatal("a wrapped connection was taken over as a plain socket")
+	}
+	c.query([]byte("SELECT pg_sleep(60)"))
+	if err := c.flush(); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(time.Second, cancel)
+	start := time.Now()
+	pgErr, err := c.drain()
+	if took := time.Since(start); took > 30*time.Second {
+		t.Fatalf("the read ended %v after the interruption, at the statement's end", took)
+	}
+	if err == nil && pgErr == nil {
+		t.Error("the interrupted statement ended without an error")
 	}
 }

@@ -33,6 +33,8 @@ type conn struct {
 	// it fails when the run is interrupted.
 	wait   func(events int16) (int16, error)
 	notice func(*pgconn.Notice)
+	// unwatch stops watching the run's context (nc only)
+	unwatch func() bool
 }
 
 // errLost is a connection the server closed without a word.
@@ -371,6 +373,7 @@ func decodeError(body []byte) *pgconn.PgError {
 func (c *conn) close() {
 	c.out = append(c.out[:0], 'X', 0, 0, 0, 4)
 	if c.nc != nil {
+		c.unwatch()
 		_, _ = c.nc.Write(c.out)
 		_ = c.nc.Close()
 		return
