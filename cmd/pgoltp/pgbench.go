@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/group"
 	"github.com/pgoltp/pgoltp/internal/pgbench"
 	"github.com/pgoltp/pgoltp/internal/problem"
@@ -51,6 +52,7 @@ func init() {
 			if err != nil {
 				return err
 			}
+			env.NeedCPUs = func(n int) { _ = driver.UseCPUs(n, 0) } // above 0: no error
 			if code := pgbench.Main(cmd.Context(), args, env); code != 0 {
 				os.Exit(code)
 			}

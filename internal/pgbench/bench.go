@@ -11,7 +11,6 @@ import (
 // pgbench's main does after its threads end.
 func (e *engine) bench(ctx context.Context) (*Results, error) {
 	o := e.o
-	e.stopped = make(chan struct{})
 	e.start = time.Now()
 	e.epochStartUs = e.start.UnixMicro()
 	if o.Rate > 0 {
@@ -38,13 +37,8 @@ func (e *engine) bench(ctx context.Context) (*Results, error) {
 		timer := time.AfterFunc(time.Duration(e.endUs)*time.Microsecond-time.Since(e.start), e.stopClient)
 		defer timer.Stop()
 	}
-	var wg sync.WaitGroup
-	for _, c := range e.clients {
-		wg.Add(1)
-		go func() { defer wg.Done(); c.run(ctx) }()
-	}
 	progressDone := e.startProgress(benchStart)
-	wg.Wait()
+	e.runLoops(ctx, e.blockingConns())
 	end := e.nowUs()
 	progressDone()
 	for _, t := range e.threads {
@@ -88,11 +82,24 @@ func (e *engine) connectAll(ctx context.Context) error {
 	return nil
 }
 
+// blockingConns says whether connections may not be plain sockets (TLS),
+// whose reads block: then each client gets a loop of its own.
+func (e *engine) blockingConns() bool {
+	if e.o.Connect {
+		return e.cfg.TLSConfig != nil
+	}
+	for _, c := range e.clients {
+		if c.conn != nil && c.conn.nc != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // stopClient ends -T: no client starts another transaction.
 func (e *engine) stopClient() {
 	e.stopOnce.Do(func() {
 		e.stop.Store(true)
-		close(e.stopped)
 	})
 }
 

@@ -19,17 +19,22 @@ type client struct {
 	thread    *thread
 	vars      *lang.Vars
 	rng       *lang.PRNG
-	conn      *pgx.Conn
+	conn      *conn
 	prepared  map[*lang.Command]bool
 	script    int      // the script running, for debug()
 	command   int      // the command running, for debug()
 	params    [][]byte // -M extended and prepared: the values bound
 	paramText []byte   // their text, end to end
 	paramLen  []int    // the defined values' lengths
-	pipeline  *pgconn.Pipeline
-	piped     int // commands sent in the open pipeline
+	sqlText   []byte   // -M simple: the statement with its variables substituted
+	pipeline  bool     // in a \startpipeline
 	result    lang.QueryResult
 	txCount   int64 // transactions run (for -l)
+
+	// the client as a coroutine of its thread's loop (loop.go)
+	yield       func(waiting) bool
+	revents     int16
+	interrupted bool
 
 	mu      sync.Mutex // guards what progress reports read
 	stats   Stats
@@ -58,13 +63,22 @@ func (c *client) Debug(v lang.Value) {
 	c.e.printf("%s\n", lang.DebugLine(c.script, c.command+1, v))
 }
 
-// connect opens the client's connection; it reports failure itself.
+// connect opens the client's connection and takes it over for the loop;
+// it reports failure itself.
 func (c *client) connect(ctx context.Context) error {
-	conn, err := pgx.ConnectConfig(ctx, c.e.cfg)
+	pc, err := pgx.ConnectConfig(ctx, c.e.cfg)
 	if err != nil {
 		c.e.printf("%s: error: %s\n", progName, connectErrorText(err))
 		return err
 	}
+	conn, err := takeOver(ctx, pc.PgConn())
+	if err != nil {
+		pc.Close(ctx)
+		c.e.printf("%s: error: %s\n", progName, err)
+		return err
+	}
+	conn.notice = func(n *pgconn.Notice) { printNotice(c.e.log, n) }
+	conn.wait = func(events int16) (int16, error) { return c.block(waiting{fd: conn.fd, events: events}) }
 	c.conn = conn
 	clear(c.prepared)
 	return nil
@@ -72,7 +86,7 @@ func (c *client) connect(ctx context.Context) error {
 
 func (c *client) disconnect() {
 	if c.conn != nil {
-		c.conn.Close(context.Background())
+		c.conn.close()
 		c.conn = nil
 	}
 }

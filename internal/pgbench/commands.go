@@ -32,7 +32,7 @@ func (c *client) runScript(ctx context.Context, si int) (outcome, int) {
 		}
 		i = next
 	}
-	if c.pipeline != nil {
+	if c.pipeline {
 		c.e.printf("%s: error: client %d aborted: end of script reached with pipeline open\n", progName, c.id)
 		return aborted, len(cmds) - 1
 	}
@@ -69,8 +69,8 @@ func (c *client) execute(ctx context.Context, si, i int, cmd *lang.Command) (int
 		if err != nil {
 			return i, c.failed(err, "sleep", "execution of meta-command failed")
 		}
-		if usec > 0 {
-			time.Sleep(time.Duration(usec) * time.Microsecond)
+		if usec > 0 && c.sleepUntil(c.e.nowUs()+int64(usec), false) != nil {
+			return i, aborted
 		}
 	case lang.MetaShell, lang.MetaSetShell:
 		return i + 1, c.shell(ctx, cmd)

@@ -4,13 +4,18 @@
 // results the way pgbench prints them. The script language lives in
 // internal/pgbench/lang.
 //
-// The run engine (engine.go, bench.go, client.go, transaction.go,
-// commands.go, sql.go, pipeline.go, txlogfile.go) gives each client a
-// goroutine and its own connection, driven through pgconn; pgbench's
-// threads (-j) remain as what they own: the script-choice, throttle and
-// sample generators and the log file, so that --random-seed gives pgbench's
-// numbers. Its figures are pgbench's own (SimpleStats over microseconds), so
-// the summary, progress and log formatters print them unchanged; -R draws
+// The run engine (engine.go, bench.go, loop.go, client.go, transaction.go,
+// commands.go, sql.go, pipeline.go, wire.go, hijack.go, txlogfile.go) is
+// pgbench's: each thread (-j) is a loop that owns its clients' sockets and
+// waits for all of them in one poll; a client's code is straight-line and
+// runs as a coroutine that yields to its loop when it would wait. The
+// connections are opened by pgconn and then taken over: statements are
+// written and answers read by hand, from reused buffers (a transaction
+// allocates nothing). The threads also own what pgbench's do: the
+// script-choice, throttle and sample generators and the log file, so that
+// --random-seed gives pgbench's numbers. Its figures are pgbench's own
+// (SimpleStats over microseconds), so the summary, progress and log
+// formatters print them unchanged; -R draws
 // pgbench's Poisson gaps from the thread's throttle generator rather than
 // measure.Poisson, whose gaps come from math/rand.
 package pgbench

@@ -27,6 +27,7 @@ type engine struct {
 	total    int64
 	mode     lang.QueryMode
 	prepName map[*lang.Command]string
+	copies   map[*lang.Command]bool // SQL commands that are a COPY from stdin or to stdout
 	table    TableInfo
 	threads  []*thread
 	clients  []*client
@@ -36,7 +37,6 @@ type engine struct {
 	endUs         int64     // -T's end on the run's clock, 0 with -t
 	throttleDelay float64   // -R: a thread's mean gap in microseconds
 	stop          atomic.Bool
-	stopped       chan struct{} // closed with stop
 	stopOnce      sync.Once
 	aborted       atomic.Bool
 	outMu         sync.Mutex // stderr lines from several clients
@@ -58,6 +58,9 @@ func run(ctx context.Context, o *Options, env Env) error {
 	e := &engine{o: o, env: env, log: logger{w: env.Stderr, debug: o.Debug}}
 	if err := e.parseScripts(); err != nil {
 		return err
+	}
+	if env.NeedCPUs != nil {
+		env.NeedCPUs(o.Jobs + 1)
 	}
 	seeds := lang.NewSeeds(o.RandomSeed)
 	defaultSeedSet := false
@@ -122,6 +125,14 @@ func (e *engine) parseScripts() error {
 		return e.log.fatal("%s", err.(*lang.ScriptError).Msg)
 	}
 	e.prepName = names
+	e.copies = map[*lang.Command]bool{}
+	for _, s := range e.scripts {
+		for _, cmd := range s.Commands {
+			if cmd.IsSQL() && copyData.MatchString(cmd.SQL) {
+				e.copies[cmd] = true
+			}
+		}
+	}
 	return nil
 }
 

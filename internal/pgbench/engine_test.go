@@ -203,6 +203,8 @@ func TestFailingScriptMatchesPgbench(t *testing.T) {
 		{"gset rows", "SELECT 1 AS a UNION ALL SELECT 2 \\gset\n"},
 		{"copy", "COPY (SELECT 1) TO STDOUT\n"},
 		{"context", "DO $$ BEGIN RAISE EXCEPTION 'no' USING DETAIL = 'd', HINT = 'h'; END $$;\n"},
+		// the server says why (FATAL) before it closes: that is the error
+		{"terminated", "SELECT pg_terminate_backend(pg_backend_pid());\nSELECT 1;\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := writeScript(t, "fail.sql", c.script)

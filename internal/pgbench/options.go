@@ -75,10 +75,16 @@ type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
+	// NeedCPUs, when set, is told before a run how many CPUs (GOMAXPROCS)
+	// the run engine needs: one per thread loop (-j) and one for the rest.
+	// The command applies it (driver.UseCPUs); nil leaves GOMAXPROCS alone.
+	NeedCPUs func(n int)
 }
 
 // OSEnv is the process's own environment.
-func OSEnv() Env { return Env{os.Stdin, os.Stdout, os.Stderr, os.Getenv} }
+func OSEnv() Env {
+	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+}
 
 func defaults() *Options {
 	return &Options{Fillfactor: 100, Scale: 1, Clients: 1, Jobs: 1, QueryMode: "simple", MaxTries: 1, LogPrefix: "pgbench_log"}

@@ -13,56 +13,78 @@ import (
 // sql sends an SQL command in the run's query mode and reads its results
 // as pgbench's readCommandResponse.
 func (c *client) sql(ctx context.Context, si, ci int, cmd *lang.Command) outcome {
-	if c.pipeline != nil {
-		return c.pipelineSQL(ctx, si, ci, cmd)
+	if c.pipeline {
+		return c.pipelineSQL(cmd)
 	}
-	if copyData.MatchString(cmd.SQL) {
-		// pgbench reads COPY's result and gives up; pgx would wait for data
+	if c.e.copies[cmd] {
+		// pgbench reads COPY's result and gives up
 		c.e.printf("%s: error: COPY is not supported in pgbench, aborting\n", progName)
 		return aborted
 	}
-	pc := c.conn.PgConn()
-	if c.e.mode == lang.QuerySimple {
-		text := lang.Substitute(cmd.SQL, c.vars.Text)
+	switch c.e.mode {
+	case lang.QuerySimple:
+		c.sqlText = lang.AppendSubstituted(c.sqlText[:0], cmd.SQL, c.vars.AppendText)
 		if c.e.o.Debug {
-			c.e.debugf("client %d sending %s", c.id, text)
+			c.e.debugf("client %d sending %s", c.id, c.sqlText)
 		}
-		mrr := pc.Exec(ctx, text)
-		if c.e.o.Debug {
-			c.e.debugf("client %d receiving", c.id)
-		}
-		q := 0
-		var err error
-		for mrr.NextResult() {
-			if err = c.readResult(mrr.ResultReader(), si, ci, q, cmd); err != nil {
-				break
-			}
-			q++
-		}
-		if cerr := mrr.Close(); err == nil {
-			err = cerr
-		}
-		return c.finishSQL(err, si, ci, q, cmd, text)
-	}
-	params := c.bind(cmd)
-	var rr *pgconn.ResultReader
-	if c.e.mode == lang.QueryExtended {
+		c.conn.query(c.sqlText)
+	case lang.QueryExtended:
 		if c.e.o.Debug {
 			c.e.debugf("client %d sending %s", c.id, cmd.ParamSQL)
 		}
-		rr = pc.ExecParams(ctx, cmd.ParamSQL, params, nil, nil, nil)
-	} else {
-		name := c.prepare(ctx, cmd)
+		c.conn.extended(cmd.ParamSQL, "", c.bind(cmd))
+		c.conn.sync()
+	default:
+		name := c.prepare(cmd)
 		if c.e.o.Debug {
 			c.e.debugf("client %d sending %s", c.id, name)
 		}
-		rr = pc.ExecPrepared(ctx, name, params, nil, nil)
+		c.conn.extended("", name, c.bind(cmd))
+		c.conn.sync()
 	}
 	if c.e.o.Debug {
 		c.e.debugf("client %d receiving", c.id)
 	}
-	err := c.readResult(rr, si, ci, 0, cmd)
-	return c.finishSQL(err, si, ci, 0, cmd, cmd.ParamSQL)
+	q, err := c.readResults(si, ci, cmd)
+	text := cmd.ParamSQL
+	if err != nil && c.e.mode == lang.QuerySimple {
+		text = string(c.sqlText)
+	}
+	return c.finishSQL(err, si, ci, q, cmd, text)
+}
+
+// readResults reads the results of every query of the command, storing
+// \aset's; q is the number of results read before an error.
+func (c *client) readResults(si, ci int, cmd *lang.Command) (q int, err error) {
+	if err := c.conn.flush(); err != nil {
+		return 0, err
+	}
+	var r *lang.QueryResult
+	if cmd.ResultSet != lang.MetaNone {
+		r = &c.result
+	}
+	for {
+		pgErr, ready, err := c.conn.result(r)
+		switch {
+		case err != nil:
+			return q, err
+		case ready:
+			return q, nil
+		case pgErr != nil:
+			_, _ = c.conn.drain() // a lost connection after the error: the error says why
+			return q, pgErr
+		}
+		if cmd.ResultSet == lang.MetaAset {
+			if err := cmd.StoreResult(c.vars, c.id, si, ci, q, false, *r); err != nil {
+				c.e.printf("%s: error: %v\n", progName, err)
+				if _, err := c.conn.drain(); err != nil {
+					return q, err
+				}
+				return q, errReported
+			}
+		}
+		q++
+	}
 }
 
 // bind is pgbench's getQueryParams: each parameter's text, NULL when the
@@ -70,14 +92,14 @@ func (c *client) sql(ctx context.Context, si, ci int, cmd *lang.Command) outcome
 func (c *client) bind(cmd *lang.Command) [][]byte {
 	c.params, c.paramText, c.paramLen = c.params[:0], c.paramText[:0], c.paramLen[:0]
 	for _, name := range cmd.Params {
-		t, ok := c.vars.Text(name)
-		if !ok {
+		n := len(c.paramText)
+		var ok bool
+		if c.paramText, ok = c.vars.AppendText(c.paramText, name); !ok {
 			c.params = append(c.params, nil)
 			continue
 		}
-		c.paramText = append(c.paramText, t...)
 		c.params = append(c.params, emptyParam) // sliced below
-		c.paramLen = append(c.paramLen, len(t))
+		c.paramLen = append(c.paramLen, len(c.paramText)-n)
 	}
 	// the buffer may have moved as it grew: slice the values once it is whole
 	off, k := 0, 0
@@ -99,7 +121,7 @@ var emptyParam = []byte{}
 // prepare prepares cmd on the client's connection the first time it runs
 // there (pgbench's prepareCommand); a failure is reported and the
 // execution then fails on its own.
-func (c *client) prepare(ctx context.Context, cmd *lang.Command) string {
+func (c *client) prepare(cmd *lang.Command) string {
 	name := c.e.prepName[cmd]
 	if c.prepared[cmd] {
 		return name
@@ -108,45 +130,10 @@ func (c *client) prepare(ctx context.Context, cmd *lang.Command) string {
 	if c.e.o.Debug {
 		c.e.debugf("client %d preparing %s", c.id, name)
 	}
-	if _, err := c.conn.PgConn().Prepare(ctx, name, cmd.ParamSQL, nil); err != nil {
+	if err := c.conn.prepare(name, cmd.ParamSQL); err != nil {
 		c.e.printf("%s: error: %s\n", progName, queryErrorText(err, cmd.ParamSQL))
 	}
 	return name
-}
-
-// readResult reads one query's result and applies \gset or \aset to it;
-// the result's error is returned as is.
-func (c *client) readResult(rr *pgconn.ResultReader, si, ci, q int, cmd *lang.Command) error {
-	if cmd.ResultSet == lang.MetaNone {
-		for rr.NextRow() {
-		}
-		_, err := rr.Close()
-		return err
-	}
-	r := &c.result
-	fields := rr.FieldDescriptions()
-	r.HasTuples, r.Rows, r.LastRow = fields != nil, 0, r.LastRow[:0]
-	r.Columns = r.Columns[:0]
-	for _, f := range fields {
-		r.Columns = append(r.Columns, f.Name)
-	}
-	for rr.NextRow() {
-		r.Rows++
-		r.LastRow = r.LastRow[:0]
-		for _, v := range rr.Values() {
-			r.LastRow = append(r.LastRow, string(v))
-		}
-	}
-	if _, err := rr.Close(); err != nil {
-		return err
-	}
-	if cmd.ResultSet == lang.MetaAset {
-		if err := cmd.StoreResult(c.vars, c.id, si, ci, q, false, *r); err != nil {
-			c.e.printf("%s: error: %v\n", progName, err)
-			return errReported
-		}
-	}
-	return nil
 }
 
 // copyData matches a COPY from standard input or to standard output,

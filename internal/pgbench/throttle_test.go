@@ -10,7 +10,7 @@ import (
 // TestThrottlePastEndFinishesOneClient: a -R slot after -T's end finishes
 // the client that drew it, as in pgbench, and leaves the others running.
 func TestThrottlePastEndFinishesOneClient(t *testing.T) {
-	e := &engine{o: &Options{Rate: 10, Jobs: 1}, start: time.Now(), stopped: make(chan struct{}), throttleDelay: 1e5}
+	e := &engine{o: &Options{Rate: 10, Jobs: 1}, start: time.Now(), throttleDelay: 1e5}
 	e.endUs = 1
 	th := &thread{streams: lang.ThreadStreams{Throttle: lang.NewPRNG(1)}, trigger: 1000}
 	c := &client{e: e, thread: th}

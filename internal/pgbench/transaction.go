@@ -45,11 +45,8 @@ func (c *client) throttle() (scheduled int64, skip, finished bool) {
 	if e.endUs > 0 && scheduled > e.endUs {
 		return scheduled, false, true
 	}
-	if wait := scheduled - now; wait > 0 {
-		select {
-		case <-time.After(time.Duration(wait) * time.Microsecond):
-		case <-e.stopped:
-		}
+	if scheduled > now && c.sleepUntil(scheduled, true) != nil {
+		return scheduled, false, true
 	}
 	return scheduled, false, e.stop.Load()
 }
@@ -101,7 +98,7 @@ func (c *client) transaction(ctx context.Context, si int, scheduled int64) bool 
 // idle is pgbench's check at the end of a script, after the transaction
 // is counted: a transaction block left open aborts the client.
 func (c *client) idle() bool {
-	if st := c.conn.PgConn().TxStatus(); st == 'T' || st == 'E' {
+	if st := c.conn.txStatus; st == 'T' || st == 'E' {
 		c.e.printf("%s: error: client %d aborted: end of script reached without completing the last transaction\n", progName, c.id)
 		return false
 	}
@@ -136,15 +133,16 @@ func (c *client) verboseRetry(retry bool, tries int, scheduled int64) {
 	c.e.printf("%s: %s\n", progName, msg)
 }
 
+var rollbackSQL = []byte("ROLLBACK")
+
 // rollback ends a failed transaction block, as pgbench does before it
 // retries or moves on; false means the client aborted.
 func (c *client) rollback(ctx context.Context) bool {
-	pc := c.conn.PgConn()
-	switch pc.TxStatus() {
+	switch c.conn.txStatus {
 	case 'I':
 		return true
 	case 'T', 'E':
-		if err := pc.Exec(ctx, "ROLLBACK").Close(); err != nil {
+		if err := c.conn.exec(rollbackSQL); err != nil {
 			c.e.printf("%s: error: client %d aborted while rolling back the transaction after an error; %s\n", progName, c.id, errorText(err))
 			return false
 		}

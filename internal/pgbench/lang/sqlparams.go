@@ -77,29 +77,40 @@ func Substitute(sql string, lookup func(name string) (string, bool)) string {
 	if strings.IndexByte(sql, ':') < 0 {
 		return sql
 	}
-	var b strings.Builder
+	return string(AppendSubstituted(nil, sql, func(dst []byte, name string) ([]byte, bool) {
+		v, ok := lookup(name)
+		return append(dst, v...), ok
+	}))
+}
+
+// AppendSubstituted appends sql with its variables substituted (as
+// Substitute) to dst; appendVar appends a variable's text.
+func AppendSubstituted(dst []byte, sql string, appendVar func(dst []byte, name string) ([]byte, bool)) []byte {
 	for i := 0; i < len(sql); {
 		if sql[i] != ':' {
-			b.WriteByte(sql[i])
-			i++
+			j := strings.IndexByte(sql[i:], ':')
+			if j < 0 {
+				return append(dst, sql[i:]...)
+			}
+			dst = append(dst, sql[i:i+j]...)
+			i += j
 			continue
 		}
 		name := variableAt(sql, i)
 		if name == "" {
 			for i < len(sql) && sql[i] == ':' {
-				b.WriteByte(':')
+				dst = append(dst, ':')
 				i++
 			}
 			continue
 		}
-		if v, ok := lookup(name); ok {
-			b.WriteString(v)
-		} else {
-			b.WriteString(":" + name)
+		var ok bool
+		if dst, ok = appendVar(dst, name); !ok {
+			dst = append(append(dst, ':'), name...)
 		}
 		i += 1 + len(name)
 	}
-	return b.String()
+	return dst
 }
 
 // CheckQueryMode checks the scripts' SQL commands for mode as pgbench does

@@ -1,6 +1,9 @@
 package lang
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Vars are a client's variables as pgbench keeps them: a variable set from
 // text (-D, \setshell, \gset) becomes a value when an expression uses it,
@@ -94,6 +97,21 @@ func (vs *Vars) Text(name string) (string, bool) {
 		v.text, v.hasText = v.value.String(), true
 	}
 	return v.text, true
+}
+
+// AppendText appends a variable's text (as Text) to dst. An integer
+// value is formatted into dst without keeping its text, so that a \set
+// variable sent to the server allocates nothing.
+func (vs *Vars) AppendText(dst []byte, name string) ([]byte, bool) {
+	v, ok := vs.m[name]
+	if !ok {
+		return dst, false
+	}
+	if !v.hasText && v.value.Kind == Int {
+		return strconv.AppendInt(dst, v.value.Int, 10), true
+	}
+	text, _ := vs.Text(name)
+	return append(dst, text...), true
 }
 
 // Clone copies the variables (for each client's copy of -D values, and for

@@ -1,0 +1,386 @@
+package pgbench
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/pgoltp/pgoltp/internal/pgbench/lang"
+)
+
+// conn is a client's connection as the run engine drives it: opened by
+// pgconn, then taken over (hijack.go) and spoken to by hand, as libpq
+// speaks for pgbench: a statement is one write of reused bytes and, most
+// often, one read, and waiting for the server yields to the client's
+// thread loop (loop.go) instead of parking a goroutine. Only the messages
+// of a benchmark's statements are written: Query, or Parse, Bind,
+// Describe, Execute and Sync with text parameters of unspecified types
+// (what PQsendQueryParams and PQsendQueryPrepared send).
+type conn struct {
+	fd       int      // the socket, non-blocking; -1 when nc is used
+	nc       net.Conn // a connection that is not a plain socket (TLS): blocking
+	in       []byte   // received; in[rd:] is not handled yet
+	rd       int
+	out      []byte // being written
+	txStatus byte   // of the last ReadyForQuery; 0 once the connection is lost
+	syncs    int    // Syncs (and Queries) sent whose ReadyForQuery is not read
+	cancel   canceller
+	// wait blocks until the socket is ready for events (the loop's yield);
+	// it fails when the run is interrupted.
+	wait   func(events int16) (int16, error)
+	notice func(*pgconn.Notice)
+	// unwatch stops watching the run's context (nc only)
+	unwatch func() bool
+}
+
+// errLost is a connection the server closed without a word.
+var errLost = errors.New("server closed the connection unexpectedly\n\tThis probably means the server terminated abnormally\n\tbefore or while processing the request.")
+
+// Frontend messages, appended to c.out.
+
+func (c *conn) begin(typ byte) int {
+	c.out = append(c.out, typ, 0, 0, 0, 0)
+	return len(c.out) - 4
+}
+
+func (c *conn) end(at int) {
+	binary.BigEndian.PutUint32(c.out[at:], uint32(len(c.out)-at))
+}
+
+func (c *conn) cstring(s string) { c.out = append(append(c.out, s...), 0) }
+
+func (c *conn) query(sql []byte) {
+	at := c.begin('Q')
+	c.out = append(append(c.out, sql...), 0)
+	c.end(at)
+	c.syncs++
+}
+
+func (c *conn) parse(name, sql string) {
+	at := c.begin('P')
+	c.cstring(name)
+	c.cstring(sql)
+	c.out = append(c.out, 0, 0) // no parameter types: the server infers them
+	c.end(at)
+}
+
+// bind binds text params (nil: NULL) to the unnamed portal; results in text.
+func (c *conn) bind(stmt string, params [][]byte) {
+	at := c.begin('B')
+	c.out = append(c.out, 0)
+	c.cstring(stmt)
+	c.out = append(c.out, 0, 0, byte(len(params)>>8), byte(len(params)))
+	for _, p := range params {
+		if p == nil {
+			c.out = append(c.out, 0xff, 0xff, 0xff, 0xff)
+			continue
+		}
+		c.out = binary.BigEndian.AppendUint32(c.out, uint32(len(p)))
+		c.out = append(c.out, p...)
+	}
+	c.out = append(c.out, 0, 0)
+	c.end(at)
+}
+
+func (c *conn) describe(kind byte, name string) {
+	at := c.begin('D')
+	c.out = append(c.out, kind)
+	c.cstring(name)
+	c.end(at)
+}
+
+func (c *conn) execute() {
+	c.out = append(c.out, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0)
+}
+
+func (c *conn) sync() {
+	c.out = append(c.out, 'S', 0, 0, 0, 4)
+	c.syncs++
+}
+
+// extended appends PQsendQueryParams's messages (stmt == "": sql parsed
+// into the unnamed statement) or PQsendQueryPrepared's (statement stmt),
+// without the Sync.
+func (c *conn) extended(sql, stmt string, params [][]byte) {
+	if stmt == "" {
+		c.parse("", sql)
+	}
+	c.bind(stmt, params)
+	c.describe('P', "")
+	c.execute()
+}
+
+// flush writes c.out whole. While the socket is full it reads what the
+// server sends, so that a long pipeline cannot deadlock on both sides'
+// buffers.
+func (c *conn) flush() error {
+	b := c.out
+	defer func() { c.out = c.out[:0] }()
+	if c.nc != nil {
+		_, err := c.nc.Write(b)
+		return c.lost(err)
+	}
+	for len(b) > 0 {
+		n, errno := sysWrite(c.fd, b)
+		switch {
+		case errno == eintr:
+			continue
+		case errno == eagain:
+			revents, err := c.wait(pollIn | pollOut)
+			if err != nil {
+				return err
+			}
+			if revents&pollIn != 0 {
+				if err := c.readSome(); err != nil && err != errWouldBlock {
+					return err
+				}
+			}
+			continue
+		case errno != 0:
+			return c.lost(errno)
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+var errWouldBlock = errors.New("would block")
+
+// readSome appends what the socket holds to c.in: errWouldBlock when it
+// holds nothing.
+func (c *conn) readSome() error {
+	if c.rd > 0 && c.rd == len(c.in) {
+		c.in, c.rd = c.in[:0], 0
+	}
+	if cap(c.in)-len(c.in) < 4096 {
+		if c.rd > 0 {
+			c.in, c.rd = c.in[:copy(c.in, c.in[c.rd:])], 0
+		}
+		if cap(c.in)-len(c.in) < 4096 {
+			grown := make([]byte, len(c.in), 2*cap(c.in)+8192)
+			c.in = grown[:copy(grown, c.in)]
+		}
+	}
+	var n int
+	if c.nc != nil {
+		var err error
+		if n, err = c.nc.Read(c.in[len(c.in):cap(c.in)]); n == 0 && err != nil {
+			return c.lost(err)
+		}
+	} else {
+		var errno sysErrno
+		for n, errno = sysRead(c.fd, c.in[len(c.in):cap(c.in)]); errno == eintr; {
+			n, errno = sysRead(c.fd, c.in[len(c.in):cap(c.in)])
+		}
+		switch {
+		case errno == eagain:
+			return errWouldBlock
+		case errno != 0:
+			return c.lost(errno)
+		case n == 0:
+			return c.lost(io.EOF)
+		}
+	}
+	c.in = c.in[:len(c.in)+n]
+	return nil
+}
+
+// lost marks the connection lost on a read or write error.
+func (c *conn) lost(err error) error {
+	if err == nil {
+		return nil
+	}
+	c.txStatus = 0
+	return errLost
+}
+
+// receive returns the next backend message; body is valid until the next
+// call.
+func (c *conn) receive() (byte, []byte, error) {
+	for {
+		buf := c.in[c.rd:]
+		if len(buf) >= 5 {
+			size := int(binary.BigEndian.Uint32(buf[1:5]))
+			if size >= 4 && len(buf) >= 1+size {
+				c.rd += 1 + size
+				return buf[0], buf[5 : 1+size], nil
+			}
+		}
+		err := c.readSome()
+		if err == errWouldBlock {
+			if _, err = c.wait(pollIn); err != nil {
+				return 0, nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return 0, nil, err
+		}
+	}
+}
+
+// result reads the answer to the next query up to its end: pgErr is the
+// server's error for it; ready says a ReadyForQuery came instead (no
+// query left before it). Into r, when given, go the columns, the row count
+// and the text of the last row; a ReadyForQuery leaves r as it was.
+func (c *conn) result(r *lang.QueryResult) (pgErr *pgconn.PgError, ready bool, err error) {
+	fresh := false // r is reset by the query's first message, not by ReadyForQuery
+	for {
+		typ, body, err := c.receive()
+		if err != nil {
+			return nil, false, err
+		}
+		if r != nil && !fresh && typ != 'Z' && typ != 'N' {
+			r.HasTuples, r.Rows, r.LastRow, r.Columns = false, 0, r.LastRow[:0], r.Columns[:0]
+			fresh = true
+		}
+		switch typ {
+		case 'T':
+			if r != nil {
+				r.HasTuples = true
+				r.Columns = rowDescription(body, r.Columns)
+			}
+		case 'D':
+			if r != nil {
+				r.Rows++
+				r.LastRow = dataRow(body, r.LastRow[:0])
+			}
+		case 'C', 'I':
+			return nil, false, nil
+		case 'E':
+			return decodeError(body), false, nil
+		case 'Z':
+			c.syncs--
+			if len(body) > 0 {
+				c.txStatus = body[0]
+			}
+			return nil, true, nil
+		case 'N':
+			if c.notice != nil {
+				c.notice((*pgconn.Notice)(decodeError(body)))
+			}
+		case 'G': // COPY FROM STDIN: refused, as pgbench gives up on it
+			at := c.begin('f')
+			c.cstring("COPY is not supported in pgbench")
+			c.end(at)
+			if err := c.flush(); err != nil {
+				return nil, false, err
+			}
+		}
+	}
+}
+
+// drain reads every answer up to the last ReadyForQuery expected; first
+// is the first server error among them.
+func (c *conn) drain() (first *pgconn.PgError, err error) {
+	for c.syncs > 0 {
+		pgErr, _, err := c.result(nil)
+		if err != nil {
+			return first, err
+		}
+		if first == nil {
+			first = pgErr
+		}
+	}
+	return first, nil
+}
+
+// drainErr drains the answers and returns the first server error, or the
+// connection's: a server that ends a session says why (FATAL) first.
+func (c *conn) drainErr() error {
+	pgErr, err := c.drain()
+	if pgErr != nil {
+		return pgErr
+	}
+	return err
+}
+
+// prepare prepares sql as statement name (PQprepare).
+func (c *conn) prepare(name, sql string) error {
+	c.parse(name, sql)
+	c.sync()
+	if err := c.flush(); err != nil {
+		return err
+	}
+	return c.drainErr()
+}
+
+// exec runs sql by the simple protocol, ignoring its results (ROLLBACK).
+func (c *conn) exec(sql []byte) error {
+	c.query(sql)
+	if err := c.flush(); err != nil {
+		return err
+	}
+	return c.drainErr()
+}
+
+func rowDescription(body []byte, cols []string) []string {
+	if len(body) < 2 {
+		return cols
+	}
+	n := int(binary.BigEndian.Uint16(body))
+	body = body[2:]
+	for i := 0; i < n; i++ {
+		end := 0
+		for end < len(body) && body[end] != 0 {
+			end++
+		}
+		cols = append(cols, string(body[:end]))
+		if end+19 > len(body) {
+			break
+		}
+		body = body[end+19:]
+	}
+	return cols
+}
+
+// dataRow appends a row's values as text, NULL as "" (as PQgetvalue).
+func dataRow(body []byte, row []string) []string {
+	if len(body) < 2 {
+		return row
+	}
+	n := int(binary.BigEndian.Uint16(body))
+	body = body[2:]
+	for i := 0; i < n && len(body) >= 4; i++ {
+		size := int(int32(binary.BigEndian.Uint32(body)))
+		body = body[4:]
+		if size < 0 {
+			row = append(row, "")
+			continue
+		}
+		size = min(size, len(body))
+		row = append(row, string(body[:size]))
+		body = body[size:]
+	}
+	return row
+}
+
+// decodeError turns an ErrorResponse (or NoticeResponse) body into the
+// error pgconn would return for it.
+func decodeError(body []byte) *pgconn.PgError {
+	var msg pgproto3.ErrorResponse
+	if err := msg.Decode(body); err != nil {
+		return &pgconn.PgError{Severity: "ERROR", Message: "malformed ErrorResponse from the server: " + err.Error()}
+	}
+	return pgconn.ErrorResponseToPgError(&msg)
+}
+
+// close says goodbye (Terminate) and closes the socket.
+func (c *conn) close() {
+	c.out = append(c.out[:0], 'X', 0, 0, 0, 4)
+	if c.nc != nil {
+		c.unwatch()
+		_, _ = c.nc.Write(c.out)
+		_ = c.nc.Close()
+		return
+	}
+	if c.fd >= 0 {
+		_, _ = sysWrite(c.fd, c.out)
+		sysClose(c.fd)
+		c.fd = -1
+	}
+}
