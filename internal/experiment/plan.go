@@ -264,6 +264,8 @@ steps:
     settings: {commit_delay: 200, commit_siblings: 5}
   - name: fillfactor 90
     layout: {fillfactor: 90}
+# A step with via: pooler runs its workload through the lab's pgbouncer
+# ('pgoltp cluster up --pooler pgbouncer'), the baseline straight to PostgreSQL.
 # Settings that can lose or corrupt data on a crash (synchronous_commit: 'off',
 # fsync: 'off', full_page_writes: 'off') need --allow-unsafe and are labelled
 # in every output.
