@@ -49,17 +49,16 @@ func TestStandbyCollectorsAndPoolerStep(t *testing.T) {
 	assertOneLineProblem(t, pg(time.Minute, "--dsn", c.DSN("pgoltp"), "experiment", plan), "steps.via: pooler", "--dsn")
 
 	ok(pg(5*time.Minute, "cluster", "up", "--standbys", "1", "--pooler", "pgbouncer"), "cluster up --standbys 1 --pooler pgbouncer")
-	ok(pg(5*time.Minute, "tpcb", "run", "-c", "2", "-T", "4"), "tpcb run")
-	var e report.Export
-	if err := json.Unmarshal([]byte(ok(pg(time.Minute, "report", "last", "--format", "json"), "report last").stdout), &e); err != nil {
+	if c, err = cluster.Open(lab); err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]float64{}
-	for _, p := range e.Collected.Points {
-		if p.Key == "standby1" {
-			seen[p.Metric] = max(seen[p.Metric], p.Value)
-		}
+	// With --dsn, the standby --read-dsn names is the one pgoltp reads.
+	ok(pg(5*time.Minute, "--dsn", c.DSN("pgoltp"), "tpcb", "run", "-S", "-c", "2", "-T", "3", "--read-dsn", c.Nodes()[0].DSN("pgoltp")), "tpcb run --dsn --read-dsn")
+	if seen := standbyPoints(t, pg, "read-dsn"); seen["standby.receiver_streaming"] != 1 {
+		t.Errorf("--read-dsn: standby points %v, want its receiver streaming", seen)
 	}
+	ok(pg(5*time.Minute, "tpcb", "run", "-c", "2", "-T", "4"), "tpcb run")
+	seen, e := standbyPoints(t, pg, "standby1"), lastRun(t, pg)
 	for _, m := range []string{"standby.receiver_streaming", "pg.replication.streaming"} {
 		if seen[m] != 1 {
 			t.Errorf("%s of standby1: %v, want 1 (streaming); points %v", m, seen[m], seen)
@@ -84,9 +83,6 @@ func TestStandbyCollectorsAndPoolerStep(t *testing.T) {
 		}
 	}
 
-	if c, err = cluster.Open(lab); err != nil {
-		t.Fatal(err)
-	}
 	if !c.Pooler.KeepsPreparedStatements() {
 		tpcbPlan := filepath.Join(t.TempDir(), "tpcb.yaml")
 		if err := os.WriteFile(tpcbPlan, []byte(strings.Replace(text, "{clients: 2}", "{kind: tpcb, clients: 2}", 1)), 0o644); err != nil {
@@ -111,4 +107,28 @@ func TestStandbyCollectorsAndPoolerStep(t *testing.T) {
 	if s := rep.Steps[0].Settings; len(s) != 1 || s[0].Name != "via" || s[0].Value != "pooler" {
 		t.Errorf("the step's settings %+v, want via pooler", s)
 	}
+}
+
+// lastRun is the JSON export of the lab's last stored run.
+func lastRun(t *testing.T, pg func(time.Duration, ...string) result) report.Export {
+	t.Helper()
+	r := pg(time.Minute, "report", "last", "--format", "json")
+	var e report.Export
+	if err := json.Unmarshal([]byte(r.stdout), &e); err != nil || e.Collected == nil {
+		t.Fatalf("report last --format json: %v (exit %d, %s)", err, r.code, r.stderr)
+	}
+	return e
+}
+
+// standbyPoints is the largest value of each metric the last stored run
+// sampled of the standby named key.
+func standbyPoints(t *testing.T, pg func(time.Duration, ...string) result, key string) map[string]float64 {
+	t.Helper()
+	seen := map[string]float64{}
+	for _, p := range lastRun(t, pg).Collected.Points {
+		if p.Key == key {
+			seen[p.Metric] = max(seen[p.Metric], p.Value)
+		}
+	}
+	return seen
 }

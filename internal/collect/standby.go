@@ -49,6 +49,10 @@ func standbyQueries() []tickQuery {
 	}
 }
 
+// standbyRetry is how long a standby that could not be reached is left
+// alone: each try may take the connect timeout out of a tick.
+const standbyRetry = 10 * time.Second
+
 // standbySampler reads one standby on a connection of its own. A standby
 // that cannot be reached is a warning (once) and no points, never a lost
 // server: it is retried each tick.
@@ -58,6 +62,7 @@ type standbySampler struct {
 	conn    *pgx.Conn
 	queries []tickQuery
 	timeout time.Duration // to connect: a dead standby must not hold up the tick
+	retryAt time.Time     // after a failed connect, not before: one stalled tick in standbyRetry
 	warned  bool
 	prevAt  time.Time
 	prev    map[string]float64 // counters at prevAt
@@ -84,10 +89,14 @@ func newStandbySampler(sb Standby, major int, interval time.Duration) (*standbyS
 // of its conflicts, and an event when its receiver's status changes.
 func (p *standbySampler) sample(ctx context.Context, at time.Time, add func(metric, key string, v float64), event func(Event)) error {
 	if p.conn == nil {
+		if at.Before(p.retryAt) {
+			return nil
+		}
 		cctx, cancel := context.WithTimeout(ctx, p.timeout)
 		conn, err := pgx.ConnectConfig(cctx, p.cfg)
 		cancel()
 		if err != nil {
+			p.retryAt = at.Add(standbyRetry)
 			return fmt.Errorf("standby %s: %w", p.Name, err)
 		}
 		p.conn, p.prevAt = conn, time.Time{}
