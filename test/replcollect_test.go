@@ -94,7 +94,7 @@ func TestStandbyCollectorsAndPoolerStep(t *testing.T) {
 	var rep struct {
 		Steps []struct {
 			Verdict  string `json:"verdict"`
-			Settings []struct{ Name, Value string }
+			Settings []struct{ Name, Value, Risk string }
 			Runs     []json.RawMessage `json:"runs"`
 		} `json:"steps"`
 	}
@@ -104,8 +104,8 @@ func TestStandbyCollectorsAndPoolerStep(t *testing.T) {
 	if len(rep.Steps) != 1 || rep.Steps[0].Verdict == "" || strings.HasPrefix(rep.Steps[0].Verdict, "invalid") || len(rep.Steps[0].Runs) != 5 {
 		t.Fatalf("the pooler step: %.1500s; want a verdict from 2 pairs", r.stdout)
 	}
-	if s := rep.Steps[0].Settings; len(s) != 1 || s[0].Name != "via" || s[0].Value != "pooler" {
-		t.Errorf("the step's settings %+v, want via pooler", s)
+	if s := rep.Steps[0].Settings; len(s) != 1 || s[0].Name != "via" || s[0].Value != "pooler" || s[0].Risk != "data path" {
+		t.Errorf("the step's settings %+v, want via pooler, labelled a data path", s)
 	}
 }
 

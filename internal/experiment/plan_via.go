@@ -16,6 +16,10 @@ const (
 	ViaPooler = "pooler"
 )
 
+// DataPathLabel labels via: pooler among a step's settings: not a server
+// setting, the path the workload's connections take.
+const DataPathLabel settings.Risk = "data path"
+
 // checkVia checks a step's via: (baseline says whether it is the baseline:
 // the baseline is the direct path, what a step through the pooler is
 // compared with).
@@ -47,7 +51,7 @@ func viaPair(s Step) []settings.Pair {
 	if s.Via != ViaPooler {
 		return nil
 	}
-	return []settings.Pair{{Name: "via", Value: ViaPooler, Why: "the step's workload connects through the lab's pooler; the baseline's straight to PostgreSQL"}}
+	return []settings.Pair{{Name: "via", Value: ViaPooler, Risk: DataPathLabel, Why: "the step's workload connects through the lab's pooler; the baseline's straight to PostgreSQL"}}
 }
 
 // dataDSN is where an arm's workload connects: the step's arm of a step
