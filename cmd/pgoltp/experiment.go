@@ -147,6 +147,11 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if err := checkPlanWorkload(plan); err != nil {
 		return badPlan(path, err)
 	}
+	if global.dsn != "" {
+		if _, err := planPoolerDSN(plan, experimentDatabase); err != nil {
+			return err
+		}
+	}
 	return runPlan(ctx, out, plan, f, nil)
 }
 
@@ -170,6 +175,10 @@ func runPlan(ctx context.Context, out io.Writer, plan *experiment.Plan, f experi
 		target = &planTarget{server, dsn}
 	}
 	server, dsn := target.server, target.dsn
+	poolerDSN, err := planPoolerDSN(plan, experimentDatabase)
+	if err != nil {
+		return err
+	}
 	guard, err := pendingGuard(false)
 	if err != nil {
 		return err
@@ -179,7 +188,7 @@ func runPlan(ctx context.Context, out io.Writer, plan *experiment.Plan, f experi
 		return err
 	}
 	defer stopLive()
-	e := &experiment.Experiment{Plan: plan, Workload: w, Server: server, DSN: dsn, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr, Pending: guard,
+	e := &experiment.Experiment{Plan: plan, Workload: w, Server: server, DSN: dsn, PoolerDSN: poolerDSN, AllowUnsafe: f.AllowUnsafe, Log: os.Stderr, Pending: guard,
 		OnInterval: intervalsOf(live)}
 	if planChangesOS(plan) {
 		if e.OS, err = osOptions(ctx, f.allowOS, dsn); err != nil {

@@ -9,7 +9,9 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/adminconn"
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/problem"
+	"github.com/pgoltp/pgoltp/internal/recorder"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
@@ -94,6 +96,28 @@ func (r readsFlag) resolve(ctx context.Context, primaryDSN string) (workload.Rea
 		reads.Nodes = []workload.ReadNode{{Name: "read-dsn", DSN: dsn}}
 	}
 	return reads, nil
+}
+
+// collectStandbys has the run's collectors read each standby straight
+// (collect.Standby): the lab's standbys on its managed cluster, whether or
+// not reads go there; with --dsn, the one --read-dsn names (pgoltp knows no
+// other standby of a server it does not manage).
+func collectStandbys(ro *recorder.Options, reads workload.Reads) error {
+	ro.Collect.Standbys = nil
+	if global.dsn != "" {
+		for _, n := range reads.Nodes {
+			ro.Collect.Standbys = append(ro.Collect.Standbys, collect.Standby{Name: n.Name, DSN: n.DSN})
+		}
+		return nil
+	}
+	c, err := cluster.Open(global.lab)
+	if err != nil {
+		return err
+	}
+	for _, n := range c.Nodes() {
+		ro.Collect.Standbys = append(ro.Collect.Standbys, collect.Standby{Name: n.Name(), DSN: n.DSN(workDatabase)})
+	}
+	return nil
 }
 
 // checkStandbyOf refuses a --read-dsn that is not in recovery, or is a

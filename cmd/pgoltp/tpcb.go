@@ -110,7 +110,7 @@ one row per committed transaction.`,
 			if err != nil {
 				return err
 			}
-			if err := tpcbReads(cmd.Context(), reads, &o, dsn); err != nil {
+			if err := tpcbReads(cmd.Context(), reads, &o, dsn, &ro); err != nil {
 				return err
 			}
 			if o.Progress > 0 {
@@ -138,10 +138,14 @@ one row per committed transaction.`,
 }
 
 // tpcbReads points the read-only script's clients at the standbys that
-// --reads or --read-dsn name, and checks the options with them.
-func tpcbReads(ctx context.Context, reads readsFlag, o *tpcb.RunOptions, dsn string) error {
+// --reads or --read-dsn name, and checks the options with them; the
+// collectors read the standbys (collectStandbys).
+func tpcbReads(ctx context.Context, reads readsFlag, o *tpcb.RunOptions, dsn string, ro *recorder.Options) error {
 	var err error
 	if o.Reads, err = reads.resolve(ctx, dsn); err != nil {
+		return err
+	}
+	if err := collectStandbys(ro, o.Reads); err != nil {
 		return err
 	}
 	if err := o.Validate(); err != nil {

@@ -110,13 +110,17 @@ func tpccRunCommand() *cobra.Command {
 
 // tpccTarget is the server the run writes to (the data path as --via says)
 // and, with --reads or --read-dsn, the standbys it reads from, checked
-// against the run's options.
+// against the run's options; the collectors read the standbys
+// (collectStandbys).
 func tpccTarget(ctx context.Context, via *viaFlag, reads readsFlag, w *tpcc.Workload, ro *recorder.Options) (string, error) {
 	dsn, err := via.target(ctx, ro)
 	if w.Options.Pooled = via.Unpooled; err != nil {
 		return "", err
 	}
 	if w.Options.Reads, err = reads.resolve(ctx, dsn); err != nil {
+		return "", err
+	}
+	if err := collectStandbys(ro, w.Options.Reads); err != nil {
 		return "", err
 	}
 	return dsn, asFlags(w.Options.Validate(), tpccRunFlagNames)

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
+	"github.com/pgoltp/pgoltp/internal/experiment"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
 )
@@ -86,4 +87,48 @@ func addPreRun(cmd *cobra.Command, check func(*cobra.Command, []string) error) {
 		}
 		return check(c, args)
 	}
+}
+
+// planPoolerDSN is where an experiment plan's via: pooler steps connect (""
+// when it has none): the lab's pgbouncer in front of database db. A plan
+// given --dsn, or a lab without a pooler, is refused naming the plan's key.
+func planPoolerDSN(plan *experiment.Plan, db string) (string, error) {
+	if !plan.UsesPooler() {
+		return "", nil
+	}
+	if global.dsn != "" {
+		return "", problem.BadInput("drop --dsn to run the plan on the lab's cluster and its pooler, or drop via: pooler",
+			"steps.via: pooler uses the lab's managed cluster's pgbouncer, not a server given by --dsn")
+	}
+	c, err := cluster.Open(global.lab)
+	if err != nil {
+		return "", err
+	}
+	if c.Pooler == nil {
+		return "", problem.BadInput("run 'pgoltp cluster up --pooler pgbouncer' first, or drop via: pooler",
+			"steps.via: pooler: the lab's cluster has no pooler")
+	}
+	if plan.Workload.Kind == "tpcc" && !c.Pooler.TracksSessionParameters() {
+		// tpcc then needs tpcc.RunOptions.Pooled, which a plan cannot set.
+		return "", problem.BadInput("use 'pgoltp tpcc run --via pooler', or pgbouncer 1.20 or newer",
+			"steps.via: pooler with workload.kind tpcc: pgbouncer %s passes no session parameter on, and an experiment's TPC-C sets them", c.Pooler.Version)
+	}
+	if named := preparesNamed(plan.Workload); named != "" && !c.Pooler.KeepsPreparedStatements() {
+		return "", problem.BadInput("use workload.kind ledger, or kind script with protocol simple or extended, or pgbouncer 1.21 or newer",
+			"steps.via: pooler with %s: pgbouncer %s does not keep named prepared statements across transactions", named, c.Pooler.Version)
+	}
+	return c.PoolerDSN(db), nil
+}
+
+// preparesNamed names the plan's workload when it prepares named statements
+// on its connections ("" when not): TPC-B as experiments run it (pgbench -M
+// prepared), and kind script with protocol: prepared.
+func preparesNamed(w experiment.PlanWorkload) string {
+	switch {
+	case w.Kind == "tpcb":
+		return "workload.kind tpcb (over prepared statements in experiments)"
+	case w.Kind == experiment.ScriptKind && w.Protocol == "prepared":
+		return "workload.protocol prepared"
+	}
+	return ""
 }

@@ -108,6 +108,11 @@ func (c *Cluster) ensurePooler(ctx context.Context, opts Options) error {
 // prepared statements in transaction pooling (max_prepared_statements, 1.21).
 func (p *Pooler) preparedStatements() bool { return p.atLeast(21) }
 
+// KeepsPreparedStatements says whether clients may prepare named
+// statements through the pooler (preparedStatements): a workload that does
+// (TPC-B as experiments run it, pgbench -M prepared) fails otherwise.
+func (p *Pooler) KeepsPreparedStatements() bool { return p.preparedStatements() }
+
 // TracksSessionParameters says whether the pgbouncer version passes startup
 // parameters such as default_transaction_isolation on to every server
 // connection a client gets (track_extra_parameters, 1.20); older ones refuse

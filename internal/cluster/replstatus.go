@@ -29,6 +29,11 @@ type NodeStatus struct {
 	ReplayLSN  string  `json:"replay_lsn,omitempty"`
 	LagBytes   int64   `json:"lag_bytes"`
 	ReplayLag  float64 `json:"replay_lag_seconds"`
+	// What a running standby says of itself, which it answers when the
+	// primary is down or cut off: the WAL it has received
+	// (pg_last_wal_receive_lsn) and replayed (pg_last_wal_replay_lsn).
+	OwnReceiveLSN string `json:"own_receive_lsn,omitempty"`
+	OwnReplayLSN  string `json:"own_replay_lsn,omitempty"`
 }
 
 // replicationSQL is the primary's view of its standbys (PostgreSQL 10 on).
@@ -68,7 +73,7 @@ func (c *Cluster) nodeStatuses(ctx context.Context, primaryRunning bool) []NodeS
 		n.Running = node.Running(ctx)
 		n.Role = "standby"
 		if n.Running {
-			n.Role = node.role(ctx)
+			n.Role, n.OwnReceiveLSN, n.OwnReplayLSN = node.ownView(ctx)
 		}
 		nodes = append(nodes, n)
 	}
@@ -77,19 +82,27 @@ func (c *Cluster) nodeStatuses(ctx context.Context, primaryRunning bool) []NodeS
 
 // role is what the running server says it is: standby while in recovery.
 func (c *Cluster) role(ctx context.Context) string {
+	role, _, _ := c.ownView(ctx)
+	return role
+}
+
+// ownView is what the running server says it is (standby while in
+// recovery) and, as a standby, the WAL it has received and replayed.
+func (c *Cluster) ownView(ctx context.Context) (role, receiveLSN, replayLSN string) {
 	conn, err := adminconn.Connect(ctx, c.DSN("postgres"))
 	if err != nil {
-		return "unreachable"
+		return "unreachable", "", ""
 	}
 	defer conn.Close(ctx)
 	var recovering bool
-	if err := conn.QueryRow(ctx, "SELECT pg_is_in_recovery()").Scan(&recovering); err != nil {
-		return "unreachable"
+	if err := conn.QueryRow(ctx, `SELECT pg_is_in_recovery(), COALESCE(pg_last_wal_receive_lsn()::text, ''),
+		COALESCE(pg_last_wal_replay_lsn()::text, '')`).Scan(&recovering, &receiveLSN, &replayLSN); err != nil {
+		return "unreachable", "", ""
 	}
 	if recovering {
-		return "standby"
+		return "standby", receiveLSN, replayLSN
 	}
-	return "primary"
+	return "primary", "", ""
 }
 
 // writeNodes prints the nodes as a table.
@@ -97,8 +110,10 @@ func writeNodes(w io.Writer, nodes []NodeStatus) {
 	if len(nodes) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "  %-10s %-8s %-8s %6s  %-10s %-9s %-12s %-12s %-12s %-12s %10s %9s\n",
-		"node", "role", "state", "port", "streaming", "sync", "sent", "write", "flush", "replay", "lag bytes", "lag")
+	// sent to replay: the primary's view of each standby; received and
+	// replayed: the standby's own.
+	fmt.Fprintf(w, "  %-10s %-8s %-8s %6s  %-10s %-9s %-12s %-12s %-12s %-12s %-12s %-12s %10s %9s\n",
+		"node", "role", "state", "port", "streaming", "sync", "sent", "write", "flush", "replay", "received", "replayed", "lag bytes", "lag")
 	for _, n := range nodes {
 		state := "stopped"
 		if n.Running {
@@ -108,8 +123,9 @@ func writeNodes(w io.Writer, nodes []NodeStatus) {
 			fmt.Fprintf(w, "  %-10s %-8s %-8s %6d  %-10s %-9s %-12s\n", n.Name, n.Role, state, n.Port, "-", "-", n.CurrentLSN)
 			continue
 		}
-		fmt.Fprintf(w, "  %-10s %-8s %-8s %6d  %-10s %-9s %-12s %-12s %-12s %-12s %10d %8.3fs\n", n.Name, n.Role, state, n.Port,
-			dash(n.State), dash(n.SyncState), dash(n.SentLSN), dash(n.WriteLSN), dash(n.FlushLSN), dash(n.ReplayLSN), n.LagBytes, n.ReplayLag)
+		fmt.Fprintf(w, "  %-10s %-8s %-8s %6d  %-10s %-9s %-12s %-12s %-12s %-12s %-12s %-12s %10d %8.3fs\n", n.Name, n.Role, state, n.Port,
+			dash(n.State), dash(n.SyncState), dash(n.SentLSN), dash(n.WriteLSN), dash(n.FlushLSN), dash(n.ReplayLSN),
+			dash(n.OwnReceiveLSN), dash(n.OwnReplayLSN), n.LagBytes, n.ReplayLag)
 	}
 }
 

@@ -96,3 +96,45 @@ func TestStandbyOfPostgreSQL10Streams(t *testing.T) {
 		t.Errorf("standby1 in recovery = %s", got)
 	}
 }
+
+// TestStatusShowsEachNode: 'cluster status' shows each node's role, the
+// primary's WAL position, each standby's LSNs and lag as the primary sees
+// them and as the standby itself says, and with the primary stopped the
+// standby's own LSNs still (issue 31).
+func TestStatusShowsEachNode(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c, err := Up(ctx, Options{Lab: newLab(t), Standbys: 1, Sync: SyncFirst})
+	if err != nil {
+		t.Fatalf("Up with a standby: %v", err)
+	}
+	t.Cleanup(func() { c.Destroy(context.Background()) })
+	st := c.Status(ctx, "postgres")
+	if len(st.Nodes) != 2 {
+		t.Fatalf("nodes %+v, want the primary and standby1", st.Nodes)
+	}
+	p, s := st.Nodes[0], st.Nodes[1]
+	if p.Role != "primary" || p.CurrentLSN == "" {
+		t.Errorf("primary %+v, want its role and current LSN", p)
+	}
+	if s.Role != "standby" || s.State != "streaming" || s.SyncState != "sync" || s.SentLSN == "" || s.ReplayLSN == "" ||
+		s.OwnReceiveLSN == "" || s.OwnReplayLSN == "" || s.LagBytes < 0 {
+		t.Errorf("standby1 %+v, want streaming, sync, the LSNs from both sides and a lag", s)
+	}
+	var text strings.Builder
+	if err := st.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"lag bytes", "received", "replayed", "standby1", s.OwnReplayLSN, p.CurrentLSN} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("status text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	down := c.Status(ctx, "postgres").Nodes[1]
+	if down.Role != "standby" || down.SentLSN != "" || down.OwnReceiveLSN == "" || down.OwnReplayLSN == "" {
+		t.Errorf("standby1 with the primary stopped %+v, want its own LSNs only", down)
+	}
+}

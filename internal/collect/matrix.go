@@ -42,6 +42,9 @@ func Matrix() []MatrixEntry {
 		}
 		out = append(out, e)
 	}
+	for _, q := range standbyQueries() { // run on a primary too: no rows, or NULLs
+		out = append(out, MatrixEntry{Name: q.name, Since: q.since, Until: q.until, SQL: q.sql})
+	}
 	return append(out, namedQueries()...)
 }
 

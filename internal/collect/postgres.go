@@ -27,6 +27,7 @@ type pgSampler struct {
 	waits      map[[2]string]int64
 	tableOIDs  []uint32
 	tableNames map[uint32]string
+	senders    map[string]string // the WAL senders at the previous tick (nil before the first)
 }
 
 // tickQuery is one statement of the per-tick batch and how to read its rows.
@@ -44,6 +45,7 @@ type tick struct {
 	counters map[string]float64 // cumulative counters, by name (and key after a "|")
 	gauges   map[string]float64
 	ckptTime time.Time
+	senders  map[string]string // WAL sender by standby: "state, sync_state"
 }
 
 func newPGSampler(major int) *pgSampler {
@@ -159,23 +161,15 @@ func tickQueries() []tickQuery {
 	// Each standby's lag as the primary sees it (issue 31): no rows, and no
 	// points, on a server without standbys. The lag columns are NULL when
 	// the standby has replayed everything: nothing to wait for is 0.
+	// The WAL senders' state and sync_state are gauges (streaming, a
+	// synchronous standby: 1) and an event when they change.
 	qs = append(qs, tickQuery{name: "pg_stat_replication",
 		sql: `SELECT application_name, coalesce(extract(epoch FROM write_lag), 0)::float8,
 			coalesce(extract(epoch FROM flush_lag), 0)::float8, coalesce(extract(epoch FROM replay_lag), 0)::float8,
-			coalesce(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn), 0)::float8
+			coalesce(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn), 0)::float8,
+			coalesce(state, 'unknown'), coalesce(sync_state, 'unknown')
 			FROM pg_stat_replication`,
-		read: func(s *pgSampler, rows pgx.Rows, t *tick) error {
-			for rows.Next() {
-				var name string
-				var write, flush, replay, behind float64
-				if err := rows.Scan(&name, &write, &flush, &replay, &behind); err != nil {
-					return err
-				}
-				t.gauges["replication.write_lag_s|"+name], t.gauges["replication.flush_lag_s|"+name] = write, flush
-				t.gauges["replication.replay_lag_s|"+name], t.gauges["replication.replay_lag_mb|"+name] = replay, behind/1e6
-			}
-			return rows.Err()
-		}})
+		read: readReplication})
 	qs = append(qs, tickQuery{name: "pg_stat_user_tables",
 		sql:  `SELECT relid, n_dead_tup::float8 FROM pg_stat_user_tables WHERE relid = ANY($1)`,
 		args: func(s *pgSampler) []any { return []any{s.tableOIDs} },
@@ -244,7 +238,7 @@ func (s *pgSampler) probe(ctx context.Context, conn *pgx.Conn) []string {
 
 // sample runs one batch and appends the rates since the previous tick.
 func (s *pgSampler) sample(ctx context.Context, conn *pgx.Conn, at time.Time, add func(metric, key string, v float64), event func(Event)) error {
-	t := &tick{counters: map[string]float64{}, gauges: map[string]float64{}}
+	t := &tick{counters: map[string]float64{}, gauges: map[string]float64{}, senders: map[string]string{}}
 	b := &pgx.Batch{}
 	for _, q := range s.queries {
 		var args []any
@@ -319,6 +313,7 @@ func (s *pgSampler) sample(ctx context.Context, conn *pgx.Conn, at time.Time, ad
 		}
 	}
 	s.checkpointEvents(at, t, event)
+	s.senderEvents(at, t, event)
 	s.prevAt, s.prev = at, t.counters
 	return nil
 }
@@ -371,4 +366,46 @@ func splitKey(name string) (metric, key string) {
 		}
 	}
 	return name, ""
+}
+
+// readReplication reads each standby's lag and WAL sender as the primary
+// sees them (issue 31).
+func readReplication(s *pgSampler, rows pgx.Rows, t *tick) error {
+	for rows.Next() {
+		var name, state, sync string
+		var write, flush, replay, behind float64
+		if err := rows.Scan(&name, &write, &flush, &replay, &behind, &state, &sync); err != nil {
+			return err
+		}
+		t.gauges["replication.write_lag_s|"+name], t.gauges["replication.flush_lag_s|"+name] = write, flush
+		t.gauges["replication.replay_lag_s|"+name], t.gauges["replication.replay_lag_mb|"+name] = replay, behind/1e6
+		t.gauges["replication.streaming|"+name] = flag(state == "streaming")
+		t.gauges["replication.synchronous|"+name] = flag(sync == "sync" || sync == "quorum")
+		t.senders[name] = state + ", " + sync
+	}
+	return rows.Err()
+}
+
+func flag(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// senderEvents notes each WAL sender that appeared, changed (catchup to
+// streaming, async to sync) or went away since the previous tick; the first
+// tick notes them all, so a run's report says how it started.
+func (s *pgSampler) senderEvents(at time.Time, t *tick, event func(Event)) {
+	for name, now := range t.senders {
+		if before, ok := s.senders[name]; !ok || before != now {
+			event(Event{At: at, Kind: "replication", Detail: fmt.Sprintf("%s: WAL sender %s", name, now)})
+		}
+	}
+	for name := range s.senders {
+		if _, ok := t.senders[name]; !ok {
+			event(Event{At: at, Kind: "replication", Detail: name + ": no WAL sender (disconnected)"})
+		}
+	}
+	s.senders = t.senders
 }

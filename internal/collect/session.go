@@ -30,6 +30,9 @@ type Options struct {
 	// PoolerDSN, if set, is a pgbouncer admin console (its database
 	// "pgbouncer") whose SHOW POOLS and SHOW STATS are sampled too.
 	PoolerDSN string
+	// Standbys are the primary's standbys read straight too (standby.go):
+	// their WAL receiver, replay delay and recovery conflicts.
+	Standbys []Standby
 }
 
 // Session is a running collection. Start it before the workload, Stop it after.
@@ -50,6 +53,7 @@ type Session struct {
 	pg           *pgSampler
 	pooler       *poolerSampler // nil without Options.PoolerDSN
 	poolerWarned bool
+	standbys     []*standbySampler
 	growth       growthSampler
 	stmtsBefore  map[int64]Statement
 	tablesBefore []tableState
@@ -113,6 +117,14 @@ func connect(ctx context.Context, dsn string, opts Options) (*Session, error) {
 	s.major = num / 10000
 	if s.major < OldestMajor {
 		s.warn("PostgreSQL %d is older than %d: some statistics are not collected", s.major, OldestMajor)
+	}
+	for _, sb := range opts.Standbys {
+		p, err := newStandbySampler(sb, s.major, opts.Interval)
+		if err != nil {
+			conn.Close(ctx)
+			return nil, fmt.Errorf("collector: %w", err)
+		}
+		s.standbys = append(s.standbys, p)
 	}
 	s.local = isLocal(cfg, s.backendPID)
 	if !s.local {
@@ -299,6 +311,13 @@ func (s *Session) tick(ctx context.Context, now time.Time) error {
 			s.warn("pooler statistics: %v", perr)
 		}
 	}
+	for _, sb := range s.standbys {
+		// A standby that went away is a warning (once each), not a lost server.
+		if serr := sb.sample(ctx, now, add, func(e Event) { evs = append(evs, e) }); serr != nil && !sb.warned {
+			sb.warned = true
+			s.warn("standby statistics: %v", serr)
+		}
+	}
 	if due, bloat := s.growth.due(now); due && err == nil && s.conn != nil {
 		// A slow size or bloat reading is not a lost server: warn once, go on.
 		if gerr := sampleGrowth(ctx, s.conn, bloat, add); gerr != nil && !s.growth.warned {
@@ -365,6 +384,9 @@ func (s *Session) Stop() (*Samples, error) {
 	<-s.done
 	if s.pooler != nil {
 		s.pooler.close(context.WithoutCancel(s.parent))
+	}
+	for _, sb := range s.standbys {
+		sb.close(s.parent)
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.parent), 30*time.Second)
 	defer cancel()

@@ -34,10 +34,13 @@ const SetupTimeout = 2 * time.Minute
 
 // Experiment is a plan ready to run on a server.
 type Experiment struct {
-	Plan        *Plan
-	Workload    workload.Workload
-	Server      restore.Server
-	DSN         string    // the database the workload runs in (superuser: reads pg_settings, WAL position)
+	Plan     *Plan
+	Workload workload.Workload
+	Server   restore.Server
+	DSN      string // the database the workload runs in (superuser: reads pg_settings, WAL position)
+	// PoolerDSN is the same database through the lab's pooler: the data
+	// path of a step with via: pooler (Plan.UsesPooler), issue 31.
+	PoolerDSN   string
 	AllowUnsafe bool      // permit settings that cost durability; they are labelled everywhere
 	Log         io.Writer // one line per run; nil = quiet
 	// Pending keeps the original settings in the lab from before the first
@@ -207,6 +210,10 @@ type RunRecord struct {
 // is met (Plan.Sequential).
 func (e *Experiment) Run(ctx context.Context) (*Report, error) {
 	p := e.Plan
+	if p.UsesPooler() && e.PoolerDSN == "" {
+		return nil, problem.BadInput("run the plan on a lab with a pooler ('pgoltp cluster up --pooler pgbouncer'), or drop via: pooler",
+			"steps.via: pooler needs the lab's pooler, and this experiment has none")
+	}
 	live, major, version, err := e.readServer(ctx)
 	if err != nil {
 		return nil, err
@@ -296,7 +303,7 @@ func (e *Experiment) runStep(ctx context.Context, step Step, major int, original
 	maps.Copy(layoutB, step.LayoutValues())
 	// issue 28 (ossettings): each arm's machine-wide OS settings, labelled in the report.
 	osA, osB := e.os.Arm("", armA), e.os.Arm(step.Name, armB)
-	sr.Settings = append(sr.Settings, ossettings.Pairs(step.OS)...)
+	sr.Settings = append(append(sr.Settings, ossettings.Pairs(step.OS)...), viaPair(step)...)
 
 	risk := settings.WorstRisk(major, step.Values())
 	if sr.Design, sr.DesignWhy = designFor(p, step, major); sr.Design == DesignSwitchback { // issue 29.1
@@ -322,7 +329,7 @@ func (e *Experiment) runStep(ctx context.Context, step Step, major int, original
 		if err := e.os.Apply(osArm); err != nil {
 			return fmt.Errorf("step %q, %s run %d: %w", step.Name, arm, r, err)
 		}
-		rec, err := e.runOnce(ctx, values, layout, current, len(step.Layout) > 0 || p.ReloadEachRun)
+		rec, err := e.runOnce(ctx, e.dataDSN(arm, step), values, layout, current, len(step.Layout) > 0 || p.ReloadEachRun)
 		rec.Arm, rec.Repetition = arm, r
 		rec.Mismatch = append(rec.Mismatch, e.os.Differ(osArm)...)
 		if err != nil {
@@ -367,8 +374,9 @@ func (e *Experiment) logVerdict(sr StepResult, pairs string) {
 
 // runOnce applies an arm's settings (restarting only if needed), reloads the
 // data if the layout differs, prewarms, and measures one run while reading
-// the settings back from pg_settings halfway through.
-func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layout workload.Layout, current *workload.Layout, reloadEach bool) (RunRecord, error) {
+// the settings back from pg_settings halfway through. The workload's runs
+// connect to dataDSN (the arm's data path); everything else to e.DSN.
+func (e *Experiment) runOnce(ctx context.Context, dataDSN string, values map[string]string, layout workload.Layout, current *workload.Layout, reloadEach bool) (RunRecord, error) {
 	var rec RunRecord
 	restarted, err := restore.Apply(ctx, e.Server, values)
 	if err != nil {
@@ -403,7 +411,7 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 		}
 	}
 	if e.Plan.Prewarm > 0 {
-		if _, err := e.Workload.Run(ctx, e.DSN, workload.RunOptions{Duration: e.Plan.Prewarm}); err != nil {
+		if _, err := e.Workload.Run(ctx, dataDSN, workload.RunOptions{Duration: e.Plan.Prewarm}); err != nil {
 			return rec, fmt.Errorf("prewarm run: %w", err)
 		}
 	}
@@ -421,7 +429,7 @@ func (e *Experiment) runOnce(ctx context.Context, values map[string]string, layo
 	observed := e.observeHalfway(runCtx, sortedKeys(values))
 	before := readActivity(ctx, conn, e.major)
 	meter := collect.StartCPU(collect.ServerPID(ctx, conn)) // issue 29.3: work per CPU
-	res, err := e.Workload.Run(ctx, e.DSN, workload.RunOptions{Duration: e.Plan.Duration, OnInterval: e.OnInterval})
+	res, err := e.Workload.Run(ctx, dataDSN, workload.RunOptions{Duration: e.Plan.Duration, OnInterval: e.OnInterval})
 	if err != nil {
 		meter.Stop(time.Time{}, time.Time{})
 		return rec, fmt.Errorf("workload: %w", err)

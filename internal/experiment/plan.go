@@ -205,6 +205,9 @@ type Step struct {
 	Layout   map[string]Scalar `yaml:"layout"`
 	// OS are machine-wide kernel and disk settings (internal/ossettings), issue 28.
 	OS map[string]string `yaml:"os"`
+	// Via is the step's data path: direct (the default) or pooler
+	// (plan_via.go), issue 31.
+	Via string `yaml:"via"`
 }
 
 // Scalar is a YAML scalar kept exactly as written: "off" stays "off" and
@@ -261,6 +264,8 @@ steps:
     settings: {commit_delay: 200, commit_siblings: 5}
   - name: fillfactor 90
     layout: {fillfactor: 90}
+# A step with via: pooler runs its workload through the lab's pgbouncer
+# ('pgoltp cluster up --pooler pgbouncer'), the baseline straight to PostgreSQL.
 # Settings that can lose or corrupt data on a crash (synchronous_commit: 'off',
 # fsync: 'off', full_page_writes: 'off') need --allow-unsafe and are labelled
 # in every output.
@@ -347,12 +352,18 @@ func (p *Plan) Check() error {
 			return fmt.Errorf("two steps are named %q", s.Name)
 		}
 		seen[s.Name] = true
-		if len(s.Settings) == 0 && len(s.Layout) == 0 && len(s.OS) == 0 {
-			return fmt.Errorf("step %q changes nothing: give it settings, a layout or os:", s.Name)
+		if err := checkVia(s, false); err != nil {
+			return fmt.Errorf("step %q: %v", s.Name, err)
+		}
+		if len(s.Settings) == 0 && len(s.Layout) == 0 && len(s.OS) == 0 && s.Via == ViaDirect {
+			return fmt.Errorf("step %q changes nothing: give it settings, a layout, os: or via: pooler", s.Name)
 		}
 		if err := checkSettings(s); err != nil {
 			return fmt.Errorf("step %q: %v", s.Name, err)
 		}
+	}
+	if err := checkVia(&p.Baseline, true); err != nil {
+		return fmt.Errorf("the baseline: %v", err)
 	}
 	if err := checkSettings(&p.Baseline); err != nil {
 		return fmt.Errorf("the baseline: %v", err)

@@ -55,6 +55,9 @@ func designFor(p *Plan, step Step, major int) (string, string) {
 	if len(step.Layout) > 0 {
 		return DesignSeparate, "a layout needs the data reloaded"
 	}
+	if step.Via == ViaPooler {
+		return DesignSeparate, "a run's connections cannot switch data path"
+	}
 	for _, name := range sortedKeys(step.Values()) {
 		if ok, why := settings.Switchable(name, major); !ok {
 			return DesignSeparate, why

@@ -150,6 +150,16 @@ var collectorSections = []struct {
 		{"Standby lag (pg_stat_replication)", "s", []string{"pg.replication.write_lag_s", "pg.replication.flush_lag_s", "pg.replication.replay_lag_s"},
 			map[string]string{"pg.replication.write_lag_s": "write", "pg.replication.flush_lag_s": "flush", "pg.replication.replay_lag_s": "replay"}},
 		{"Standby replay behind the primary", "MB", []string{"pg.replication.replay_lag_mb"}, map[string]string{"pg.replication.replay_lag_mb": ""}},
+		{"WAL senders (pg_stat_replication; 1 = yes)", "state", []string{"pg.replication.streaming", "pg.replication.synchronous"},
+			map[string]string{"pg.replication.streaming": "streaming", "pg.replication.synchronous": "synchronous"}},
+		{"WAL receivers (each standby's pg_stat_wal_receiver; 1 = streaming)", "state", []string{"standby.receiver_streaming"},
+			map[string]string{"standby.receiver_streaming": "streaming"}},
+		{"WAL receivers' last message, sent to received", "ms", []string{"standby.receiver_message_ms"}, map[string]string{"standby.receiver_message_ms": ""}},
+		{"WAL received and replayed by each standby", "MB/s", []string{"standby.received_mb_per_s", "standby.replayed_mb_per_s"},
+			map[string]string{"standby.received_mb_per_s": "received", "standby.replayed_mb_per_s": "replayed"}},
+		{"Standby replay delay (its own now() - last replayed commit, while WAL waits)", "s", []string{"standby.replay_delay_s"}, map[string]string{"standby.replay_delay_s": ""}},
+		{"WAL received but not yet replayed, on each standby", "MB", []string{"standby.replay_gap_mb"}, map[string]string{"standby.replay_gap_mb": ""}},
+		{"Recovery conflicts on standbys (pg_stat_database_conflicts)", "/s", standbyConflictMetrics, standbyConflictNames()},
 		{"Pooler clients and servers (SHOW POOLS)", "connections", []string{"pooler.clients_active", "pooler.clients_waiting", "pooler.servers_active", "pooler.servers_idle"},
 			map[string]string{"pooler.clients_active": "clients active", "pooler.clients_waiting": "clients waiting", "pooler.servers_active": "servers active", "pooler.servers_idle": "servers idle"}},
 		{"Pooler throughput (SHOW STATS)", "/s", []string{"pooler.xacts_per_s", "pooler.queries_per_s"}, map[string]string{"pooler.xacts_per_s": "transactions", "pooler.queries_per_s": "queries"}},
@@ -158,6 +168,19 @@ var collectorSections = []struct {
 	{"Network", []chartSpec{
 		{"Network", "MB/s", []string{"os.net.rx_mb_per_s", "os.net.tx_mb_per_s"}, map[string]string{"os.net.rx_mb_per_s": "rx", "os.net.tx_mb_per_s": "tx"}},
 	}},
+}
+
+// standbyConflictMetrics are the rates of each kind of recovery conflict
+// (collect's standby sampler), one series per standby and kind.
+var standbyConflictMetrics = []string{"standby.conflicts.tablespace_per_s", "standby.conflicts.lock_per_s",
+	"standby.conflicts.snapshot_per_s", "standby.conflicts.bufferpin_per_s", "standby.conflicts.deadlock_per_s"}
+
+func standbyConflictNames() map[string]string {
+	names := map[string]string{}
+	for _, m := range standbyConflictMetrics {
+		names[m] = strings.TrimSuffix(strings.TrimPrefix(m, "standby.conflicts."), "_per_s")
+	}
+	return names
 }
 
 // palette is a colour-blind-friendly set (Okabe-Ito, then Tableau).
