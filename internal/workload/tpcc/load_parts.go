@@ -70,7 +70,7 @@ func loadPart(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOpti
 	}
 	prog := newLoadProgress(opts.Progress, opts.ProgressBar, total)
 	defer prog.stop()
-	workers, jobs, err := openCopy(ctx, conn, pathDSN, opts, units)
+	workers, jobs, err := openCopy(ctx, conn, pathDSN, opts, units, nil)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func completePartLoad(ctx context.Context, conn *pgx.Conn, workers []*pgx.Conn, 
 		if err := writeMeta(ctx, tx, meta); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, "DROP TABLE pgoltp_load_parts")
+		_, err := tx.Exec(ctx, "DROP TABLE IF EXISTS pgoltp_load_parts, "+loadDoneTable)
 		return err
 	})
 	if err == nil {

@@ -25,6 +25,9 @@ func (st LoadStats) WriteText(w io.Writer) {
 	if st.Replaced {
 		fmt.Fprintln(w, "replaced the earlier (incomplete or forced) load")
 	}
+	if st.KeptUnits > 0 {
+		fmt.Fprintf(w, "resumed the interrupted load: %s\n", st.keptText())
+	}
 	if st.Part != "" {
 		fmt.Fprintf(w, "part %s of %d warehouses: %d rows in %.1fs with %d workers (seed %d)\n",
 			st.Part, st.Warehouses, st.TotalRows(), st.Data.Seconds(), st.Workers, st.Seed)
