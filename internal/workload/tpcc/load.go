@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
@@ -46,7 +47,8 @@ type LoadOptions struct {
 	// cannot be seen (a --dsn server): Progress gets a note with the estimate.
 	FreeDisk func() (int64, error) `json:"-"`
 
-	roomChecked bool // the disk check was made for a bigger load of which this is one schema
+	roomChecked   bool          // the disk check was made for a bigger load of which this is one schema
+	progressEvery time.Duration // between plain progress lines; 0: progressLineEvery
 }
 
 // LoadStats describe a finished load.
@@ -79,6 +81,13 @@ type LoadStats struct {
 	// and marked the load complete.
 	Part     string `json:"part,omitempty"`
 	Finished bool   `json:"finished,omitempty"`
+	// TableBytes is what the tables take on disk after the load, without
+	// their indexes (pg_table_size); the load rate is given in it.
+	TableBytes int64 `json:"table_bytes,omitempty"`
+	// DriverCPU and DriverPeakRSS are the loading process's own cost (peak
+	// RSS is VmHWM, bytes): flat in the number of warehouses.
+	DriverCPU     time.Duration `json:"driver_cpu_ns,omitempty"`
+	DriverPeakRSS int64         `json:"driver_peak_rss_bytes,omitempty"`
 }
 
 // TotalRows sums Rows.
@@ -197,6 +206,16 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 	return stats, freshLoad(ctx, conn, pathDSN, opts, &stats, start)
 }
 
+// tableBytesSQL sums the sizes of the TPC-C tables ($1) of the current
+// schema and their partitions, without indexes.
+const tableBytesSQL = `WITH t AS (
+	SELECT c.oid FROM pg_class c
+	WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND c.relname = ANY($1)
+)
+SELECT coalesce(sum(pg_table_size(oid)), 0)::bigint FROM (
+	SELECT oid FROM t UNION SELECT i.inhrelid FROM pg_inherits i JOIN t ON t.oid = i.inhparent
+) r`
+
 // freshLoad drops what the schema holds and loads everything.
 func freshLoad(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOptions, stats *LoadStats, start time.Time) error {
 	seed := chooseSeed(opts.Seed)
@@ -228,11 +247,16 @@ func finishLoad(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOp
 	for _, u := range units {
 		total += int64(u.total())
 	}
-	prog := newLoadProgress(opts.Progress, opts.ProgressBar, total)
+	prog := newLoadProgress(opts.Progress, opts.ProgressBar, total, opts.progressEvery)
 	defer prog.stop()
 	if err := fillTables(ctx, conn, pathDSN, opts, units, kept, prog, stats); err != nil {
 		return err
 	}
+	if err := conn.QueryRow(ctx, tableBytesSQL, TableNames()).Scan(&stats.TableBytes); err != nil {
+		return fmt.Errorf("reading the size of the tables: %w", err)
+	}
+	usage := driver.ReadProcessUsage()
+	stats.DriverCPU, stats.DriverPeakRSS = usage.CPU, usage.PeakRSS
 	stats.Total = time.Since(start)
 	meta.Complete = true
 	meta.LoadSeconds = stats.Total.Seconds()
@@ -368,7 +392,7 @@ func fillTables(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOp
 	defer closeWorkers(context.WithoutCancel(ctx), workers)
 
 	t0 := time.Now()
-	rows, err := loadData(ctx, workers, jobs, prog.rows)
+	rows, err := loadData(ctx, workers, jobs, prog.counts)
 	if err != nil {
 		return err
 	}
@@ -496,7 +520,7 @@ func runParallel(ctx context.Context, conns []*pgx.Conn, n int, job func(ctx con
 }
 
 // loadData runs the copy jobs over the workers and returns the rows per table.
-func loadData(ctx context.Context, conns []*pgx.Conn, jobs []copyJob, progress *atomic.Int64) (map[string]int64, error) {
+func loadData(ctx context.Context, conns []*pgx.Conn, jobs []copyJob, progress *loadCounts) (map[string]int64, error) {
 	var mu sync.Mutex
 	rows := map[string]int64{}
 	err := runParallel(ctx, conns, len(jobs), func(ctx context.Context, conn *pgx.Conn, i int) error {

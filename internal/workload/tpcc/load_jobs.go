@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -122,7 +121,7 @@ func warehousePartitions(ctx context.Context, conn *pgx.Conn, warehouses, partit
 
 // run streams the job's units over conn and returns the rows written. The
 // job is one transaction, its completion marks (load_resume.go) with it.
-func (j copyJob) run(ctx context.Context, conn *pgx.Conn, progress *atomic.Int64) (int64, error) {
+func (j copyJob) run(ctx context.Context, conn *pgx.Conn, progress *loadCounts) (int64, error) {
 	sql := copyIntoSQL(j.rel, j.table, j.freeze)
 	var rows int64
 	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {

@@ -68,7 +68,7 @@ func loadPart(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOpti
 	for _, u := range units {
 		total += int64(u.total())
 	}
-	prog := newLoadProgress(opts.Progress, opts.ProgressBar, total)
+	prog := newLoadProgress(opts.Progress, opts.ProgressBar, total, opts.progressEvery)
 	defer prog.stop()
 	workers, jobs, err := openCopy(ctx, conn, pathDSN, opts, units, nil)
 	if err != nil {
@@ -79,7 +79,7 @@ func loadPart(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOpti
 		jobs[i].freeze = false // the tables are shared with the other parts
 	}
 	t0 := time.Now()
-	if stats.Rows, err = loadData(ctx, workers, jobs, prog.rows); err != nil {
+	if stats.Rows, err = loadData(ctx, workers, jobs, prog.counts); err != nil {
 		return err
 	}
 	stats.Data = time.Since(t0)
