@@ -40,7 +40,7 @@ var rowBytes = map[string]int64{
 
 // maxJobBytes caps a COPY job (estimated COPY bytes): the most work of a
 // killed load that one worker loses. A relation bigger than that is loaded
-// in unfrozen slices (stock from 70 warehouses on, order_line from 100).
+// in unfrozen slices (stock from 71 warehouses on, order_line from 100).
 const maxJobBytes = 2 << 30
 
 // planCopyJobs groups the units by relation and decides which relations are
