@@ -146,8 +146,9 @@ func compareMarks(table string, found map[int]int64, done map[unitKey]int64) []s
 }
 
 // dropIndexesSQL lists the statements that remove the keys and indexes an
-// interrupted index phase left on the TPC-C tables (partitioned parents and
-// foreign keys first, so that what they own goes with them).
+// interrupted index phase left on the TPC-C tables: foreign keys, then
+// primary keys, then indexes, partitioned parents first, so that what they
+// own goes with them.
 const dropIndexesSQL = `WITH parents AS (
 	SELECT c.oid, c.relkind FROM pg_class c
 	WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())
@@ -161,6 +162,7 @@ SELECT stmt FROM (
 	SELECT format('ALTER TABLE %s DROP CONSTRAINT IF EXISTS %I', con.conrelid::regclass, con.conname) AS stmt,
 		1 AS step, con.contype = 'p' AS late, t.relkind <> 'p' AS child
 	FROM pg_constraint con JOIN tpcc t ON t.oid = con.conrelid WHERE con.contype IN ('p', 'f')
+	  AND coalesce((to_jsonb(con) ->> 'conparentid')::oid, 0) = 0 -- not one a parent's constraint owns (no such column before 11)
 	UNION ALL
 	SELECT format('DROP INDEX IF EXISTS %s', i.indexrelid::regclass), 2, false, ic.relkind <> 'I'
 	FROM pg_index i JOIN tpcc t ON t.oid = i.indrelid JOIN pg_class ic ON ic.oid = i.indexrelid

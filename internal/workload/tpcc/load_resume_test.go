@@ -1,6 +1,8 @@
 package tpcc
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -20,5 +22,55 @@ func TestCompareMarks(t *testing.T) {
 	}
 	if d := compareMarks("item", map[int]int64{}, done); len(d) != 1 {
 		t.Errorf("an empty marked table: %q", d)
+	}
+}
+
+// cancelOn cancels when a progress line contains what.
+type cancelOn struct {
+	what   string
+	cancel context.CancelFunc
+}
+
+func (c cancelOn) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), c.what) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// TestLoadResumesAfterIndexes interrupts a load once its data is in and its
+// keys and indexes are built (at ANALYZE): the next load keeps every part,
+// drops the keys and indexes, builds them again, and the check passes.
+func TestLoadResumesAfterIndexes(t *testing.T) {
+	t.Parallel()
+	for name, schema := range map[string]SchemaOptions{"plain": {}, "partitioned with foreign keys": {Partitions: 2, ForeignKeys: true}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dsn := pgtestDatabase(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			_, err := Load(ctx, dsn, LoadOptions{Warehouses: 1, Workers: 2, Seed: 8, SchemaOptions: schema, Progress: cancelOn{"analyzing", cancel}})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("interrupted load: %v, want context.Canceled", err)
+			}
+			st, err := Load(context.Background(), dsn, LoadOptions{Warehouses: 1, Workers: 2, SchemaOptions: schema})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.KeptUnits != 3+6 || st.Replaced || st.Seed != 8 || st.Rows["stock"] != Items {
+				t.Errorf("resumed load: kept %d units (want 9), replaced %v, seed %d, stock rows %d", st.KeptUnits, st.Replaced, st.Seed, st.Rows["stock"])
+			}
+			conn := connect(t, dsn, "")
+			var keys int
+			if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM pg_constraint
+				WHERE connamespace = 'public'::regnamespace AND contype IN ('p', 'f')`).Scan(&keys); err != nil {
+				t.Fatal(err)
+			}
+			if keys == 0 { // (building them again over the old ones would have failed the load)
+				t.Error("no keys after the resumed load")
+			}
+			if rep, err := Check(context.Background(), dsn, CheckOptions{}); err != nil || !rep.Passed {
+				t.Fatalf("check after the resumed load: %v %v", err, rep.Failed())
+			}
+		})
 	}
 }
