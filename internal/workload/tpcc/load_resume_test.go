@@ -74,3 +74,33 @@ func TestLoadResumesAfterIndexes(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadRebuildsWhenMarksDisagree interrupts a load after its data is in,
+// deletes a few rows of a part marked done, and expects the next load to
+// find it, say so, and rebuild from scratch rather than keep a short table.
+func TestLoadRebuildsWhenMarksDisagree(t *testing.T) {
+	t.Parallel()
+	dsn := pgtestDatabase(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	if _, err := Load(ctx, dsn, LoadOptions{Warehouses: 1, Workers: 2, Seed: 9, Progress: cancelOn{"building", cancel}}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted load: %v, want context.Canceled", err)
+	}
+	conn := connect(t, dsn, "")
+	if _, err := conn.Exec(context.Background(), "DELETE FROM stock WHERE s_i_id <= 10"); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	st, err := Load(context.Background(), dsn, LoadOptions{Warehouses: 1, Workers: 2, Progress: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.KeptUnits != 0 || !st.Replaced || st.Rows["stock"] != Items {
+		t.Errorf("load after the tampering: kept %d units, replaced %v, stock rows %d; want a rebuild", st.KeptUnits, st.Replaced, st.Rows["stock"])
+	}
+	if want := "rebuilding the interrupted load: the loaded rows do not match the load's completion marks: stock warehouse 1 has 99990 rows, its mark 100000"; !strings.Contains(out.String(), want) {
+		t.Errorf("the load does not say why it rebuilt (%q):\n%s", want, out.String())
+	}
+	if rep, err := Check(context.Background(), dsn, CheckOptions{}); err != nil || !rep.Passed {
+		t.Fatalf("check after the rebuild: %v %v", err, rep.Failed())
+	}
+}
