@@ -56,7 +56,7 @@ func TestTpccLoadResumesAfterKill(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("load after the kill: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	m := regexp.MustCompile(`resumed the interrupted load: kept (\d+) rows in (\d+) table chunks already loaded \(checked: `).FindStringSubmatch(r.stdout)
+	m := regexp.MustCompile(`resumed the interrupted load: kept (\d+) rows in (\d+) table chunks already loaded \(checked in [0-9.]+s: `).FindStringSubmatch(r.stdout)
 	if m == nil {
 		t.Fatalf("the second load does not say it resumed:\n%s", r.stdout)
 	}

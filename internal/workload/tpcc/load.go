@@ -67,6 +67,7 @@ type LoadStats struct {
 	// against their completion marks, and not loaded again.
 	KeptRows  int64         `json:"kept_rows,omitempty"`
 	KeptUnits int           `json:"kept_units,omitempty"`
+	KeptCheck time.Duration `json:"kept_check_ns,omitempty"` // the check of the kept rows
 	Create    time.Duration `json:"create_ns"`
 	Data      time.Duration `json:"data_ns"`
 	Index     time.Duration `json:"index_ns"`

@@ -195,6 +195,7 @@ func resumeLoad(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOp
 	if err != nil || done == nil {
 		return false, err
 	}
+	t0 := time.Now()
 	if err := checkDoneOver(ctx, pathDSN, opts.Workers, done); errors.Is(err, errMarksDisagree) {
 		if opts.Progress != nil {
 			fmt.Fprintf(opts.Progress, "rebuilding the interrupted load: %v\n", err)
@@ -203,6 +204,7 @@ func resumeLoad(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOp
 	} else if err != nil {
 		return false, err
 	}
+	stats.KeptCheck = time.Since(t0)
 	if err := dropIndexes(ctx, conn); err != nil {
 		return false, err
 	}
@@ -264,6 +266,6 @@ func truncateUnkept(ctx context.Context, conn *pgx.Conn, kept map[string]bool) e
 
 // keptText says what a resumed load kept and how it was checked.
 func (st LoadStats) keptText() string {
-	return fmt.Sprintf("kept %d rows in %d table chunks already loaded (checked: every table's rows per warehouse "+
-		"equal the completion marks committed with them, and no other rows are there)", st.KeptRows, st.KeptUnits)
+	return fmt.Sprintf("kept %d rows in %d table chunks already loaded (checked in %.1fs: every table's rows per warehouse "+
+		"equal the completion marks committed with them, and no other rows are there)", st.KeptRows, st.KeptUnits, st.KeptCheck.Seconds())
 }
