@@ -38,8 +38,10 @@ func tpccLoadCommand() *cobra.Command {
 
 Parallel workers stream the rows with binary COPY, then build the primary keys
 and indexes in parallel and ANALYZE. The load is recorded in table pgoltp_meta
-(warehouses, seed, NURand C_LOAD) and marked complete only at the very end; a
-load that was interrupted is detected and rebuilt by the next 'tpcc load'.`,
+(warehouses, seed, NURand C_LOAD) and marked complete only at the very end. A
+load that was interrupted (even killed) is resumed by the next 'tpcc load' of the
+same warehouses: each COPY job commits its rows with a completion mark, and the
+parts marked done are checked (rows per warehouse) and kept, not loaded again.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := applyProps(cmd, props, "load"); err != nil {

@@ -48,7 +48,7 @@ func tpccLoadProblem(ctx context.Context, err error) error {
 	case errors.Is(err, tpcc.ErrLoadBusy):
 		return problem.BadInput("wait for it to finish, or use another --schema", "%s", err.Error())
 	case ctx.Err() != nil:
-		return problem.Failed("load interrupted; the schema is marked incomplete and the next 'pgoltp tpcc load' rebuilds it")
+		return problem.Failed("load interrupted; the schema is marked incomplete and the next 'pgoltp tpcc load' of the same warehouses resumes it")
 	}
 	return fmt.Errorf("tpcc load: %w", err)
 }

@@ -304,8 +304,11 @@ type orderRows struct {
 	p    *population
 	g    *Rand
 	w, n int
+	// perm and cnt are one district's, allocated while the unit streams
+	// and dropped after its last row: a load holds every warehouse's units
+	// from the start, so what they keep must not grow with the scale.
 	perm []int
-	cnt  [OrdersPerDistrict]uint8
+	cnt  *[OrdersPerDistrict]uint8
 }
 
 func (p *population) orderRows(w int) *orderRows {
@@ -319,8 +322,11 @@ func (s *orderRows) writeRow(c *copyRows) {
 	d, id := s.n/OrdersPerDistrict+1, s.n%OrdersPerDistrict+1
 	s.n++
 	if id == 1 {
+		if s.cnt == nil {
+			s.cnt = new([OrdersPerDistrict]uint8)
+		}
 		s.perm = s.g.Perm(CustomersPerDistrict)
-		s.p.orderShape(s.w, d, &s.cnt)
+		s.p.orderShape(s.w, d, s.cnt)
 	}
 	c.row(8)
 	c.int4(id)
@@ -336,6 +342,9 @@ func (s *orderRows) writeRow(c *copyRows) {
 	c.int4(int(s.cnt[id-1]))
 	c.int4(1)
 	c.end()
+	if s.n == s.total() {
+		s.perm, s.cnt = nil, nil
+	}
 }
 
 // newOrderRows: orders 2,101..3,000 of each district.
@@ -365,9 +374,9 @@ func (s *newOrderRows) writeRow(c *copyRows) {
 type orderLineRows struct {
 	p          *population
 	g          *Rand
-	w, d, o, l int // current district, order and line (1-based; o == 0 before the first)
-	cnt        [OrdersPerDistrict]uint8
-	rows       int
+	w, d, o, l int                       // current district, order and line (1-based; o == 0 before the first)
+	cnt        *[OrdersPerDistrict]uint8 // the district's o_ol_cnt while the unit streams (as orderRows')
+	rows, done int
 }
 
 func (p *population) orderLineRows(w int) *orderLineRows {
@@ -393,7 +402,10 @@ func (s *orderLineRows) writeRow(c *copyRows) {
 		if s.o > OrdersPerDistrict || s.d == 0 {
 			s.d++
 			s.o = 1
-			s.p.orderShape(s.w, s.d, &s.cnt)
+			if s.cnt == nil {
+				s.cnt = new([OrdersPerDistrict]uint8)
+			}
+			s.p.orderShape(s.w, s.d, s.cnt)
 		}
 	}
 	s.l++
@@ -421,4 +433,7 @@ func (s *orderLineRows) writeRow(c *copyRows) {
 	c.b = g.appendFrom(c.b, 24, alnum)
 	c.endText(m)
 	c.end()
+	if s.done++; s.done == s.rows {
+		s.cnt = nil
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
@@ -46,7 +47,8 @@ type LoadOptions struct {
 	// cannot be seen (a --dsn server): Progress gets a note with the estimate.
 	FreeDisk func() (int64, error) `json:"-"`
 
-	roomChecked bool // the disk check was made for a bigger load of which this is one schema
+	roomChecked   bool          // the disk check was made for a bigger load of which this is one schema
+	progressEvery time.Duration // between plain progress lines; 0: progressLineEvery
 }
 
 // LoadStats describe a finished load.
@@ -59,12 +61,18 @@ type LoadStats struct {
 	// AlreadyLoaded: a complete load of this shape was there; nothing was done.
 	AlreadyLoaded bool `json:"already_loaded"`
 	// Replaced: an earlier load (interrupted, or forced) was dropped first.
-	Replaced bool          `json:"replaced"`
-	Create   time.Duration `json:"create_ns"`
-	Data     time.Duration `json:"data_ns"`
-	Index    time.Duration `json:"index_ns"`
-	Analyze  time.Duration `json:"analyze_ns"`
-	Total    time.Duration `json:"total_ns"`
+	Replaced bool `json:"replaced"`
+	// KeptRows and KeptUnits: an interrupted load of the same shape was
+	// resumed; these rows (KeptUnits tables' warehouses) were kept, checked
+	// against their completion marks, and not loaded again.
+	KeptRows  int64         `json:"kept_rows,omitempty"`
+	KeptUnits int           `json:"kept_units,omitempty"`
+	KeptCheck time.Duration `json:"kept_check_ns,omitempty"` // the check of the kept rows
+	Create    time.Duration `json:"create_ns"`
+	Data      time.Duration `json:"data_ns"`
+	Index     time.Duration `json:"index_ns"`
+	Analyze   time.Duration `json:"analyze_ns"`
+	Total     time.Duration `json:"total_ns"`
 	// Schema is the schema loaded; with several, Schemas holds each one's
 	// stats and the rest sums them (Total is the wall time of them all).
 	Schema  string      `json:"schema"`
@@ -74,6 +82,13 @@ type LoadStats struct {
 	// and marked the load complete.
 	Part     string `json:"part,omitempty"`
 	Finished bool   `json:"finished,omitempty"`
+	// TableBytes is what the tables take on disk after the load, without
+	// their indexes (pg_table_size); the load rate is given in it.
+	TableBytes int64 `json:"table_bytes,omitempty"`
+	// DriverCPU and DriverPeakRSS are the loading process's own cost (peak
+	// RSS is VmHWM, bytes): flat in the number of warehouses.
+	DriverCPU     time.Duration `json:"driver_cpu_ns,omitempty"`
+	DriverPeakRSS int64         `json:"driver_peak_rss_bytes,omitempty"`
 }
 
 // TotalRows sums Rows.
@@ -173,7 +188,8 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 		return stats, err
 	}
 	defer unlock()
-	if done, err := checkExistingLoad(ctx, conn, opts, &stats); err != nil {
+	old, done, err := checkExistingLoad(ctx, conn, opts, &stats)
+	if err != nil {
 		return stats, err
 	} else if done {
 		stats.Total = time.Since(start)
@@ -182,7 +198,27 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 	if err := checkRoom(ctx, dsn, opts); err != nil { // once it is sure to load
 		return stats, err
 	}
+	if old != nil {
+		if resumed, err := resumeLoad(ctx, conn, pathDSN, opts, *old, &stats, start); resumed || err != nil {
+			return stats, err
+		}
+		stats.Replaced = true
+	}
+	return stats, freshLoad(ctx, conn, pathDSN, opts, &stats, start)
+}
 
+// tableBytesSQL sums the sizes of the TPC-C tables ($1) of the current
+// schema and their partitions, without indexes.
+const tableBytesSQL = `WITH t AS (
+	SELECT c.oid FROM pg_class c
+	WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND c.relname = ANY($1)
+)
+SELECT coalesce(sum(pg_table_size(oid)), 0)::bigint FROM (
+	SELECT oid FROM t UNION SELECT i.inhrelid FROM pg_inherits i JOIN t ON t.oid = i.inhparent
+) r`
+
+// freshLoad drops what the schema holds and loads everything.
+func freshLoad(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOptions, stats *LoadStats, start time.Time) error {
 	seed := chooseSeed(opts.Seed)
 	stats.Seed = seed
 	stats.Constants = NewLoadConstants(NewRand(seed))
@@ -190,7 +226,7 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 	// server's local wall clock, as now() in the transactions will give.
 	var now, wall time.Time
 	if err := conn.QueryRow(ctx, "SELECT now(), localtimestamp").Scan(&now, &wall); err != nil {
-		return stats, fmt.Errorf("reading the server time: %w", err)
+		return fmt.Errorf("reading the server time: %w", err)
 	}
 	pop := &population{seed: seed, warehouses: opts.Warehouses, c: stats.Constants, now: newTimestampField(wall)}
 
@@ -198,28 +234,45 @@ func Load(ctx context.Context, dsn string, opts LoadOptions) (LoadStats, error) 
 	meta := Meta{Warehouses: opts.Warehouses, Load: stats.Constants, Seed: seed, LoadedAt: now,
 		Partitions: opts.Partitions, ForeignKeys: opts.ForeignKeys}
 	if err := createTables(ctx, conn, meta, opts.SchemaOptions); err != nil {
-		return stats, err
+		return err
 	}
 	stats.Create = time.Since(t0)
+	return finishLoad(ctx, conn, pathDSN, opts, meta, pop.units(), nil, stats, start)
+}
 
-	units := pop.units()
+// finishLoad loads units (kept holds the tables that already have rows: they
+// are not loaded frozen), builds the indexes, analyzes, and marks the load
+// complete, its completion marks dropped in the same transaction.
+func finishLoad(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOptions, meta Meta, units []rowSource, kept map[string]bool, stats *LoadStats, start time.Time) error {
 	var total int64
 	for _, u := range units {
 		total += int64(u.total())
 	}
-	prog := newLoadProgress(opts.Progress, opts.ProgressBar, total)
+	prog := newLoadProgress(opts.Progress, opts.ProgressBar, total, opts.progressEvery)
 	defer prog.stop()
-	if err := fillTables(ctx, conn, pathDSN, opts, units, prog, &stats); err != nil {
-		return stats, err
+	if err := fillTables(ctx, conn, pathDSN, opts, units, kept, prog, stats); err != nil {
+		return err
 	}
+	if err := conn.QueryRow(ctx, tableBytesSQL, TableNames()).Scan(&stats.TableBytes); err != nil {
+		return fmt.Errorf("reading the size of the tables: %w", err)
+	}
+	usage := driver.ReadProcessUsage()
+	stats.DriverCPU, stats.DriverPeakRSS = usage.CPU, usage.PeakRSS
 	stats.Total = time.Since(start)
 	meta.Complete = true
 	meta.LoadSeconds = stats.Total.Seconds()
-	if err := writeMeta(ctx, conn, meta); err != nil {
-		return stats, err
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if err := writeMeta(ctx, tx, meta); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "DROP TABLE IF EXISTS "+loadDoneTable)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	prog.phase("done")
-	return stats, nil
+	return nil
 }
 
 // lockSchemaForLoad takes the schema's load lock and returns its release.
@@ -249,9 +302,24 @@ func lockSchemaForLoad(ctx context.Context, conn *pgx.Conn, schema string) (func
 
 // checkExistingLoad decides from pgoltp_meta what to do with what the schema
 // holds: done when the same complete load is already there (stats says so),
-// an error when something else is there and opts.Force is not set; otherwise
+// an error when something else is there and opts.Force is not set; resume
+// (its meta) when an interrupted load of the same shape is there; otherwise
 // the load goes on and stats.Replaced says whether it replaces something.
-func checkExistingLoad(ctx context.Context, conn *pgx.Conn, opts LoadOptions, stats *LoadStats) (done bool, err error) {
+func checkExistingLoad(ctx context.Context, conn *pgx.Conn, opts LoadOptions, stats *LoadStats) (resume *Meta, done bool, err error) {
+	done, err = checkExisting(ctx, conn, opts, stats)
+	if err != nil || done || !stats.Replaced || opts.Force {
+		return nil, done, err
+	}
+	old, err := ReadMeta(ctx, conn)
+	if err != nil || old.Complete || old.Warehouses != opts.Warehouses || old.Partitions != opts.Partitions ||
+		old.ForeignKeys != opts.ForeignKeys || (opts.Seed != 0 && opts.Seed != old.Seed) {
+		return nil, false, nil
+	}
+	stats.Replaced = false
+	return &old, false, nil
+}
+
+func checkExisting(ctx context.Context, conn *pgx.Conn, opts LoadOptions, stats *LoadStats) (done bool, err error) {
 	old, err := ReadMeta(ctx, conn)
 	switch {
 	case errors.Is(err, ErrNotLoaded):
@@ -289,7 +357,7 @@ func chooseSeed(seed uint64) uint64 {
 }
 
 // createTables drops the old tables, records the load as incomplete, and
-// creates the bare tables, in one transaction: afterwards the schema either
+// creates the bare tables and the completion marks' table, in one transaction: afterwards the schema either
 // has its old state or a fresh incomplete load.
 func createTables(ctx context.Context, db interface {
 	Begin(context.Context) (pgx.Tx, error)
@@ -300,6 +368,9 @@ func createTables(ctx context.Context, db interface {
 		}
 		if err := writeMeta(ctx, tx, meta); err != nil {
 			return err
+		}
+		if _, err := tx.Exec(ctx, loadDoneDDL); err != nil {
+			return fmt.Errorf("creating %s: %w", loadDoneTable, err)
 		}
 		for _, t := range tpccTables {
 			for _, stmt := range t.createSQL(schema) {
@@ -314,17 +385,23 @@ func createTables(ctx context.Context, db interface {
 
 // fillTables streams the rows of units over parallel workers, then builds the
 // primary keys and indexes and analyzes, timing each phase into stats.
-func fillTables(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOptions, units []rowSource, prog *loadProgress, stats *LoadStats) error {
-	workers, jobs, err := openCopy(ctx, conn, pathDSN, opts, units)
+func fillTables(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOptions, units []rowSource, kept map[string]bool, prog *loadProgress, stats *LoadStats) error {
+	workers, jobs, err := openCopy(ctx, conn, pathDSN, opts, units, kept)
 	if err != nil {
 		return err
 	}
 	defer closeWorkers(context.WithoutCancel(ctx), workers)
 
 	t0 := time.Now()
-	stats.Rows, err = loadData(ctx, workers, jobs, prog.rows)
+	rows, err := loadData(ctx, workers, jobs, prog.counts)
 	if err != nil {
 		return err
+	}
+	if stats.Rows == nil {
+		stats.Rows = map[string]int64{}
+	}
+	for t, n := range rows {
+		stats.Rows[t] += n
 	}
 	stats.Data = time.Since(t0)
 
@@ -373,8 +450,9 @@ func countTPCCTables(ctx context.Context, conn *pgx.Conn) (int, error) {
 // of every earlier commit with it.
 // openCopy opens the load's worker connections and plans the COPY jobs of
 // units over them (per partition when the tables are partitioned). The
-// caller closes the workers.
-func openCopy(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOptions, units []rowSource) ([]*pgx.Conn, []copyJob, error) {
+// caller closes the workers. The tables in kept have rows already: their
+// jobs are not frozen (a frozen job empties its relation first).
+func openCopy(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOptions, units []rowSource, kept map[string]bool) ([]*pgx.Conn, []copyJob, error) {
 	workers, err := openWorkers(ctx, pathDSN, opts.Workers)
 	if err != nil {
 		return nil, nil, err
@@ -386,7 +464,11 @@ func openCopy(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOpti
 			return nil, nil, err
 		}
 	}
-	return workers, planCopyJobs(units, opts.SchemaOptions, partitionOf, opts.Workers), nil
+	jobs := planCopyJobs(units, opts.SchemaOptions, partitionOf, opts.Workers)
+	for i := range jobs {
+		jobs[i].freeze = jobs[i].freeze && !kept[jobs[i].table.name]
+	}
+	return workers, jobs, nil
 }
 
 func openWorkers(ctx context.Context, dsn string, n int) ([]*pgx.Conn, error) {
@@ -439,7 +521,7 @@ func runParallel(ctx context.Context, conns []*pgx.Conn, n int, job func(ctx con
 }
 
 // loadData runs the copy jobs over the workers and returns the rows per table.
-func loadData(ctx context.Context, conns []*pgx.Conn, jobs []copyJob, progress *atomic.Int64) (map[string]int64, error) {
+func loadData(ctx context.Context, conns []*pgx.Conn, jobs []copyJob, progress *loadCounts) (map[string]int64, error) {
 	var mu sync.Mutex
 	rows := map[string]int64{}
 	err := runParallel(ctx, conns, len(jobs), func(ctx context.Context, conn *pgx.Conn, i int) error {

@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"io"
-	"sync/atomic"
 )
 
 // copySource is the io.Reader that pgconn.CopyFrom pulls the COPY data from:
@@ -14,11 +13,11 @@ type copySource struct {
 	left     int // rows still to generate
 	off      int // bytes of c.b already handed out
 	finished bool
-	rows     *atomic.Int64 // progress counter shared by all workers
+	counts   *loadCounts // progress shared by all workers; nil: none
 }
 
-func newCopySource(src rowSource, binary bool, rows *atomic.Int64) *copySource {
-	s := &copySource{src: src, left: src.total(), rows: rows}
+func newCopySource(src rowSource, binary bool, counts *loadCounts) *copySource {
+	s := &copySource{src: src, left: src.total(), counts: counts}
 	s.c = copyRows{b: make([]byte, 0, 80<<10), binary: binary}
 	s.c.header()
 	return s
@@ -40,8 +39,9 @@ func (s *copySource) Read(p []byte) (int, error) {
 			s.c.trailer()
 			s.finished = true
 		}
-		if s.rows != nil {
-			s.rows.Add(int64(n))
+		if s.counts != nil {
+			s.counts.rows.Add(int64(n))
+			s.counts.bytes.Add(int64(len(s.c.b)))
 		}
 	}
 	n := copy(p, s.c.b[s.off:])

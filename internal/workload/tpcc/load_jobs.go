@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -39,6 +38,11 @@ var rowBytes = map[string]int64{
 	"orders": 47, "order_line": 72, "item": 76, "stock": 306,
 }
 
+// maxJobBytes caps a COPY job (estimated COPY bytes): the most work of a
+// killed load that one worker loses. A relation bigger than that is loaded
+// in unfrozen slices (stock from 71 warehouses on, order_line from 100).
+const maxJobBytes = 2 << 30
+
 // planCopyJobs groups the units by relation and decides which relations are
 // loaded frozen. partitionOf maps a warehouse to its partition number, when
 // the per-warehouse tables are partitioned.
@@ -63,8 +67,10 @@ func planCopyJobs(units []rowSource, o SchemaOptions, partitionOf map[int]int, w
 		j.bytes += b
 		total += b
 	}
-	// A worker's fair share, with some slack: frozen relations up to this size.
-	limit := total / int64(max(workers, 1)) * 5 / 4
+	// A worker's fair share, with some slack, and at most maxJobBytes: frozen
+	// relations up to this size. A job is one transaction, so this is also the
+	// most work a worker loses when the load is killed (load_resume.go).
+	limit := min(total/int64(max(workers, 1))*5/4, maxJobBytes)
 	var jobs []copyJob
 	for _, rel := range order {
 		j := byRel[rel]
@@ -113,28 +119,27 @@ func warehousePartitions(ctx context.Context, conn *pgx.Conn, warehouses, partit
 	return m, nil
 }
 
-// run streams the job's units over conn and returns the rows written.
-func (j copyJob) run(ctx context.Context, conn *pgx.Conn, progress *atomic.Int64) (int64, error) {
+// run streams the job's units over conn and returns the rows written. The
+// job is one transaction, its completion marks (load_resume.go) with it.
+func (j copyJob) run(ctx context.Context, conn *pgx.Conn, progress *loadCounts) (int64, error) {
 	sql := copyIntoSQL(j.rel, j.table, j.freeze)
 	var rows int64
-	stream := func() error {
-		for _, u := range j.units {
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if j.freeze {
+			if _, err := tx.Exec(ctx, "TRUNCATE "+j.rel); err != nil {
+				return fmt.Errorf("TRUNCATE %s: %w", j.rel, err)
+			}
+		}
+		written := make([]int64, len(j.units))
+		for i, u := range j.units {
 			tag, err := conn.PgConn().CopyFrom(ctx, newCopySource(u, true, progress), sql)
 			if err != nil {
 				return fmt.Errorf("COPY %s: %w", j.rel, err)
 			}
-			rows += tag.RowsAffected()
+			written[i] = tag.RowsAffected()
+			rows += written[i]
 		}
-		return nil
-	}
-	if !j.freeze {
-		return rows, stream()
-	}
-	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "TRUNCATE "+j.rel); err != nil {
-			return fmt.Errorf("TRUNCATE %s: %w", j.rel, err)
-		}
-		return stream()
+		return markDone(ctx, tx, j.units, written)
 	})
 	return rows, err
 }

@@ -68,9 +68,9 @@ func loadPart(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOpti
 	for _, u := range units {
 		total += int64(u.total())
 	}
-	prog := newLoadProgress(opts.Progress, opts.ProgressBar, total)
+	prog := newLoadProgress(opts.Progress, opts.ProgressBar, total, opts.progressEvery)
 	defer prog.stop()
-	workers, jobs, err := openCopy(ctx, conn, pathDSN, opts, units)
+	workers, jobs, err := openCopy(ctx, conn, pathDSN, opts, units, nil)
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func loadPart(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOpti
 		jobs[i].freeze = false // the tables are shared with the other parts
 	}
 	t0 := time.Now()
-	if stats.Rows, err = loadData(ctx, workers, jobs, prog.rows); err != nil {
+	if stats.Rows, err = loadData(ctx, workers, jobs, prog.counts); err != nil {
 		return err
 	}
 	stats.Data = time.Since(t0)
@@ -135,7 +135,7 @@ func completePartLoad(ctx context.Context, conn *pgx.Conn, workers []*pgx.Conn, 
 		if err := writeMeta(ctx, tx, meta); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, "DROP TABLE pgoltp_load_parts")
+		_, err := tx.Exec(ctx, "DROP TABLE IF EXISTS pgoltp_load_parts, "+loadDoneTable)
 		return err
 	})
 	if err == nil {

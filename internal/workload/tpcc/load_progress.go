@@ -10,29 +10,40 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
-// loadProgress shows how the data phase advances: a live bar with rows/s and
-// ETA on a terminal, or a plain line every few seconds otherwise (logs, CI).
-// The workers only add to rows; a ticker goroutine does all the printing.
+// loadCounts is what the workers have streamed so far: rows and COPY bytes.
+type loadCounts struct {
+	rows, bytes atomic.Int64
+}
+
+// loadProgress shows how the data phase advances: a live bar with rows/s,
+// MB/s and the time left on a terminal, or a plain line every few seconds
+// otherwise (logs, CI). The workers only add to counts; a ticker goroutine
+// does all the printing.
 type loadProgress struct {
-	rows  *atomic.Int64
-	out   io.Writer
-	bar   *progressbar.ProgressBar
-	total int64
-	start time.Time
-	done  chan struct{}
-	wg    sync.WaitGroup
-	once  sync.Once
+	counts *loadCounts
+	out    io.Writer
+	bar    *progressbar.ProgressBar
+	total  int64
+	start  time.Time
+	done   chan struct{}
+	wg     sync.WaitGroup
+	once   sync.Once
 }
 
 // progressLineEvery is how often the plain (non-terminal) output prints a line.
 const progressLineEvery = 5 * time.Second
 
-func newLoadProgress(out io.Writer, bar bool, total int64) *loadProgress {
-	p := &loadProgress{rows: new(atomic.Int64), out: out, total: total, start: time.Now(), done: make(chan struct{})}
+// newLoadProgress starts showing the progress of a data phase of total rows
+// on out (nil: nothing shown), a line every interval (0: progressLineEvery)
+// or, with bar, a live bar.
+func newLoadProgress(out io.Writer, bar bool, total int64, every time.Duration) *loadProgress {
+	p := &loadProgress{counts: new(loadCounts), out: out, total: total, start: time.Now(), done: make(chan struct{})}
 	if out == nil {
 		return p
 	}
-	every := progressLineEvery
+	if every <= 0 {
+		every = progressLineEvery
+	}
 	if bar {
 		every = 200 * time.Millisecond
 		p.bar = progressbar.NewOptions64(total,
@@ -64,18 +75,33 @@ func newLoadProgress(out io.Writer, bar bool, total int64) *loadProgress {
 }
 
 func (p *loadProgress) show() {
-	n := p.rows.Load()
+	n, b := p.counts.rows.Load(), p.counts.bytes.Load()
+	el := time.Since(p.start)
 	if p.bar != nil {
+		p.bar.Describe(fmt.Sprintf("loading rows, %.1f MB/s", megabytesPerSecond(b, el)))
 		_ = p.bar.Set64(n)
 		return
 	}
-	el := time.Since(p.start).Seconds()
-	rate := float64(n) / max(el, 1e-9)
+	fmt.Fprintln(p.out, loadProgressLine(n, p.total, b, el))
+}
+
+// loadProgressLine is the plain progress line: rows done of total, the rates so
+// far, and the time left at that rate.
+func loadProgressLine(rows, total, bytes int64, elapsed time.Duration) string {
+	rate := float64(rows) / max(elapsed.Seconds(), 1e-9)
 	eta := "?"
-	if rate > 0 {
-		eta = (time.Duration(float64(p.total-n)/rate) * time.Second).Round(time.Second).String()
+	if left := float64(total-rows) / rate; rate > 0 && left > 999*3600 {
+		eta = "> 999h" // (and no overflow of a Duration)
+	} else if rate > 0 {
+		eta = time.Duration(left * float64(time.Second)).Round(time.Second).String()
 	}
-	fmt.Fprintf(p.out, "loading: %d/%d rows (%.0f%%), %.0f rows/s, ETA %s\n", n, p.total, 100*float64(n)/float64(max(p.total, 1)), rate, eta)
+	return fmt.Sprintf("loading: %d/%d rows (%.0f%%), %.0f rows/s, %.1f MB/s, ETA %s",
+		rows, total, 100*float64(rows)/float64(max(total, 1)), rate, megabytesPerSecond(bytes, elapsed), eta)
+}
+
+// megabytesPerSecond is bytes over d in MB (10^6 bytes) per second.
+func megabytesPerSecond(bytes int64, d time.Duration) float64 {
+	return float64(bytes) / 1e6 / max(d.Seconds(), 1e-9)
 }
 
 // phase ends the data bar (once) and announces the next step.
@@ -95,12 +121,14 @@ func (p *loadProgress) stop() {
 			return
 		}
 		if p.bar != nil {
-			_ = p.bar.Set64(p.rows.Load())
+			_ = p.bar.Set64(p.counts.rows.Load())
 			_ = p.bar.Finish()
 			fmt.Fprintln(p.out)
 			return
 		}
-		el := time.Since(p.start).Seconds()
-		fmt.Fprintf(p.out, "loaded %d rows in %.1fs (%.0f rows/s)\n", p.rows.Load(), el, float64(p.rows.Load())/max(el, 1e-9))
+		el := time.Since(p.start)
+		n := p.counts.rows.Load()
+		fmt.Fprintf(p.out, "loaded %d rows in %.1fs (%.0f rows/s, %.1f MB/s of COPY data)\n",
+			n, el.Seconds(), float64(n)/max(el.Seconds(), 1e-9), megabytesPerSecond(p.counts.bytes.Load(), el))
 	})
 }

@@ -107,12 +107,8 @@ func (r *RunResult) writeErrors(b *strings.Builder) {
 	for _, e := range r.Errors {
 		fmt.Fprintf(b, "  %d× %s [%s] %s\n", e.Count, e.Txn, e.SQLState, e.Message)
 	}
-	for _, o := range r.Outages {
-		restored := "not restored"
-		if !o.Restored.IsZero() {
-			restored = fmt.Sprintf("restored after %.2fs", o.Duration().Seconds())
-		}
-		fmt.Fprintf(b, "  connection %d lost at %s, %s (%d attempts)\n", o.Conn, o.Lost.Format("15:04:05.000"), restored, o.Attempts)
+	for _, l := range driver.OutageLines(r.Outages) {
+		fmt.Fprintf(b, "  %s\n", l)
 	}
 	d := r.Deliveries
 	fmt.Fprintf(b, "deliveries in the measured interval: queued %d completed %d, not completed at the end %d, %d skipped a district (%d districts), p90 completion %s\n",

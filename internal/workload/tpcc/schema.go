@@ -316,7 +316,7 @@ var tableCost = map[string]int{
 
 // dropSQL drops every TPC-C table and the meta row's table of the current schema.
 func dropSQL() string {
-	names := append(TableNames(), metaTable)
+	names := append(TableNames(), metaTable, loadDoneTable)
 	return "DROP TABLE IF EXISTS " + strings.Join(names, ", ") + " CASCADE"
 }
 

@@ -25,6 +25,9 @@ func (st LoadStats) WriteText(w io.Writer) {
 	if st.Replaced {
 		fmt.Fprintln(w, "replaced the earlier (incomplete or forced) load")
 	}
+	if st.KeptUnits > 0 {
+		fmt.Fprintf(w, "resumed the interrupted load: %s\n", st.keptText())
+	}
 	if st.Part != "" {
 		fmt.Fprintf(w, "part %s of %d warehouses: %d rows in %.1fs with %d workers (seed %d)\n",
 			st.Part, st.Warehouses, st.TotalRows(), st.Data.Seconds(), st.Workers, st.Seed)
@@ -37,8 +40,15 @@ func (st LoadStats) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "loaded %d warehouses, %d rows in %.1fs with %d workers (seed %d, C_LOAD c_last=%d c_id=%d ol_i_id=%d)\n",
 		st.Warehouses, st.TotalRows(), st.Total.Seconds(), st.Workers, st.Seed, st.Constants.CLast, st.Constants.CID, st.Constants.OLIID)
+	loaded := st.TotalRows() - st.KeptRows
 	fmt.Fprintf(w, "  data %.1fs (%.0f rows/s), indexes %.1fs, analyze %.1fs\n",
-		st.Data.Seconds(), float64(st.TotalRows())/max(st.Data.Seconds(), 1e-9), st.Index.Seconds(), st.Analyze.Seconds())
+		st.Data.Seconds(), float64(loaded)/max(st.Data.Seconds(), 1e-9), st.Index.Seconds(), st.Analyze.Seconds())
+	if st.TableBytes > 0 {
+		share := float64(loaded) / float64(max(st.TotalRows(), 1)) // what this run wrote of the tables
+		fmt.Fprintf(w, "  tables %.0f MB: %.0f MB/s over the data phase, %.0f MB/s over the whole load; driver %.1f CPU-s, peak RSS %d MB\n",
+			float64(st.TableBytes)/1e6, share*float64(st.TableBytes)/1e6/max(st.Data.Seconds(), 1e-9),
+			share*float64(st.TableBytes)/1e6/max(st.Total.Seconds(), 1e-9), st.DriverCPU.Seconds(), st.DriverPeakRSS>>20)
+	}
 }
 
 // WriteText prints the check's verdicts and the violating rows, for people.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgoltp/pgoltp/internal/driver"
 	"github.com/pgoltp/pgoltp/internal/field"
 	"github.com/pgoltp/pgoltp/internal/metrics"
 	"github.com/pgoltp/pgoltp/internal/workload"
@@ -271,10 +272,7 @@ func (r *RunResult) notes() []string {
 	for _, n := range r.NonCompliant {
 		notes = append(notes, "INDICATIVE, departs from TPC-C 5.11: "+n)
 	}
-	for _, o := range r.Outages {
-		notes = append(notes, fmt.Sprintf("connection %d lost at %s for %s (%d reconnect attempts): %s",
-			o.Conn, o.Lost.Format(time.TimeOnly), o.Duration().Round(time.Millisecond), o.Attempts, o.Error))
-	}
+	notes = append(notes, driver.OutageLines(r.Outages)...)
 	if r.StopReason != "" {
 		notes = append(notes, "stopped: "+r.StopReason)
 	}
