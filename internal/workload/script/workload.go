@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/pgoltp/pgoltp/internal/pgbench"
 	"github.com/pgoltp/pgoltp/internal/workload"
 	"github.com/pgoltp/pgoltp/internal/workload/command"
@@ -43,7 +45,37 @@ func (w *Workload) Name() string {
 }
 
 // Unchecked: a script has no consistency check of pgoltp's.
-func (w *Workload) Unchecked() {}
+func (w *Workload) Unchecked() bool { return true }
+
+// UpdatedTables implements workload.UpdatedInPlace: with init pgbench, the
+// three tables pgbench -i's -F (fillfactor) applies to, which its built-in
+// scripts update in place; with init none, the tables are the user's and
+// pgoltp names none.
+func (w *Workload) UpdatedTables() []string {
+	if w.Init == InitNone {
+		return nil
+	}
+	return []string{"pgbench_accounts", "pgbench_tellers", "pgbench_branches"}
+}
+
+// Ready implements workload.Ready: the server answers and, with init
+// pgbench, holds pgbench -i's tables (a run of the built-in scripts on an
+// empty database would be stored as failed, not refused).
+func (w *Workload) Ready(ctx context.Context, dsn string) error {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	if w.Init == InitNone {
+		return nil
+	}
+	var branches int64
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pgbench_branches").Scan(&branches); err != nil || branches == 0 {
+		return fmt.Errorf("no pgbench tables here (init %s): load them first (pgbench -i, or the plan's load), or use init %s for a schema of your own", InitPgbench, InitNone)
+	}
+	return nil
+}
 
 // Check implements workload.Workload: nothing to check.
 func (w *Workload) Check(context.Context, string) (*workload.Check, error) { return nil, nil }
