@@ -76,8 +76,8 @@ cleanup() {
     echo "lab kept in $LAB" >&2
   else
     "$PGOLTP" cluster destroy --lab "$LAB" >/dev/null 2>&1 || true
+    rm -rf "$WORK"
   fi
-  rm -rf "$WORK/pgoltp"
   echo "reports and logs in $OUT" >&2
 }
 if [ -z "${PGOLTP:-}" ]; then
