@@ -42,10 +42,10 @@ func Own(name string) bool {
 // as it would be from pg_settings.
 func readOwn(ctx context.Context, q Querier, names []string, out map[string]Live) error {
 	for _, name := range names {
-		s, ok := Lookup(name, 0)
-		if !ok || !Own(name) {
+		if !Own(name) {
 			continue
 		}
+		s, _ := Lookup(name, 0)
 		rows, err := q.Query(ctx, "SELECT coalesce(current_setting($1, true), '')", s.Name)
 		if err != nil {
 			return fmt.Errorf("reading %s: %w", s.Name, err)
@@ -62,7 +62,7 @@ func readOwn(ctx context.Context, q Querier, names []string, out map[string]Live
 			return fmt.Errorf("reading %s: %w", s.Name, err)
 		}
 		if v != "" {
-			out[s.Name] = Live{Range: s.Range, Name: s.Name, Setting: v, BootVal: "", Source: "configuration file", Context: s.Context}
+			out[s.Name] = Live{Range: s.Range, Name: s.Name, Setting: v, Source: "configuration file", Context: s.Context}
 		}
 	}
 	return nil
