@@ -227,6 +227,9 @@ func ApplySettings(ctx context.Context, conn *pgx.Conn, values map[string]string
 	for _, name := range names {
 		// format(%I, %L) quotes the name and the value on the server: no
 		// client-side quoting of user input.
+		if err := settings.DeclareOwn(ctx, conn, name); err != nil {
+			return false, err
+		}
 		var stmt string
 		if err := conn.QueryRow(ctx, "SELECT format('ALTER SYSTEM SET %I = %L', $1::text, $2::text)", name, values[name]).Scan(&stmt); err != nil {
 			return false, err

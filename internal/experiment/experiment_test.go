@@ -49,6 +49,8 @@ func TestParsePlanRejects(t *testing.T) {
 		{"network setting", "duration: 5s\nsteps: [{settings: {listen_addresses: '*'}}]\n", "never sets listen_addresses"},
 		{"command in baseline", "duration: 5s\nbaseline: {settings: {restore_command: 'cp x y'}}\nsteps: [{settings: {work_mem: 8MB}}]\n", "never sets restore_command"},
 		{"code", "duration: 5s\nsteps: [{settings: {session_preload_libraries: auto_explain}}]\n", "loads code"},
+		{"injected, no baseline", "duration: 5s\nsteps: [{settings: {pgoltp.inject_rows: 300}}]\n", "set it in the baseline too"},
+		{"injected into tpcb", "duration: 5s\nworkload: {kind: tpcb}\nbaseline: {settings: {pgoltp.inject_rows: 0}}\nsteps: [{settings: {pgoltp.inject_rows: 300}}]\n", "only the ledger workload reads"},
 	}
 	for _, c := range cases {
 		_, err := experiment.ParsePlan(strings.NewReader(c.plan))

@@ -368,7 +368,7 @@ func (p *Plan) Check() error {
 	if err := checkSettings(&p.Baseline); err != nil {
 		return fmt.Errorf("the baseline: %v", err)
 	}
-	return nil
+	return p.checkInjected()
 }
 
 // checkSettings checks a step's settings and its os: (issue 28).

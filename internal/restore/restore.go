@@ -154,7 +154,10 @@ func resetSettings(ctx context.Context, dsn string, names []string) error {
 	for _, n := range names {
 		// format(%I) quotes the name on the server: no client-side quoting.
 		var stmt string
-		err := conn.QueryRow(ctx, "SELECT format('ALTER SYSTEM RESET %I', $1::text)", n).Scan(&stmt)
+		err := settings.DeclareOwn(ctx, conn, n)
+		if err == nil {
+			err = conn.QueryRow(ctx, "SELECT format('ALTER SYSTEM RESET %I', $1::text)", n).Scan(&stmt)
+		}
 		if err == nil {
 			_, err = conn.Exec(ctx, stmt)
 		}

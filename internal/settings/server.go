@@ -74,6 +74,9 @@ func ReadServer(ctx context.Context, q Querier, names ...string) (map[string]Liv
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("reading pg_settings: %w", err)
 	}
+	if err := readOwn(ctx, q, names, out); err != nil {
+		return nil, 0, err
+	}
 	return out, major, nil
 }
 
@@ -94,7 +97,7 @@ func ValidateLive(live map[string]Live, major int, name, value string) error {
 	}
 	l, ok := live[name]
 	if !ok {
-		if live != nil {
+		if live != nil && !Own(name) {
 			return fmt.Errorf("the server (PostgreSQL %d) has no setting %s", major, name)
 		}
 		return Validate(major, name, value)

@@ -135,7 +135,7 @@ func Lookup(name string, major int) (Setting, bool) {
 	name = strings.ToLower(strings.TrimSpace(name))
 	var best Setting
 	found := false
-	for _, s := range catalog {
+	for _, s := range known {
 		if s.Name != name || !s.appliesTo(major) {
 			continue
 		}
@@ -157,7 +157,7 @@ func newer(a, b Setting) bool {
 func variants(name string) []Setting {
 	name = strings.ToLower(strings.TrimSpace(name))
 	var out []Setting
-	for _, s := range catalog {
+	for _, s := range known {
 		if s.Name == name {
 			out = append(out, s)
 		}

@@ -17,6 +17,7 @@ var settlesInSeconds = map[string]bool{
 	"jit":            true,
 	"bgwriter_delay": true, "bgwriter_lru_maxpages": true, "bgwriter_lru_multiplier": true, "bgwriter_flush_after": true,
 	"backend_flush_after": true,
+	InjectRows:            true, // read by every transaction
 }
 
 // Switchable says whether an experiment may switch name between two values

@@ -7,7 +7,7 @@ import "testing"
 // over minutes may not; every name on the list is a catalog setting that a
 // reload changes (a typo would silently never switch).
 func TestSwitchable(t *testing.T) {
-	for _, name := range []string{"commit_delay", "wal_writer_delay", "synchronous_commit", "work_mem", "random_page_cost", "jit", "bgwriter_lru_maxpages"} {
+	for _, name := range []string{"commit_delay", "wal_writer_delay", "synchronous_commit", "work_mem", "random_page_cost", "jit", "bgwriter_lru_maxpages", InjectRows} {
 		if ok, why := Switchable(name, 15); !ok {
 			t.Errorf("%s not switchable: %s", name, why)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
+	"github.com/pgoltp/pgoltp/internal/settings"
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
@@ -35,7 +36,7 @@ func (l Ledger) RunLogged(ctx context.Context, dsn string, d time.Duration) (*wo
 // run drives the clients for d (until ctx ends when d is 0) on a
 // measure.Meter, handing each interval to onInterval (nil: none).
 func (l Ledger) run(ctx context.Context, dsn string, d time.Duration, onInterval workload.IntervalFunc) (*workload.Result, Acked, error) {
-	conns, err := l.connect(ctx, dsn)
+	conns, inject, err := l.connect(ctx, dsn)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -45,7 +46,7 @@ func (l Ledger) run(ctx context.Context, dsn string, d time.Duration, onInterval
 	start := time.Now()
 	rec.Interval() // the clock starts now
 	for i, conn := range conns {
-		clients[i] = client{id: i, conn: conn, local: rec.NewLocal(), accounts: int32(l.accounts()),
+		clients[i] = client{id: i, conn: conn, local: rec.NewLocal(), accounts: int32(l.accounts()), inject: inject,
 			rng: rand.New(rand.NewPCG(uint64(start.UnixNano()), uint64(i)))}
 	}
 	var opts measure.Options
@@ -65,18 +66,19 @@ func (l Ledger) run(ctx context.Context, dsn string, d time.Duration, onInterval
 }
 
 // connect opens one connection per client, once it has seen the tables
-// (an identity on ledger_entry's id: prepared by this pgoltp).
-func (l Ledger) connect(ctx context.Context, dsn string) (conns []*pgx.Conn, err error) {
+// (an identity on ledger_entry's id: prepared by this pgoltp), and says
+// whether the server has pgoltp.inject_rows set (injected).
+func (l Ledger) connect(ctx context.Context, dsn string) (conns []*pgx.Conn, inject bool, err error) {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	var identity bool
-	err = conn.QueryRow(ctx, `SELECT attidentity <> '' FROM pg_attribute
-		WHERE attrelid = 'ledger_entry'::regclass AND attname = 'id'`).Scan(&identity)
+	err = conn.QueryRow(ctx, `SELECT attidentity <> '', current_setting($1, true) IS NOT NULL FROM pg_attribute
+		WHERE attrelid = 'ledger_entry'::regclass AND attname = 'id'`, settings.InjectRows).Scan(&identity, &inject)
 	conn.Close(context.Background())
 	if err != nil || !identity {
-		return nil, fmt.Errorf("the ledger tables are missing or from an older pgoltp (prepare first): %v", err)
+		return nil, false, fmt.Errorf("the ledger tables are missing or from an older pgoltp (prepare first): %v", err)
 	}
 	conns = make([]*pgx.Conn, l.clients())
 	for i := range conns {
@@ -84,11 +86,18 @@ func (l Ledger) connect(ctx context.Context, dsn string) (conns []*pgx.Conn, err
 			for _, c := range conns[:i] {
 				c.Close(context.Background())
 			}
-			return nil, err
+			return nil, false, err
 		}
 	}
-	return conns, nil
+	return conns, inject, nil
 }
+
+// injectedWork is the known extra cost of a transaction while the server
+// has pgoltp.inject_rows set (settings.InjectRows): that many rows counted
+// on the server. The value is read by every transaction, so a reload
+// switches it within a run (a switchback step); a run started with the
+// setting absent never sends the statement, so ordinary runs pay nothing.
+const injectedWork = `SELECT count(*) FROM generate_series(1, coalesce(nullif(current_setting($1, true), ''), '0')::int)`
 
 // client is one connection's loop.
 type client struct {
@@ -97,6 +106,7 @@ type client struct {
 	local    *metrics.Local
 	rng      *rand.Rand
 	accounts int32
+	inject   bool // send injectedWork in every transaction
 }
 
 // run commits transactions until ctx ends or one fails, and returns the ids
@@ -129,6 +139,9 @@ func (c client) commit(ctx context.Context, acct int32) (int64, error) {
 	b.Queue("BEGIN")
 	b.Queue("UPDATE ledger_account SET balance = balance + 1 WHERE id = $1", acct)
 	b.Queue("INSERT INTO ledger_entry (account, client) VALUES ($1, $2) RETURNING id", acct, c.id)
+	if c.inject {
+		b.Queue(injectedWork, settings.InjectRows)
+	}
 	b.Queue("COMMIT")
 	res := c.conn.SendBatch(ctx, b)
 	var id int64
@@ -138,6 +151,9 @@ func (c client) commit(ctx context.Context, acct int32) (int64, error) {
 	}
 	if err == nil {
 		err = res.QueryRow().Scan(&id)
+	}
+	if err == nil && c.inject {
+		_, err = res.Exec()
 	}
 	if err == nil {
 		_, err = res.Exec()
