@@ -124,7 +124,7 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if err != nil {
 		return err
 	}
-	if len(plan.Versions) > 0 {
+	if len(plan.Versions) > 0 || len(plan.Builds) > 0 {
 		return runVersionPlan(ctx, out, path, plan)
 	}
 	if err := checkPlanWorkload(plan); err != nil {

@@ -14,7 +14,7 @@ import (
 var planKeys = map[string]string{
 	"Scale": "workload.scale", "Warehouses": "workload.scale",
 	"Clients": "workload.clients", "Conns": "workload.clients",
-	"Majors": "versions", "Repetitions": "repetitions", "Duration": "duration", "Sets": "baseline.settings",
+	"Majors": "versions", "Builds": "builds", "Repetitions": "repetitions", "Duration": "duration", "Sets": "baseline.settings",
 }
 
 // asPlanKeys names the options of err's field error (field.Error) by the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,6 +73,10 @@ type Plan struct {
 	// 18]): the workload with the baseline's settings on each major, as
 	// 'pgoltp compare-versions' runs it; repetitions are runs per major.
 	Versions []int `yaml:"versions"`
+	// Builds makes the plan a build study (builds: [default, o3-native,
+	// clang]): as versions:, one cluster per build of 'pgoltp build' (all of
+	// one major), the same data, interleaved (issue 28).
+	Builds []string `yaml:"builds"`
 }
 
 // Repetitions is a plan's 'repetitions:': a number of pairs, or auto.
@@ -264,7 +269,7 @@ func (p *Plan) Check() error {
 	if p.Prewarm < 0 {
 		return errors.New("prewarm cannot be negative")
 	}
-	if len(p.Versions) > 0 {
+	if len(p.Versions) > 0 || len(p.Builds) > 0 {
 		return p.checkVersions()
 	}
 	if err := p.checkRepetitions(); err != nil {
@@ -376,6 +381,12 @@ func (p *Plan) checkObjective() error {
 // baseline's settings, no steps. Which workloads a study can run is the
 // registry's to say (the command checks it).
 func (p *Plan) checkVersions() error {
+	if err := p.checkBuilds(); err != nil {
+		return err
+	}
+	if len(p.Builds) > 0 {
+		return p.checkStudy("builds", "builds")
+	}
 	seen := map[int]bool{}
 	for _, m := range p.Versions {
 		if m < settings.OldestMajor || m > settings.NewestMajor {
@@ -389,8 +400,38 @@ func (p *Plan) checkVersions() error {
 	if len(p.Versions) < 2 {
 		return errors.New("versions: list at least two majors to compare, e.g. versions: [10, 15]")
 	}
+	return p.checkStudy("versions", "majors")
+}
+
+// checkBuilds checks a builds: list's shape (which builds the cache holds
+// is the command's to check): two or more distinct names, not with
+// versions:.
+func (p *Plan) checkBuilds() error {
+	if len(p.Builds) == 0 {
+		return nil
+	}
+	if len(p.Versions) > 0 {
+		return errors.New("builds: give versions: or builds:, not both (builds are of one major)")
+	}
+	for i, b := range p.Builds {
+		if strings.TrimSpace(b) == "" {
+			return errors.New("builds: a name is empty; list builds of 'pgoltp build --list'")
+		}
+		if slices.Contains(p.Builds[:i], b) {
+			return fmt.Errorf("builds: %s is listed twice", b)
+		}
+	}
+	if len(p.Builds) < 2 {
+		return errors.New("builds: list at least two builds to compare, e.g. builds: [default, o3-native]")
+	}
+	return nil
+}
+
+// checkStudy checks what a versions or builds plan shares: no steps, the
+// baseline's settings, its repetitions (runs per arm).
+func (p *Plan) checkStudy(key, arms string) error {
 	if len(p.Steps) > 0 || len(p.Baseline.Layout) > 0 || len(p.Baseline.OS) > 0 {
-		return errors.New("versions: the majors are the steps; leave out steps, layout and os, and put settings under baseline")
+		return fmt.Errorf("%s: the %s are the steps; leave out steps, layout and os, and put settings under baseline", key, arms)
 	}
 	if err := settings.CheckApplicable(p.Baseline.Values()); err != nil {
 		return fmt.Errorf("the baseline: %v", err)
@@ -399,7 +440,7 @@ func (p *Plan) checkVersions() error {
 	case p.Repetitions.Auto || p.Repetitions == (Repetitions{}):
 		p.Repetitions = Repetitions{Pairs: 2}
 	case p.Repetitions.Pairs < 1 || p.Repetitions.Pairs > 100:
-		return fmt.Errorf("repetitions %d: runs per major, 1 to 100", p.Repetitions.Pairs)
+		return fmt.Errorf("repetitions %d: runs per %s, 1 to 100", p.Repetitions.Pairs, strings.TrimSuffix(arms, "s"))
 	}
 	return nil
 }

@@ -110,10 +110,10 @@ func TestCompare(t *testing.T) {
 	if len(c.Statements) != 2 || c.Statements[0].Query != "UPDATE x" {
 		t.Fatalf("statements %+v", c.Statements)
 	}
-	if s := c.Statements[0]; s.MeanMs[10] != 0.3 || s.MeanMs[18] != 0.1 || s.Share[10] != 75 {
+	if s := c.Statements[0]; s.MeanMs["10"] != 0.3 || s.MeanMs["18"] != 0.1 || s.Share["10"] != 75 {
 		t.Errorf("UPDATE x side by side: %+v", s)
 	}
-	if _, ok := c.Statements[1].Calls[18]; ok {
+	if _, ok := c.Statements[1].Calls["18"]; ok {
 		t.Error("SELECT y did not run on 18 but has a figure there")
 	}
 	var b bytes.Buffer
