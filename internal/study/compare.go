@@ -51,7 +51,7 @@ type Major struct {
 
 // StatementRow is one statement's mean time and share of time on each major.
 type StatementRow struct {
-	Query  string          `json:"query"`
+	Query  string             `json:"query"`
 	MeanMs map[string]float64 `json:"mean_ms"` // by major ("15") or build (Major.Key)
 	Calls  map[string]int64   `json:"calls"`
 	Share  map[string]float64 `json:"share_pct"`
@@ -63,6 +63,7 @@ type Comparison struct {
 	Translations []Translation  `json:"settings"`
 	Majors       []Major        `json:"majors"`
 	Statements   []StatementRow `json:"top_statements"`
+	Verdicts     []Verdict      `json:"verdicts"` // each arm's throughput against the first's
 	Runs         []Run          `json:"runs"`
 }
 
@@ -213,6 +214,11 @@ func Compare(workload string, translations []Translation, runs []Run) Comparison
 	for _, q := range rowOrder {
 		c.Statements = append(c.Statements, *rows[q])
 	}
+	tps := map[string][]float64{}
+	for _, r := range runs {
+		tps[r.key()] = append(tps[r.key()], r.TPS)
+	}
+	c.Verdicts = verdicts(c.Majors, tps)
 	return c
 }
 
@@ -279,6 +285,7 @@ func (c Comparison) WriteText(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
+	writeVerdicts(w, c.Verdicts)
 	fmt.Fprintln(w, "\nruns")
 	for _, m := range c.Majors {
 		fmt.Fprintf(w, "  %-6s %s\n", m.short(), strings.Join(m.RunIDs, " "))
