@@ -11,13 +11,17 @@ import (
 
 // buildCache is the PostgreSQL cache of the build tests: one that lasts
 // between runs (the source is fetched once, the real build made once), that
-// the server user can reach when the tests run as root.
+// the server user can reach when the tests run as root;
+// PGOLTP_TEST_BUILD_CACHE names another (one holding the build already).
 func buildCache(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("apt-get"); err != nil {
 		t.Skip("pgoltp build needs Debian's apt-get")
 	}
-	dir := filepath.Join(os.TempDir(), "pgoltp-test-builds")
+	dir := os.Getenv("PGOLTP_TEST_BUILD_CACHE")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "pgoltp-test-builds")
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -115,19 +119,19 @@ func TestRealBuild(t *testing.T) {
 		t.Skip("set PGOLTP_TEST_BUILD=1 to compile PostgreSQL (minutes)")
 	}
 	buildCache(t)
-	args := []string{"build", "--name", "test-o3", "--cflags", "-O3 -march=native"}
+	args := []string{"build", "--name", "o3-native", "--cflags", "-O3 -march=native"}
 	if r := runPgoltp(t, 90*time.Minute, args...); r.code != 0 {
 		t.Fatalf("build: exit %d: %s", r.code, r.stderr)
 	}
 	if r := runPgoltp(t, time.Minute, args...); r.code != 0 || !strings.Contains(r.stderr, "reused") {
 		t.Errorf("the same build again: exit %d, want it reused: %s", r.code, r.stderr)
 	}
-	assertOneLineProblem(t, runPgoltp(t, time.Minute, "build", "--name", "test-o3", "--cc", "clang"), "test-o3", "other options")
-	if r := runPgoltp(t, time.Minute, "build", "--list"); !strings.Contains(r.stdout, "test-o3") || !strings.Contains(r.stdout, "-O3 -march=native") {
+	assertOneLineProblem(t, runPgoltp(t, time.Minute, "build", "--name", "o3-native", "--cc", "clang"), "o3-native", "other options")
+	if r := runPgoltp(t, time.Minute, "build", "--list"); !strings.Contains(r.stdout, "o3-native") || !strings.Contains(r.stdout, "-O3 -march=native") {
 		t.Errorf("build --list:\n%s", r.stdout)
 	}
 	lab := labDir(t)
-	if r := runPgoltp(t, 5*time.Minute, "cluster", "up", "--lab", lab, "--build", "test-o3"); r.code != 0 || !strings.Contains(r.stdout, "-O3 -march=native") {
+	if r := runPgoltp(t, 5*time.Minute, "cluster", "up", "--lab", lab, "--build", "o3-native"); r.code != 0 || !strings.Contains(r.stdout, "-O3 -march=native") {
 		t.Fatalf("cluster up --build: exit %d: %s%s", r.code, r.stdout, r.stderr)
 	}
 	t.Cleanup(func() { runPgoltp(t, time.Minute, "cluster", "destroy", "--lab", lab) })
@@ -145,6 +149,43 @@ func TestRealBuild(t *testing.T) {
 			if !strings.Contains(doc, want) {
 				t.Errorf("the stored run or its report does not show %q", want)
 			}
+		}
+	}
+}
+
+// TestBuildsPlan (PGOLTP_TEST_BUILD=1): a plan with builds: [default,
+// o3-native] runs TPC-C on a cluster of each (the builds made first, or
+// reused) and gives each build's throughput against default, by name.
+func TestBuildsPlan(t *testing.T) {
+	if os.Getenv("PGOLTP_TEST_BUILD") != "1" {
+		t.Skip("set PGOLTP_TEST_BUILD=1 to compile PostgreSQL (minutes)")
+	}
+	buildCache(t)
+	for _, args := range [][]string{{"--name", "default"}, {"--name", "o3-native", "--cflags", "-O3 -march=native"}} {
+		if r := runPgoltp(t, 90*time.Minute, append([]string{"build"}, args...)...); r.code != 0 {
+			t.Fatalf("build %v: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	lab := labDir(t)
+	if err := os.MkdirAll(lab, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(lab, "builds.yaml")
+	if err := os.WriteFile(plan, []byte("workload: {kind: tpcc, scale: 1, clients: 2}\nduration: 5s\nrepetitions: 2\nbuilds: [default, o3-native]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, b := range []string{"default", "o3-native"} {
+			runPgoltp(t, time.Minute, "cluster", "destroy", "--lab", filepath.Join(lab, "build-"+b))
+		}
+	})
+	r := runPgoltp(t, 20*time.Minute, "--lab", lab, "experiment", plan)
+	if r.code != 0 {
+		t.Fatalf("experiment builds plan: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"PostgreSQL builds compared", "build default (2 runs)", "build o3-native (2 runs)", "throughput against build default", "build o3-native "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}
 	}
 }

@@ -181,7 +181,11 @@ func (r run) stages(o *Options, src, prefix, destdir string, say func(string, ..
 	if o.CFLAGS != "" {
 		configure = append(configure, "CFLAGS="+o.CFLAGS)
 	}
-	say("== configure (%s %s)", o.CC, o.CFLAGS)
+	flags := "CFLAGS " + o.CFLAGS
+	if o.CFLAGS == "" {
+		flags = "configure's CFLAGS"
+	}
+	say("== configure (%s, %s)", o.CC, flags)
 	if err := r.cmd("configure", configure...); err != nil {
 		return err
 	}
