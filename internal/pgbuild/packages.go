@@ -2,7 +2,6 @@ package pgbuild
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -48,5 +47,5 @@ func ensurePackages(ctx context.Context, cc string, progress func(string, ...any
 // lastLine is the last non-empty line of a command's output.
 func lastLine(out []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return fmt.Sprint(strings.TrimSpace(lines[len(lines)-1]))
+	return strings.TrimSpace(lines[len(lines)-1])
 }
