@@ -287,8 +287,12 @@ func (c Comparison) WriteText(w io.Writer) {
 	}
 	writeVerdicts(w, c.Verdicts)
 	fmt.Fprintln(w, "\nruns")
+	width := 0
 	for _, m := range c.Majors {
-		fmt.Fprintf(w, "  %-6s %s\n", m.short(), strings.Join(m.RunIDs, " "))
+		width = max(width, len(m.short()))
+	}
+	for _, m := range c.Majors {
+		fmt.Fprintf(w, "  %-*s %s\n", width, m.short(), strings.Join(m.RunIDs, " "))
 	}
 	if len(c.Statements) > 0 {
 		fmt.Fprintln(w, "\ntop statements: mean ms per call (share of statement time)")
