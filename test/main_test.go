@@ -60,11 +60,19 @@ type result struct {
 // runPgoltp runs the binary with args and a time limit.
 func runPgoltp(t *testing.T, timeout time.Duration, args ...string) result {
 	t.Helper()
+	return runPgoltpEnv(t, nil, timeout, args...)
+}
+
+// runPgoltpEnv is runPgoltp with variables added to the environment of this
+// command only (t.Setenv would forbid t.Parallel and reach every command of
+// the tests running meanwhile).
+func runPgoltpEnv(t *testing.T, env []string, timeout time.Duration, args ...string) result {
+	t.Helper()
 	// Not while another test changes the machine: every command would then
 	// warn of the pending change on standard error.
 	defer pgtest.CommandOutput(t)()
 	// A run records into ./pgoltp-lab unless told otherwise: keep that out of the source tree.
-	r, err := execPgoltp(pgoltpBinary(t), t.TempDir(), timeout, args...)
+	r, err := execPgoltpEnv(pgoltpBinary(t), t.TempDir(), env, timeout, args...)
 	if err != nil {
 		t.Fatalf("running pgoltp %s: %v", strings.Join(args, " "), err)
 	}
@@ -74,10 +82,18 @@ func runPgoltp(t *testing.T, timeout time.Duration, args ...string) result {
 // execPgoltp runs bin in dir; err is set only when it could not run at all
 // (an exit code other than 0 is a result, not an error).
 func execPgoltp(bin, dir string, timeout time.Duration, args ...string) (result, error) {
+	return execPgoltpEnv(bin, dir, nil, timeout, args...)
+}
+
+// execPgoltpEnv is execPgoltp with env added to the process's environment.
+func execPgoltpEnv(bin, dir string, env []string, timeout time.Duration, args ...string) (result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

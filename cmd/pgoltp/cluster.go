@@ -156,6 +156,7 @@ func addClusterUpFlags(f *pflag.FlagSet, o *cluster.Options) {
 	f.StringVar(&o.RunAs, "run-as", "", "OS user that runs the server when pgoltp runs as root (default postgres)")
 	f.BoolVar(&o.Offline, "offline", false, "never download PostgreSQL; fail if it is not installed")
 	f.StringVar(&o.PgBin, "pg-bin", "", "run the cluster on this PostgreSQL installation's bin directory (initdb, pg_ctl, postgres)")
+	f.StringVar(&o.Build, "build", "", "run the cluster on a build of 'pgoltp build' (its name; 'pgoltp build --list' shows them)")
 	f.IntVar(&o.Standbys, "standbys", 0, fmt.Sprintf("streaming standbys of the primary, each with its own slot, data directory and port (0-%d; default: those the lab has)", cluster.MaxStandbys))
 	f.StringVar(&o.Sync, "sync", "", "synchronous replication to the standbys: quorum (ANY 1), first (FIRST 1) or off (default: as the lab has it, off for a new one)")
 	f.StringVar(&o.Pooler, "pooler", "", "run a connection pooler in front of the primary: pgbouncer (Debian's, transaction pooling)")

@@ -88,8 +88,10 @@ func checkStudyScript(o study.Options, sc script.Options) error {
 // parseStudy checks every option before any cluster is touched; its errors
 // are the study's field errors, for the caller to name.
 func parseStudy(o *study.Options, pg, duration string) (err error) {
-	if o.Majors, err = study.ParseMajors(pg); err != nil {
-		return err
+	if len(o.Builds) == 0 {
+		if o.Majors, err = study.ParseMajors(pg); err != nil {
+			return err
+		}
 	}
 	o.DurationText = duration
 	if d, err := tpcb.ParseDuration(duration, time.Second); err == nil {
@@ -99,19 +101,24 @@ func parseStudy(o *study.Options, pg, duration string) (err error) {
 }
 
 // runVersionPlan runs an experiment plan with versions: [..] as the
-// compare-versions command would: the baseline's settings on every major.
+// compare-versions command would: the baseline's settings on every major;
+// one with builds: [..] the same way on each build of 'pgoltp build'.
 func runVersionPlan(ctx context.Context, out io.Writer, path string, p *experiment.Plan) error {
+	key := "versions"
+	if len(p.Builds) > 0 {
+		key = "builds"
+	}
 	if kinds := registry.KindsFor(registry.Versions); !slices.Contains(kinds, p.Workload.Kind) {
-		return problem.BadInput("fix the plan file (see 'pgoltp experiment --help')", "%s: versions: compares %s, not %s",
-			path, registry.Or(kinds), p.Workload.Kind)
+		return problem.BadInput("fix the plan file (see 'pgoltp experiment --help')", "%s: %s: compares %s, not %s",
+			path, key, registry.Or(kinds), p.Workload.Kind)
 	}
 	if global.dsn != "" {
-		return problem.BadInput("drop --dsn: a versions plan runs each major in a managed cluster of its own",
-			"a versions plan cannot use an external server")
+		return problem.BadInput(fmt.Sprintf("drop --dsn: a %s plan runs each in a managed cluster of its own", key),
+			"a %s plan cannot use an external server", key)
 	}
 	pg, sets, duration := p.VersionStudy()
 	o := study.Options{Workload: p.Workload.Kind, Kinds: registry.KindsFor(registry.Versions), Scale: p.Workload.Scale, Warehouses: p.Workload.Scale,
-		Clients: p.Workload.Clients, Repetitions: p.Repetitions.Pairs, Sets: sets}
+		Clients: p.Workload.Clients, Repetitions: p.Repetitions.Pairs, Sets: sets, Builds: p.Builds}
 	if err := parseStudy(&o, pg, duration); err != nil {
 		return badPlan(path, err)
 	}

@@ -141,7 +141,7 @@ func runExperiment(ctx context.Context, out io.Writer, path string, f experiment
 	if plan.Failover != nil {
 		return runFailoverPlan(ctx, out, plan)
 	}
-	if len(plan.Versions) > 0 {
+	if len(plan.Versions) > 0 || len(plan.Builds) > 0 {
 		return runVersionPlan(ctx, out, path, plan)
 	}
 	if err := checkPlanWorkload(plan); err != nil {

@@ -17,7 +17,7 @@ import (
 var planKeys = map[string]string{
 	"Scale": "workload.scale", "Warehouses": "workload.scale",
 	"Clients": "workload.clients", "Conns": "workload.clients",
-	"Majors": "versions", "Repetitions": "repetitions", "Duration": "duration", "Sets": "baseline.settings",
+	"Majors": "versions", "Builds": "builds", "Repetitions": "repetitions", "Duration": "duration", "Sets": "baseline.settings",
 	// kind script's
 	"Files": "workload.files", "Builtins": "workload.builtins", "Defines": "workload.defines", "Protocol": "workload.protocol",
 	"Jobs": "workload.jobs", "Rate": "workload.rate", "Init": "workload.init",

@@ -55,6 +55,7 @@ report into <lab>/reports.`,
 				return err
 			}
 			ro := recordOptions(true)
+			recordInstallation(&ro)
 			stopLive, err := startLive(metricsAt, &ro, livemetrics.Info{Workload: tpccCmd.Name(), Path: o.Path, Mode: tpcc.ModeNoWait}, o.Log,
 				livemetrics.Rate{Figure: "tpmC", Type: "new_order", Per: time.Minute})
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/experiment"
 	"github.com/pgoltp/pgoltp/internal/problem"
 	"github.com/pgoltp/pgoltp/internal/recorder"
+	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
 // viaFlag is --via of the run commands: the workload's data path, straight
@@ -52,7 +53,21 @@ func (v *viaFlag) target(ctx context.Context, ro *recorder.Options) (string, err
 	if err != nil {
 		return "", err
 	}
+	recordInstallation(ro)
 	return dsn, v.apply(ro)
+}
+
+// recordInstallation adds to a run on the lab's cluster what PostgreSQL it
+// runs on: its binaries, how they came, and a build's compiler, CFLAGS and
+// configure options (issue 28). A run on --dsn records none: pgoltp does
+// not know how that server was built.
+func recordInstallation(ro *recorder.Options) {
+	if global.dsn != "" {
+		return
+	}
+	for _, f := range cluster.Installation(global.lab) {
+		ro.Params = append(ro.Params, workload.Param{Name: f.Name, Value: f.Value})
+	}
 }
 
 // apply points the run's data path at the lab's pooler (after targetDSN has

@@ -49,6 +49,7 @@ type Options struct {
 	Progress io.Writer // download progress and notes; nil = quiet
 	Offline  bool      // never download; fail if no binaries are installed
 	PgBin    string    // an installation of the user's own (--pg-bin): its bin directory
+	Build    string    // a build of 'pgoltp build' (--build): its name
 	Standbys int       // streaming standbys wanted (0 = those the lab has); see standby.go
 	Sync     string    // synchronous replication: SyncQuorum, SyncFirst, SyncOff; "" = as it is
 	Pooler   string    // "pgbouncer" to run one in front of the primary; "" = as it is
@@ -60,6 +61,8 @@ type Cluster struct {
 	BinDir    string `json:"bin_dir"`
 	Major     int    `json:"major"`
 	Version   string `json:"version"`
+	Source    string `json:"source,omitempty"` // system, download, --pg-bin or build
+	Build     *Build `json:"build,omitempty"`  // how it was built, for a build of 'pgoltp build'
 	Port      int    `json:"port"`
 	SocketDir string `json:"socket_dir"`
 	RunAs     string `json:"run_as"`
@@ -129,6 +132,9 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := ValidMajor(opts.Major); err != nil {
 		return nil, problem.BadInput(fmt.Sprintf("pass --pg %d to %d", SupportedMajors[0], SupportedMajors[len(SupportedMajors)-1]), "%v", err)
 	}
+	if opts.Build != "" && opts.PgBin != "" {
+		return nil, problem.BadInput("give one of them", "--build and --pg-bin both name the installation to run on")
+	}
 	lab, err := filepath.Abs(opts.Lab)
 	if err != nil {
 		return nil, err
@@ -142,6 +148,9 @@ func Up(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, err
 		}
 		if err := sameBinaries(c, opts.PgBin); err != nil {
+			return nil, err
+		}
+		if err := sameBuild(c, opts.Build); err != nil {
 			return nil, err
 		}
 		if opts.Major != 0 && opts.Major != c.Major {
@@ -257,14 +266,19 @@ func prepareCreate(ctx context.Context, lab string, opts Options) (*Cluster, err
 	if err := c.claimLab(); err != nil {
 		return nil, err
 	}
-	bins, err := binariesFor(ctx, opts)
+	var bins Binaries
+	if opts.Build != "" {
+		bins, c.Build, err = builtBinaries(opts.Build, opts.Major)
+	} else {
+		bins, err = binariesFor(ctx, opts)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if err := u.canReach(ctx, lab); err != nil {
 		return nil, err
 	}
-	c.BinDir, c.Major, c.Version = bins.Dir, bins.Major, bins.Version
+	c.BinDir, c.Major, c.Version, c.Source = bins.Dir, bins.Major, bins.Version, bins.Source
 	if c.Port, err = freePort(); err != nil {
 		return nil, err
 	}

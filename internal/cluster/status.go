@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Status is what 'pgoltp cluster status' shows; never the password.
@@ -13,6 +14,7 @@ type Status struct {
 	Version    string `json:"version"`
 	Major      int    `json:"major"`
 	BinDir     string `json:"bin_dir"`
+	Build      *Build `json:"build,omitempty"` // how it was built, for a build of 'pgoltp build'
 	DataDir    string `json:"data_dir"`
 	Port       int    `json:"port"`
 	SocketDir  string `json:"socket_dir"`
@@ -48,7 +50,7 @@ func (c *Cluster) Status(ctx context.Context, db string) Status {
 		Lab: c.Lab, Running: c.Running(ctx), Version: c.Version, Major: c.Major, BinDir: c.BinDir,
 		DataDir: c.DataDir, Port: c.Port, SocketDir: c.SocketDir, RunAs: c.RunAs,
 		DSN: c.DisplayDSN(db), PassFile: c.PassFile(), LogFile: c.LogFile,
-		Superuser: Superuser, ListenAddr: "127.0.0.1",
+		Superuser: Superuser, ListenAddr: "127.0.0.1", Build: c.Build,
 	}
 	if st.Running {
 		st.DataSize = c.DataSize(ctx)
@@ -83,6 +85,9 @@ func (st Status) WriteText(w io.Writer) error {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  listens   %s/.s.PGSQL.%d and 127.0.0.1:%d\n", st.SocketDir, st.Port, st.Port)
 	fmt.Fprintf(w, "  binaries  %s\n", st.BinDir)
+	if b := st.Build; b != nil {
+		fmt.Fprintf(w, "  build     %s: %s, CFLAGS %q, configure %q\n", b.Name, b.CCVersion, b.CFLAGS, strings.Join(b.Configure, " "))
+	}
 	fmt.Fprintf(w, "  log       %s\n", st.LogFile)
 	_, err := fmt.Fprintf(w, "  connect   PGPASSFILE=%s psql \"%s\"\n", st.PassFile, st.DSN)
 	if p := st.Pooler; p != nil {

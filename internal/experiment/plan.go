@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,6 +76,10 @@ type Plan struct {
 	// Failover makes the plan a series of failover audits instead
 	// (plan_failover.go); duration is each audit's time before the kill.
 	Failover *FailoverPlan `yaml:"failover"`
+	// Builds makes the plan a build study (builds: [default, o3-native,
+	// clang]): as versions:, one cluster per build of 'pgoltp build' (all of
+	// one major), the same data, interleaved (issue 28).
+	Builds []string `yaml:"builds"`
 }
 
 // Repetitions is a plan's 'repetitions:': a number of pairs, or auto.
@@ -324,7 +329,7 @@ func (p *Plan) Check() error {
 	if p.Failover != nil {
 		return p.checkFailover()
 	}
-	if len(p.Versions) > 0 {
+	if len(p.Versions) > 0 || len(p.Builds) > 0 {
 		return p.checkVersions()
 	}
 	if err := p.checkRepetitions(); err != nil {
@@ -442,6 +447,12 @@ func (p *Plan) checkObjective() error {
 // baseline's settings, no steps. Which workloads a study can run is the
 // registry's to say (the command checks it).
 func (p *Plan) checkVersions() error {
+	if err := p.checkBuilds(); err != nil {
+		return err
+	}
+	if len(p.Builds) > 0 {
+		return p.checkStudy("builds", "builds")
+	}
 	seen := map[int]bool{}
 	for _, m := range p.Versions {
 		if m < settings.OldestMajor || m > settings.NewestMajor {
@@ -455,8 +466,38 @@ func (p *Plan) checkVersions() error {
 	if len(p.Versions) < 2 {
 		return errors.New("versions: list at least two majors to compare, e.g. versions: [10, 15]")
 	}
+	return p.checkStudy("versions", "majors")
+}
+
+// checkBuilds checks a builds: list's shape (which builds the cache holds
+// is the command's to check): two or more distinct names, not with
+// versions:.
+func (p *Plan) checkBuilds() error {
+	if len(p.Builds) == 0 {
+		return nil
+	}
+	if len(p.Versions) > 0 {
+		return errors.New("builds: give versions: or builds:, not both (builds are of one major)")
+	}
+	for i, b := range p.Builds {
+		if strings.TrimSpace(b) == "" {
+			return errors.New("builds: a name is empty; list builds of 'pgoltp build --list'")
+		}
+		if slices.Contains(p.Builds[:i], b) {
+			return fmt.Errorf("builds: %s is listed twice", b)
+		}
+	}
+	if len(p.Builds) < 2 {
+		return errors.New("builds: list at least two builds to compare, e.g. builds: [default, o3-native]")
+	}
+	return nil
+}
+
+// checkStudy checks what a versions or builds plan shares: no steps, the
+// baseline's settings, its repetitions (runs per arm).
+func (p *Plan) checkStudy(key, arms string) error {
 	if len(p.Steps) > 0 || len(p.Baseline.Layout) > 0 || len(p.Baseline.OS) > 0 {
-		return errors.New("versions: the majors are the steps; leave out steps, layout and os, and put settings under baseline")
+		return fmt.Errorf("%s: the %s are the steps; leave out steps, layout and os, and put settings under baseline", key, arms)
 	}
 	if err := settings.CheckApplicable(p.Baseline.Values()); err != nil {
 		return fmt.Errorf("the baseline: %v", err)
@@ -465,7 +506,7 @@ func (p *Plan) checkVersions() error {
 	case p.Repetitions.Auto || p.Repetitions == (Repetitions{}):
 		p.Repetitions = Repetitions{Pairs: 2}
 	case p.Repetitions.Pairs < 1 || p.Repetitions.Pairs > 100:
-		return fmt.Errorf("repetitions %d: runs per major, 1 to 100", p.Repetitions.Pairs)
+		return fmt.Errorf("repetitions %d: runs per %s, 1 to 100", p.Repetitions.Pairs, strings.TrimSuffix(arms, "s"))
 	}
 	return nil
 }

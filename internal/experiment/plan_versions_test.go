@@ -40,3 +40,27 @@ baseline:
 		t.Errorf("a versions plan with listen_addresses: %v, want the refusal", err)
 	}
 }
+
+// A plan with builds: is a build study: builds of 'pgoltp build' instead of
+// steps, of one major, so not with versions:.
+func TestPlanBuilds(t *testing.T) {
+	p, err := experiment.ParsePlan(strings.NewReader("workload: {kind: tpcc, scale: 10}\nduration: 60s\nbuilds: [default, o3-native, clang]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Builds) != 3 || p.Repetitions.Pairs != 2 {
+		t.Errorf("builds %v, repetitions %+v; want 3 builds and 2 runs each by default", p.Builds, p.Repetitions)
+	}
+	bad := map[string]string{
+		"one build":     "builds: [default]\n",
+		"twice":         "builds: [default, default]\n",
+		"empty name":    "builds: [default, '']\n",
+		"with versions": "builds: [default, clang]\nversions: [10, 15]\n",
+		"steps too":     "builds: [default, clang]\nsteps:\n  - settings: {work_mem: 8MB}\n",
+	}
+	for name, plan := range bad {
+		if _, err := experiment.ParsePlan(strings.NewReader("workload: {kind: tpcc}\nduration: 3s\n" + plan)); err == nil || !strings.Contains(err.Error(), "builds") {
+			t.Errorf("%s: %v, want a refusal naming builds", name, err)
+		}
+	}
+}

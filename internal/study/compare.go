@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pgoltp/pgoltp/internal/collect"
@@ -14,6 +15,7 @@ import (
 // Run is one stored run of the workload on one major.
 type Run struct {
 	Major      int                 `json:"major"`
+	Build      string              `json:"build,omitempty"` // a build of 'pgoltp build' (a builds plan)
 	Version    string              `json:"version"`
 	Repetition int                 `json:"repetition"`
 	RunID      string              `json:"run_id"`
@@ -41,6 +43,7 @@ type Figure struct {
 // Major is the summary of one major's runs.
 type Major struct {
 	Major   int      `json:"major"`
+	Build   string   `json:"build,omitempty"`
 	Version string   `json:"version"`
 	RunIDs  []string `json:"run_ids"`
 	Figures []Figure `json:"figures"`
@@ -48,10 +51,10 @@ type Major struct {
 
 // StatementRow is one statement's mean time and share of time on each major.
 type StatementRow struct {
-	Query  string          `json:"query"`
-	MeanMs map[int]float64 `json:"mean_ms"` // by major
-	Calls  map[int]int64   `json:"calls"`
-	Share  map[int]float64 `json:"share_pct"`
+	Query  string             `json:"query"`
+	MeanMs map[string]float64 `json:"mean_ms"` // by major ("15") or build (Major.Key)
+	Calls  map[string]int64   `json:"calls"`
+	Share  map[string]float64 `json:"share_pct"`
 }
 
 // Comparison is the outcome of a version study.
@@ -60,6 +63,7 @@ type Comparison struct {
 	Translations []Translation  `json:"settings"`
 	Majors       []Major        `json:"majors"`
 	Statements   []StatementRow `json:"top_statements"`
+	Verdicts     []Verdict      `json:"verdicts"` // each arm's throughput against the first's
 	Runs         []Run          `json:"runs"`
 }
 
@@ -109,22 +113,51 @@ func (r Run) figures() []float64 {
 // topPerMajor is how many statements of each major the comparison shows.
 const topPerMajor = 5
 
-// Compare summarises runs per major, in the order majors first appear.
+// key is what runs are summarised by: the build, else the major.
+func (r Run) key() string {
+	if r.Build != "" {
+		return r.Build
+	}
+	return strconv.Itoa(r.Major)
+}
+
+// Key is the summary's key in StatementRow's maps.
+func (m Major) Key() string { return Run{Major: m.Major, Build: m.Build}.key() }
+
+// Label names the summary in the comparison's text: "PG 15.18", "build clang".
+func (m Major) Label() string {
+	if m.Build != "" {
+		return "build " + m.Build
+	}
+	return "PG " + m.Version
+}
+
+// short names the summary in the runs and statements lines: "PG 15",
+// "build clang".
+func (m Major) short() string {
+	if m.Build != "" {
+		return "build " + m.Build
+	}
+	return fmt.Sprintf("PG %d", m.Major)
+}
+
+// Compare summarises runs per major (per build), in the order they first
+// appear.
 func Compare(workload string, translations []Translation, runs []Run) Comparison {
 	c := Comparison{Workload: workload, Translations: translations, Runs: runs}
-	byMajor := map[int][]Run{}
-	var order []int
+	byKey := map[string][]Run{}
+	var order []string
 	for _, r := range runs {
-		if _, ok := byMajor[r.Major]; !ok {
-			order = append(order, r.Major)
+		if _, ok := byKey[r.key()]; !ok {
+			order = append(order, r.key())
 		}
-		byMajor[r.Major] = append(byMajor[r.Major], r)
+		byKey[r.key()] = append(byKey[r.key()], r)
 	}
 	rows := map[string]*StatementRow{}
 	var rowOrder []string
 	for _, m := range order {
-		rs := byMajor[m]
-		mj := Major{Major: m, Version: rs[0].Version}
+		rs := byKey[m]
+		mj := Major{Major: rs[0].Major, Build: rs[0].Build, Version: rs[0].Version}
 		values := make([][]float64, len(figureNames))
 		stmts := map[string]*collect.Statement{}
 		var totalMs float64
@@ -165,7 +198,7 @@ func Compare(workload string, translations []Translation, runs []Run) Comparison
 				if i >= topPerMajor {
 					continue
 				}
-				row = &StatementRow{Query: s.Query, MeanMs: map[int]float64{}, Calls: map[int]int64{}, Share: map[int]float64{}}
+				row = &StatementRow{Query: s.Query, MeanMs: map[string]float64{}, Calls: map[string]int64{}, Share: map[string]float64{}}
 				rows[s.Query] = row
 				rowOrder = append(rowOrder, s.Query)
 			}
@@ -181,6 +214,11 @@ func Compare(workload string, translations []Translation, runs []Run) Comparison
 	for _, q := range rowOrder {
 		c.Statements = append(c.Statements, *rows[q])
 	}
+	tps := map[string][]float64{}
+	for _, r := range runs {
+		tps[r.key()] = append(tps[r.key()], r.TPS)
+	}
+	c.Verdicts = verdicts(c.Majors, tps)
 	return c
 }
 
@@ -216,7 +254,11 @@ func normalizeQuery(q string) string { return strings.Join(strings.Fields(q), " 
 // WriteText writes the comparison as aligned text: settings, one column per
 // major, then the top statements side by side.
 func (c Comparison) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "PostgreSQL versions compared under %s\n", c.Workload)
+	what := "versions"
+	if len(c.Majors) > 0 && c.Majors[0].Build != "" {
+		what = "builds"
+	}
+	fmt.Fprintf(w, "PostgreSQL %s compared under %s\n", what, c.Workload)
 	if len(c.Translations) > 0 {
 		fmt.Fprintln(w, "\nsettings")
 		for _, t := range c.Translations {
@@ -233,7 +275,7 @@ func (c Comparison) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\n%-22s %-14s", "", "")
 	for _, m := range c.Majors {
-		fmt.Fprintf(w, " %24s", fmt.Sprintf("PG %s (%d runs)", m.Version, len(m.RunIDs)))
+		fmt.Fprintf(w, " %24s", fmt.Sprintf("%s (%d runs)", m.Label(), len(m.RunIDs)))
 	}
 	fmt.Fprintln(w)
 	for i, f := range figureNames {
@@ -243,20 +285,25 @@ func (c Comparison) WriteText(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
+	writeVerdicts(w, c.Verdicts)
 	fmt.Fprintln(w, "\nruns")
+	width := 0
 	for _, m := range c.Majors {
-		fmt.Fprintf(w, "  PG %-3d %s\n", m.Major, strings.Join(m.RunIDs, " "))
+		width = max(width, len(m.short()))
+	}
+	for _, m := range c.Majors {
+		fmt.Fprintf(w, "  %-*s %s\n", width, m.short(), strings.Join(m.RunIDs, " "))
 	}
 	if len(c.Statements) > 0 {
 		fmt.Fprintln(w, "\ntop statements: mean ms per call (share of statement time)")
 		for _, s := range c.Statements {
 			fmt.Fprintf(w, "  %s\n   ", truncate(s.Query, 100))
 			for _, m := range c.Majors {
-				if _, ok := s.Calls[m.Major]; !ok {
-					fmt.Fprintf(w, "  PG %d: —", m.Major)
+				if _, ok := s.Calls[m.Key()]; !ok {
+					fmt.Fprintf(w, "  %s: —", m.short())
 					continue
 				}
-				fmt.Fprintf(w, "  PG %d: %.3f (%.0f%%)", m.Major, s.MeanMs[m.Major], s.Share[m.Major])
+				fmt.Fprintf(w, "  %s: %.3f (%.0f%%)", m.short(), s.MeanMs[m.Key()], s.Share[m.Key()])
 			}
 			fmt.Fprintln(w)
 		}

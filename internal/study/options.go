@@ -16,6 +16,7 @@ import (
 // plan).
 type Options struct {
 	Majors       []int
+	Builds       []string // builds of 'pgoltp build' to compare instead of majors (one major, theirs)
 	Workload     string   // one of Kinds
 	Kinds        []string // the workloads a study can run (the registry's), the first the default
 	Scale        int      // TPC-B
@@ -60,6 +61,9 @@ func ParseMajors(pg string) ([]int, error) {
 // every major into PerMajor) before any cluster is touched. Its errors are
 // field errors (field.Error).
 func (o *Options) Validate() error {
+	if err := o.validateBuilds(); err != nil {
+		return err
+	}
 	if !slices.Contains(o.Kinds, o.Workload) {
 		return field.New("Workload", o.Workload, "{} %q: use %s", o.Workload, or(o.Kinds))
 	}
@@ -83,6 +87,35 @@ func (o *Options) Validate() error {
 			o.PerMajor[m] = append(o.PerMajor[m], t)
 		}
 	}
+	return nil
+}
+
+// validateBuilds checks that every build named is in the cache, before any
+// cluster is touched, and makes their one major the study's.
+func (o *Options) validateBuilds() error {
+	if len(o.Builds) == 0 {
+		return nil
+	}
+	major := 0
+	for i, name := range o.Builds {
+		if slices.Contains(o.Builds[:i], name) {
+			return field.New("Builds", name, "{}: %s is listed twice", name)
+		}
+		b, err := cluster.ReadBuild(cluster.CacheDir(), name)
+		if err != nil {
+			return field.New("Builds", name, "{}: no usable PostgreSQL build %q in %s", name, cluster.BuildsDir(cluster.CacheDir())).Because(err).
+				Fix("make it with 'pgoltp build --name %s' ('pgoltp build --list' shows the builds), or drop it from {}", name)
+		}
+		m, _ := strconv.Atoi(strings.SplitN(b.Version, ".", 2)[0])
+		if major != 0 && m != major {
+			return field.New("Builds", o.Builds, "{}: %s is PostgreSQL %d, %s %d; compare builds of one major", name, m, o.Builds[0], major)
+		}
+		major = m
+	}
+	if len(o.Builds) < 2 {
+		return field.New("Builds", o.Builds, "{}: name at least two builds to compare")
+	}
+	o.Majors = []int{major}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
@@ -40,23 +41,62 @@ type Study struct {
 	Progress io.Writer
 }
 
-// target is one major's cluster, ready to run on.
+// target is one major's (or build's) cluster, ready to run on.
 type target struct {
-	major   int
+	arm
 	version string
 	dsn     string
+	facts   []cluster.Fact // its installation, recorded with each run
+}
+
+// arm is what a study compares: a major, or a build of one.
+type arm struct {
+	major int
+	build string // "" for a major's default binaries
+}
+
+// arms are the study's: its builds, or else its majors.
+func (o *Options) arms() []arm {
+	var arms []arm
+	for _, b := range o.Builds {
+		arms = append(arms, arm{major: o.Majors[0], build: b})
+	}
+	if len(arms) > 0 {
+		return arms
+	}
+	for _, m := range o.Majors {
+		arms = append(arms, arm{major: m})
+	}
+	return arms
+}
+
+// String names the arm as the study's lines do.
+func (a arm) String() string {
+	if a.build != "" {
+		return "build " + a.build
+	}
+	return fmt.Sprintf("PostgreSQL %d", a.major)
+}
+
+// lab is the arm's own lab under the study's: pg15, build-o3-native.
+func (a arm) lab(under string) string {
+	if a.build != "" {
+		return filepath.Join(under, "build-"+a.build)
+	}
+	return filepath.Join(under, fmt.Sprintf("pg%d", a.major))
 }
 
 // Run prepares every major's cluster, runs the repetitions interleaved and
 // compares them.
 func (s *Study) Run(ctx context.Context) (_ *Comparison, _ []Run, err error) {
-	targets := make([]target, 0, len(s.Majors))
+	arms := s.arms()
+	targets := make([]target, 0, len(arms))
 	var changes []*changed
 	// The clusters' own settings come back whatever happens: the next
 	// study (with other --set values or none) starts from them.
 	defer func() { err = errors.Join(err, s.restoreSettings(ctx, changes)) }()
-	for _, m := range s.Majors {
-		t, ch, err := s.prepare(ctx, m)
+	for _, a := range arms {
+		t, ch, err := s.prepare(ctx, a)
 		if ch != nil {
 			changes = append(changes, ch)
 		}
@@ -68,10 +108,10 @@ func (s *Study) Run(ctx context.Context) (_ *Comparison, _ []Run, err error) {
 	var runs []Run
 	for rep := 1; rep <= s.Repetitions; rep++ {
 		for _, t := range targets {
-			s.say("== run %d/%d on PostgreSQL %s", rep, s.Repetitions, t.version)
+			s.say("== run %d/%d on %s (PostgreSQL %s)", rep, s.Repetitions, t.arm, t.version)
 			r, err := s.runOnce(ctx, t, rep)
 			if err != nil {
-				return nil, runs, fmt.Errorf("PostgreSQL %d, run %d: %w", t.major, rep, err)
+				return nil, runs, fmt.Errorf("%s, run %d: %w", t.arm, rep, err)
 			}
 			runs = append(runs, r)
 		}
@@ -86,29 +126,30 @@ func (s *Study) say(format string, args ...any) {
 	}
 }
 
-// prepare brings up the major's cluster in Lab/pgNN, applies the settings and
-// loads the workload (once: a repeated study reuses the load).
-func (s *Study) prepare(ctx context.Context, major int) (target, *changed, error) {
-	lab := filepath.Join(s.Lab, fmt.Sprintf("pg%d", major))
+// prepare brings up the arm's cluster in Lab/pgNN (Lab/build-NAME), applies
+// the settings and loads the workload (once: a repeated study reuses the
+// load).
+func (s *Study) prepare(ctx context.Context, a arm) (target, *changed, error) {
+	lab := a.lab(s.Lab)
 	unlock, err := cluster.LockLab(lab, "compare-versions", cluster.DefaultLockWait)
 	if err != nil {
 		return target{}, nil, err
 	}
 	defer unlock()
-	s.say("== PostgreSQL %d in %s", major, lab)
-	c, err := cluster.Ready(ctx, cluster.Options{Lab: lab, Major: major, Progress: s.Progress}, "compare-versions", Database)
+	s.say("== %s in %s", a, lab)
+	c, err := cluster.Ready(ctx, cluster.Options{Lab: lab, Major: a.major, Build: a.build, Progress: s.Progress}, "compare-versions", Database)
 	if err != nil {
 		return target{}, nil, err
 	}
-	ch, err := s.applySettings(ctx, c, lab, s.settings(major))
+	ch, err := s.applySettings(ctx, c, lab, s.settings(a.major))
 	if err != nil {
 		return target{}, ch, err
 	}
 	dsn := c.DSN(Database)
 	if err := s.Bench.Load(ctx, dsn); err != nil {
-		return target{}, ch, fmt.Errorf("%s load on PostgreSQL %d: %w", s.Workload, major, err)
+		return target{}, ch, fmt.Errorf("%s load on %s: %w", s.Workload, a, err)
 	}
-	return target{major: major, version: c.Version, dsn: dsn}, ch, nil
+	return target{arm: a, version: c.Version, dsn: dsn, facts: c.Facts()}, ch, nil
 }
 
 // settings are the --set values as major takes them.
@@ -125,7 +166,7 @@ func (s *Study) settings(major int) map[string]string {
 // runOnce runs the workload once on t, recorded, and measures what it did to
 // the server.
 func (s *Study) runOnce(ctx context.Context, t target, rep int) (Run, error) {
-	r := Run{Major: t.major, Version: t.version, Repetition: rep}
+	r := Run{Major: t.major, Build: t.build, Version: t.version, Repetition: rep}
 	before, err := Read(ctx, t.dsn, t.major, false)
 	if err != nil {
 		return r, fmt.Errorf("reading the server's statistics: %w", err)
@@ -139,6 +180,12 @@ func (s *Study) runOnce(ctx context.Context, t target, rep int) (Run, error) {
 		{Name: "postgres version", Value: t.version},
 		{Name: "compare-versions", Value: s.MajorsList()},
 		{Name: "repetition", Value: strconv.Itoa(rep)}}
+	if len(s.Builds) > 0 {
+		params[2] = workload.Param{Name: "compare-builds", Value: strings.Join(s.Builds, ",")}
+	}
+	for _, f := range t.facts {
+		params = append(params, workload.Param{Name: f.Name, Value: f.Value})
+	}
 	for _, tr := range s.PerMajor[t.major] {
 		if tr.Name != "" {
 			params = append(params, workload.Param{Name: "set " + tr.Name, Value: tr.Value})

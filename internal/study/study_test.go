@@ -110,10 +110,10 @@ func TestCompare(t *testing.T) {
 	if len(c.Statements) != 2 || c.Statements[0].Query != "UPDATE x" {
 		t.Fatalf("statements %+v", c.Statements)
 	}
-	if s := c.Statements[0]; s.MeanMs[10] != 0.3 || s.MeanMs[18] != 0.1 || s.Share[10] != 75 {
+	if s := c.Statements[0]; s.MeanMs["10"] != 0.3 || s.MeanMs["18"] != 0.1 || s.Share["10"] != 75 {
 		t.Errorf("UPDATE x side by side: %+v", s)
 	}
-	if _, ok := c.Statements[1].Calls[18]; ok {
+	if _, ok := c.Statements[1].Calls["18"]; ok {
 		t.Error("SELECT y did not run on 18 but has a figure there")
 	}
 	var b bytes.Buffer
@@ -134,5 +134,35 @@ func TestIntervalWithinBounds(t *testing.T) {
 	}
 	if g := summarize("index growth", "MB per 1M txn", []float64{-0.1, 0.2}, math.Inf(-1), math.Inf(1)); g.Low >= -0.1 {
 		t.Errorf("an unbounded figure's interval was cut: %v..%v", g.Low, g.High)
+	}
+}
+
+// Builds of one major are summarised by build, not folded into one major,
+// and each build's verdict against the first names it: o3 at 110 and 112
+// txn/s against 100 and 101 is faster, with an interval above zero.
+func TestCompareBuilds(t *testing.T) {
+	runs := []Run{
+		{Major: 15, Build: "default", Version: "15.18", RunID: "a", Txns: 1000, TPS: 100},
+		{Major: 15, Build: "o3", Version: "15.18", RunID: "b", Txns: 1000, TPS: 110},
+		{Major: 15, Build: "default", Version: "15.18", RunID: "c", Txns: 1000, TPS: 101},
+		{Major: 15, Build: "o3", Version: "15.18", RunID: "d", Txns: 1000, TPS: 112},
+	}
+	c := Compare("tpcc", nil, runs)
+	if len(c.Majors) != 2 || c.Majors[0].Build != "default" || c.Majors[1].Build != "o3" || len(c.Majors[1].RunIDs) != 2 {
+		t.Fatalf("summaries %+v, want default and o3 with two runs each", c.Majors)
+	}
+	if len(c.Verdicts) != 1 {
+		t.Fatalf("verdicts %+v", c.Verdicts)
+	}
+	v := c.Verdicts[0]
+	if v.Arm != "build o3" || v.Against != "build default" || v.Says != "faster" || v.Low <= 0 || math.Abs(v.Change-100*(111-100.5)/100.5) > 1e-9 {
+		t.Errorf("verdict %+v, want build o3 faster than build default by 10.4%%", v)
+	}
+	var b bytes.Buffer
+	c.WriteText(&b)
+	for _, want := range []string{"PostgreSQL builds compared", "build o3 (2 runs)", "build default", "faster"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
 	}
 }
