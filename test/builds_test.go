@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,6 +44,15 @@ func TestBuildBadInput(t *testing.T) {
 	assertOneLineProblem(t, run(time.Minute, "build", "--name", "x", "--cc", "icc"), "--cc", "gcc or clang")
 	assertOneLineProblem(t, run(time.Minute, "build", "--cc", "gcc"), "--name")
 	assertOneLineProblem(t, run(time.Minute, "build", "--name", "Bad/Name"), "--name")
+	// What a killed build left (its process gone) is removed by the next.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	leftover := filepath.Join(cache, "builds", fmt.Sprintf(".partial-%d-build-killed-1", dead.Process.Pid))
+	if err := os.MkdirAll(filepath.Join(leftover, "obj"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for name, configure := range map[string]string{"typo": "--with-nonsense-xyz", "badvalue": "--with-ssl=bogus"} {
 		r := run(20*time.Minute, "build", "--name", name, "--configure", configure)
 		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
@@ -62,7 +72,7 @@ func TestBuildBadInput(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(cache, "builds", name)); err == nil {
 			t.Errorf("the failed build %s was installed", name)
 		}
-		if left, _ := filepath.Glob(filepath.Join(cache, "builds", "."+name+"-*")); len(left) > 0 {
+		if left, _ := filepath.Glob(filepath.Join(cache, "builds", ".partial-*")); len(left) > 0 {
 			t.Errorf("the failed build left %v", left)
 		}
 	}

@@ -173,7 +173,7 @@ func (d *downloader) download(ctx context.Context, artifact string, major int, c
 		}
 		fmt.Fprintf(progress, "note: PostgreSQL build %s is not pinned in pgoltp; it is verified against the SHA-256 the repository publishes (%s)\n", version, d.repo)
 	}
-	jar, err := os.CreateTemp(cacheDir, partialPattern("jar"))
+	jar, err := os.CreateTemp(cacheDir, PartialPattern("jar"))
 	if err != nil {
 		return Binaries{}, err
 	}
@@ -187,7 +187,7 @@ func (d *downloader) download(ctx context.Context, artifact string, major int, c
 		return Binaries{}, fmt.Errorf("checksum mismatch for %s: got sha256 %s, expected %s", jarURL, sum, want)
 	}
 
-	tmp, err := os.MkdirTemp(cacheDir, partialPattern("unpack"))
+	tmp, err := os.MkdirTemp(cacheDir, PartialPattern("unpack"))
 	if err != nil {
 		return Binaries{}, err
 	}
@@ -239,7 +239,7 @@ func prepareCache(dir string, progress io.Writer) error {
 	if err := makeCache(dir); err != nil {
 		return err
 	}
-	for _, path := range sweepPartials(dir) {
+	for _, path := range SweepPartials(dir) {
 		fmt.Fprintf(progress, "removed %s, left by an interrupted download\n", path)
 	}
 	return nil
@@ -269,7 +269,7 @@ func install(tmp, dest string) error {
 	if verifyTree(dest) != errNoManifest {
 		return nil
 	}
-	aside, err := os.MkdirTemp(filepath.Dir(dest), partialPattern("aside"))
+	aside, err := os.MkdirTemp(filepath.Dir(dest), PartialPattern("aside"))
 	if err != nil {
 		return err
 	}

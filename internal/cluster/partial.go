@@ -8,22 +8,22 @@ import (
 	"strings"
 )
 
-// A download in flight keeps its jar and its unpacked tree in the cache under
-// names that say which process made them (".partial-PID-..."), so that the
-// next download can remove what a killed one left behind, and nothing else:
-// an entry is removed only when its name is of that form and its process is
-// gone. Entries of a download still running (another pgoltp) stay.
+// A download (or a build of 'pgoltp build') in flight keeps its files in the
+// cache under names that say which process made them (".partial-PID-..."),
+// so that the next one can remove what a killed one left behind, and nothing
+// else: an entry is removed only when its name is of that form and its
+// process is gone. Entries of one still running (another pgoltp) stay.
 const partialPrefix = ".partial-"
 
-// partialPattern is the os.CreateTemp/MkdirTemp pattern of this process's
-// in-flight entries of the given kind ("jar", "unpack", "aside").
-func partialPattern(kind string) string {
+// PartialPattern is the os.CreateTemp/MkdirTemp pattern of this process's
+// in-flight entries of the given kind ("jar", "unpack", "aside", "build").
+func PartialPattern(kind string) string {
 	return fmt.Sprintf("%s%d-%s-*", partialPrefix, os.Getpid(), kind)
 }
 
-// sweepPartials removes the in-flight entries of downloads whose process no
-// longer runs, and returns the paths it removed.
-func sweepPartials(cacheDir string) []string {
+// SweepPartials removes the in-flight entries (PartialPattern) in dir whose
+// process no longer runs, and returns the paths it removed.
+func SweepPartials(cacheDir string) []string {
 	entries, err := os.ReadDir(cacheDir)
 	if err != nil {
 		return nil

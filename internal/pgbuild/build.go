@@ -96,7 +96,10 @@ func (o *Options) make(ctx context.Context, b *cluster.Build, src string, who bu
 		return err
 	}
 	defer log.Close()
-	work, err := os.MkdirTemp(builds, "."+o.Name+"-")
+	for _, left := range cluster.SweepPartials(builds) {
+		say("== removed %s, left by an interrupted build", left)
+	}
+	work, err := os.MkdirTemp(builds, cluster.PartialPattern("build-"+o.Name))
 	if err != nil {
 		return err
 	}

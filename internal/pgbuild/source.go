@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/problem"
 )
 
@@ -52,7 +53,8 @@ func source(ctx context.Context, cache, version string, progress func(string, ..
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return "", err
 	}
-	fetch, err := os.MkdirTemp(filepath.Dir(dir), ".fetch-")
+	cluster.SweepPartials(filepath.Dir(dir))
+	fetch, err := os.MkdirTemp(filepath.Dir(dir), cluster.PartialPattern("fetch"))
 	if err != nil {
 		return "", err
 	}
