@@ -180,5 +180,14 @@ func processOf(pid int) (uid uint32, exe string, err error) {
 		return 0, "", fmt.Errorf("no Uid in /proc/%d/status", pid)
 	}
 	exe, err = os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "exe"))
-	return uid, exe, err
+	return uid, runningExe(exe), err
+}
+
+// runningExe is the path a process was started from, as /proc/PID/exe
+// names it. When that file has been replaced since (a package upgrade of
+// PostgreSQL while the lab's server runs), the kernel appends " (deleted)":
+// the process is still the one started from that path, and pgoltp must
+// still be able to stop its own server.
+func runningExe(link string) string {
+	return strings.TrimSuffix(link, " (deleted)")
 }

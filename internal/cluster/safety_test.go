@@ -519,3 +519,38 @@ func TestDestroyRefusesLogSymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestProcessOfReplacedBinary: a process whose executable was replaced
+// while it runs (a package upgrade of PostgreSQL under the lab's server) is
+// still known by the path it was started from, so pgoltp can stop its own
+// server after an upgrade.
+func TestProcessOfReplacedBinary(t *testing.T) {
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep here")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "server")
+	b, err := os.ReadFile(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	if err := os.Remove(bin); err != nil { // what dpkg does to the old file
+		t.Fatal(err)
+	}
+	_, exe, err := processOf(cmd.Process.Pid)
+	if err != nil || exe != bin {
+		t.Errorf("processOf after the binary was replaced: %q, %v; want %q", exe, err, bin)
+	}
+}
