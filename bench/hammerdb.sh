@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# bench/hammerdb.sh: HammerDB 4.12's TPC-C (its own schema, loader and timed
+# driver) on a PostgreSQL, so that pgoltp's paths can be compared with it on
+# the same server (issue 32). Prints one line per measured run: NOPM, TPM and,
+# when the server's postmaster is known, the server's CPU-s per 1,000
+# transactions (bench/server_cpu.py over the timed interval).
+#
+# What it needs, installed when missing (as root, from Debian's packages):
+# tcl8.6, tcl-thread, tcllib, libsqlite3-tcl and libpgtcl (Debian's Pgtcl,
+# with one command added, see below: pgtcl-ng is not needed). HammerDB's source, v4.12, comes from HAMMERDB_SRC (an
+# unpacked tree), or HAMMERDB_GIT (a git directory holding the tag v4.12),
+# or is cloned from its public repository; it is unpacked once into the
+# cache dir (never into this repository). The binary release's lib/ has
+# ticklecharts, which only the web service's charts use; the source tree
+# does not, so a one-line stand-in module is put beside HammerDB's own.
+#
+# Each mode gets its own database (functions and procedures have the same
+# names), built once by HammerDB's loader (buildschema with W warehouses) and
+# kept: later runs reuse it. Each measured run is preceded by a cold run that
+# is not reported (HammerDB's first run on a database is always slower).
+#
+# Usage: bench/hammerdb.sh
+# Env:   W=10 VU=8 RAMP=12 DUR=60 (seconds, multiples of 6: HammerDB's timer
+#        ticks every 6 s) MODES="functions procedures" ROUNDS=1 COLD=1 (0:
+#        no cold run) REBUILD=0 (1: drop and rebuild the databases)
+#        BENCH_DSN=postgres://user[:pass]@host:port/db (a superuser; else a
+#        private server is started from the installed binaries, like
+#        bench/tpcc_run.sh's) SERVER_PID=<postmaster pid of BENCH_DSN>
+#        PORT=5514 SERVER_OPTS="-c ..." PGOLTP_CACHE (default ~/.cache/pgoltp)
+#        HAMMERDB_SRC=dir HAMMERDB_GIT=dir
+set -euo pipefail
+
+W=${W:-10}
+VU=${VU:-8}
+RAMP=${RAMP:-12}
+DUR=${DUR:-60}
+MODES=${MODES:-"functions procedures"}
+ROUNDS=${ROUNDS:-1}
+COLD=${COLD:-1}
+REBUILD=${REBUILD:-0}
+PORT=${PORT:-5514}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${PGOLTP_CACHE:-$HOME/.cache/pgoltp}/hammerdb
+HDB=$CACHE/HammerDB-4.12
+WORK=$(mktemp -d /tmp/pgoltp-bench-hammerdb-XXXXXX)
+chmod 700 "$WORK"
+PGDATA_DIR=""
+
+cleanup() {
+  if [ -n "$PGDATA_DIR" ]; then
+    runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -m fast stop >/dev/null 2>&1 || true
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+for s in "$RAMP" "$DUR"; do
+  [ $((s % 6)) -eq 0 ] && [ "$s" -gt 0 ] || { echo "RAMP=$RAMP DUR=$DUR: use positive multiples of 6 seconds (HammerDB's timer ticks every 6 s)" >&2; exit 2; }
+done
+
+# install_tcl: Debian's Tcl packages HammerDB loads, when missing.
+install_tcl() {
+  local need=""
+  command -v tclsh8.6 >/dev/null || need="tcl8.6"
+  for p in tcl-thread tcllib libsqlite3-tcl libpgtcl; do
+    dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
+  done
+  [ -z "$need" ] && return
+  [ "$(id -u)" -eq 0 ] || { echo "missing Debian packages:$need; install them (apt-get install$need)" >&2; exit 2; }
+  apt-get install -y $need >/dev/null
+}
+
+# install_hammerdb: HammerDB 4.12's source tree into the cache, once.
+install_hammerdb() {
+  [ -f "$HDB/hammerdbcli" ] && return
+  mkdir -p "$CACHE"
+  local tmp=$CACHE/unpack.$$ git=${HAMMERDB_GIT:-}
+  rm -rf "$tmp" && mkdir -p "$tmp"
+  if [ -n "${HAMMERDB_SRC:-}" ]; then
+    cp -a "$HAMMERDB_SRC/." "$tmp/"
+  else
+    if [ -z "$git" ]; then
+      git clone -q --bare --depth 1 --branch v4.12 https://github.com/TPC-Council/HammerDB "$CACHE/git" ||
+        { echo "cannot fetch HammerDB's source: set HAMMERDB_SRC to an unpacked v4.12 tree or HAMMERDB_GIT to a git dir with the tag v4.12" >&2; exit 2; }
+      git=$CACHE/git
+    fi
+    # Only what the CLI needs: the Build tree holds large Windows binaries
+    # (a partial snapshot may lack them; git names them on stderr).
+    git --git-dir="$git" archive v4.12 hammerdbcli config modules src agent 2>/dev/null |
+      tar -x -C "$tmp"
+    [ -f "$tmp/hammerdbcli" ] || { echo "$git has no HammerDB v4.12 (tag v4.12): point HAMMERDB_GIT at a HammerDB git dir" >&2; exit 2; }
+  fi
+  [ -f "$tmp/modules/ticklecharts-3.2.1.tm" ] || echo 'package provide ticklecharts 3.2.1' >"$tmp/modules/ticklecharts-3.2.1.tm"
+  # Debian's Pgtcl has every command HammerDB's driver and loader use but
+  # pg_notice_handler (pgtcl-ng's), with which HammerDB only sends a
+  # connection's notices to puts: without it libpq prints them on stderr.
+  # HammerDB loads the interface named in config/database.xml, so that names
+  # this module, which loads Pgtcl and adds the command as a no-op.
+  # Its virtual users' threads find it through TCLLIBPATH (hdb below).
+  mkdir -p "$tmp/lib/pgtcl_debian"
+  cat >"$tmp/lib/pgtcl_debian/pgtcl_debian.tcl" <<'TCL'
+package require Pgtcl
+proc pg_notice_handler {conn command} {}
+package provide pgtcl_debian 1.0
+TCL
+  echo 'package ifneeded pgtcl_debian 1.0 [list source [file join $dir pgtcl_debian.tcl]]' >"$tmp/lib/pgtcl_debian/pkgIndex.tcl"
+  sed -i 's|<library>Pgtcl</library>|<library>pgtcl_debian</library>|' "$tmp/config/database.xml"
+  mv "$tmp" "$HDB"
+}
+
+install_tcl
+install_hammerdb
+
+if [ -z "${BENCH_DSN:-}" ]; then
+  PGBIN=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
+  PGDATA_DIR=$WORK/data
+  chmod 755 "$WORK"
+  mkdir -p "$PGDATA_DIR" && chown postgres "$PGDATA_DIR"
+  runuser -u postgres -- "$PGBIN/initdb" -D "$PGDATA_DIR" -U postgres --auth=trust >/dev/null
+  runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -l "$PGDATA_DIR/server.log" -w start \
+    -o "-p $PORT -k $PGDATA_DIR -c listen_addresses=127.0.0.1 -c shared_buffers=2GB -c max_connections=300 -c max_wal_size=8GB -c checkpoint_timeout=30min ${SERVER_OPTS:-}" >/dev/null
+  BENCH_DSN="postgres://postgres@127.0.0.1:$PORT/postgres"
+  SERVER_PID=$(head -1 "$PGDATA_DIR/postmaster.pid")
+fi
+SERVER_PID=${SERVER_PID:-}
+# The DSN's parts, as HammerDB takes them (host, port, superuser, password);
+# the password goes only into the Tcl script in the private work dir.
+read -r PGH PGP PGU < <(python3 -c 'import sys,urllib.parse as u;p=u.urlsplit(sys.argv[1]);print(p.hostname or "127.0.0.1",p.port or 5432,u.unquote(p.username or "postgres"))' "$BENCH_DSN")
+PGPW=$(python3 -c 'import sys,urllib.parse as u;print(u.unquote(u.urlsplit(sys.argv[1]).password or ""))' "$BENCH_DSN")
+# HammerDB's loader takes no empty password (its build command loses the
+# argument); a server that asks for none ignores the one it is given.
+PGPW=${PGPW:-unused}
+
+# hdb_script MODE DB: the common part of a HammerDB CLI script.
+hdb_script() {
+  local procs=false
+  [ "$1" = procedures ] && procs=true
+  cat <<EOF
+dbset db pg
+dbset bm TPC-C
+diset connection pg_host {$PGH}
+diset connection pg_port $PGP
+diset connection pg_sslmode disable
+diset tpcc pg_superuser {$PGU}
+diset tpcc pg_superuserpass {$PGPW}
+diset tpcc pg_defaultdbase postgres
+diset tpcc pg_user tpcc
+diset tpcc pg_pass tpcc
+diset tpcc pg_dbase $2
+diset tpcc pg_count_ware $W
+diset tpcc pg_storedprocs $procs
+EOF
+}
+
+# hdb RUN.tcl OUT: runs HammerDB's CLI on a script (from its own directory,
+# where it finds its modules and sources).
+hdb() { (cd "$HDB" && TMP=$WORK TCLLIBPATH="$HDB/lib" tclsh8.6 hammerdbcli auto "$1") >"$2" 2>&1; }
+
+psql_admin() { psql -X -q -At "$BENCH_DSN" "$@"; }
+
+# build MODE DB: HammerDB's loader, unless the database is there already.
+build() {
+  local mode=$1 db=$2
+  if [ "$REBUILD" = 1 ]; then psql_admin -c "drop database if exists $db"; fi
+  if [ "$(psql_admin -c "select count(*) from pg_database where datname = '$db'")" = 1 ]; then
+    return
+  fi
+  { hdb_script "$mode" "$db"; echo "diset tpcc pg_num_vu $(( W < $(nproc) ? W : $(nproc) ))"; echo buildschema; } >"$WORK/build.tcl"
+  echo "# building $db: HammerDB's loader, $W warehouses ($mode)" >&2
+  hdb "$WORK/build.tcl" "$WORK/build.out" || true
+  grep -q "SCHEMA COMPLETE" "$WORK/build.out" ||
+    { echo "HammerDB's build of $db failed:" >&2; tail -20 "$WORK/build.out" | sed 's/^/  /' >&2; psql_admin -c "drop database if exists $db"; exit 1; }
+  psql -X -q "$(dsn_for "$db")" -c "vacuum analyze"
+}
+
+dsn_for() { python3 -c 'import sys,urllib.parse as u;p=u.urlsplit(sys.argv[1]);print(u.urlunsplit(p._replace(path="/"+sys.argv[2])))' "$BENCH_DSN" "$1"; }
+
+# run MODE DB REPORT: one timed run of VU virtual users; prints a line when
+# REPORT is 1.
+run() {
+  local mode=$1 db=$2 report=$3 sampler=""
+  { hdb_script "$mode" "$db"
+    cat <<EOF
+diset tpcc pg_driver timed
+diset tpcc pg_rampup [expr {$RAMP / 60.0}]
+diset tpcc pg_duration [expr {$DUR / 60.0}]
+diset tpcc pg_allwarehouse false
+diset tpcc pg_timeprofile false
+loadscript
+vuset vu $VU
+vuset logtotemp 0
+vucreate
+vurun
+vudestroy
+EOF
+  } >"$WORK/run.tcl"
+  if [ -n "$SERVER_PID" ]; then
+    python3 "$ROOT/bench/server_cpu.py" "$SERVER_PID" 0.5 >"$WORK/server_cpu" &
+    sampler=$!
+  fi
+  local t0
+  t0=$(date +%s.%N)
+  hdb "$WORK/run.tcl" "$WORK/run.out" || true
+  [ -n "$sampler" ] && { kill "$sampler"; wait "$sampler" 2>/dev/null || true; }
+  grep -q "TEST RESULT" "$WORK/run.out" ||
+    { echo "HammerDB's run on $db failed:" >&2; tail -20 "$WORK/run.out" | sed 's/^/  /' >&2; exit 1; }
+  [ "$report" = 1 ] || return 0
+  python3 - "$WORK/run.out" "$mode" "$VU" "$t0" "$RAMP" "$DUR" "$WORK/server_cpu" <<'PY'
+import re, sys
+out, mode, vu = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
+t0, ramp, dur = float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
+m = re.search(r"achieved (\d+) NOPM from (\d+) PostgreSQL TPM", out)
+nopm, tpm = int(m.group(1)), int(m.group(2))
+line = f"hammerdb mode={mode} vu={vu} NOPM={nopm} TPM={tpm}"
+# The timed interval starts after the virtual users connect and ramp up: take
+# the server's CPU over the steady middle, from ramp+6 s to ramp+dur-6 s
+# after the CLI started, divided by the TPM's transactions (TPM counts every
+# database's commits and rollbacks, as HammerDB reports it).
+try:
+    s = [tuple(map(float, l.split()[:2])) for l in open(sys.argv[7]) if len(l.split()) >= 2]
+except OSError:
+    s = []
+lo, hi = t0 + ramp + 6, t0 + ramp + dur - 6
+inside = [x for x in s if lo <= x[0] <= hi]
+if len(inside) >= 2 and inside[-1][0] > inside[0][0] and tpm > 0:
+    cpu_per_s = (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0])
+    line += f" server_cpu_s_per_1k={1000 * cpu_per_s / (tpm / 60):.3f}"
+print(line)
+PY
+}
+
+echo "# bench/hammerdb.sh $(date -u +%FT%TZ) HammerDB 4.12 W=$W vu=$VU ramp=${RAMP}s dur=${DUR}s modes='$MODES' rounds=$ROUNDS"
+echo "# server: $(psql_admin -c 'select version()' | cut -d, -f1); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+for mode in $MODES; do
+  case "$mode" in functions|procedures) ;; *) echo "MODES: '$mode' is neither functions nor procedures" >&2; exit 2 ;; esac
+  build "$mode" "hammerdb_tpcc_$mode"
+  [ "$COLD" = 1 ] && run "$mode" "hammerdb_tpcc_$mode" 0
+done
+for r in $(seq 1 "$ROUNDS"); do
+  for mode in $MODES; do run "$mode" "hammerdb_tpcc_$mode" 1; done
+done
