@@ -23,6 +23,9 @@
 # Env:   W=10 VU=8 RAMP=12 DUR=60 (seconds, multiples of 6: HammerDB's timer
 #        ticks every 6 s) MODES="functions procedures" ROUNDS=1 COLD=1 (0:
 #        no cold run) REBUILD=0 (1: drop and rebuild the databases)
+#        BUILD_VU=1 (HammerDB's loader threads; with 2 here one of them died
+#        silently half-way through once, "a running Virtual User was
+#        terminated", leaving a partial database)
 #        BENCH_DSN=postgres://user[:pass]@host:port/db (a superuser; else a
 #        private server is started from the installed binaries, like
 #        bench/tpcc_run.sh's) SERVER_PID=<postmaster pid of BENCH_DSN>
@@ -165,7 +168,7 @@ build() {
   if [ "$(psql_admin -c "select count(*) from pg_database where datname = '$db'")" = 1 ]; then
     return
   fi
-  { hdb_script "$mode" "$db"; echo "diset tpcc pg_num_vu $(( W < $(nproc) ? W : $(nproc) ))"; echo buildschema; } >"$WORK/build.tcl"
+  { hdb_script "$mode" "$db"; echo "diset tpcc pg_num_vu ${BUILD_VU:-1}"; echo buildschema; } >"$WORK/build.tcl"
   echo "# building $db: HammerDB's loader, $W warehouses ($mode)" >&2
   hdb "$WORK/build.tcl" "$WORK/build.out" || true
   grep -q "SCHEMA COMPLETE" "$WORK/build.out" ||
