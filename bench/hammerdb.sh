@@ -6,13 +6,16 @@
 # transactions (bench/server_cpu.py over the timed interval).
 #
 # What it needs, installed when missing (as root, from Debian's packages):
-# tcl8.6, tcl-thread, tcllib, libsqlite3-tcl and libpgtcl (Debian's Pgtcl,
-# with one command added, see below: pgtcl-ng is not needed). HammerDB's source, v4.12, comes from HAMMERDB_SRC (an
-# unpacked tree), or HAMMERDB_GIT (a git directory holding the tag v4.12),
-# or is cloned from its public repository; it is unpacked once into the
-# cache dir (never into this repository). The binary release's lib/ has
-# ticklecharts, which only the web service's charts use; the source tree
-# does not, so a one-line stand-in module is put beside HammerDB's own.
+# tcl8.6, tcl-thread, tcllib and libsqlite3-tcl, and to build pgtcl-ng
+# (HammerDB's PostgreSQL interface, see install_pgtclng; Debian's libpgtcl
+# does not work with it) tcl8.6-dev, libpq-dev, gcc and make. HammerDB's
+# source, v4.12, comes from HAMMERDB_SRC (an unpacked tree), or HAMMERDB_GIT
+# (a git directory holding the tag v4.12), or is cloned from its public
+# repository; pgtcl-ng's likewise (PGTCLNG_SRC, PGTCLNG_GIT, or
+# github.com/sm-shaw/pgtclng). Both go once into the cache dir, never into
+# this repository. The binary release's lib/ has ticklecharts, which only
+# the web service's charts use; the source tree does not, so a one-line
+# stand-in module is put beside HammerDB's own.
 #
 # Each mode gets its own database (functions and procedures have the same
 # names), built once by HammerDB's loader (buildschema with W warehouses) and
@@ -20,23 +23,24 @@
 # is not reported (HammerDB's first run on a database is always slower).
 #
 # Usage: bench/hammerdb.sh
-# Env:   W=10 VU=8 RAMP=12 DUR=60 (seconds, multiples of 6: HammerDB's timer
-#        ticks every 6 s) MODES="functions procedures" ROUNDS=1 COLD=1 (0:
+# Env:   W=10 VU=8 RAMP=1 DUR=1 (whole minutes, RAMP may be 0: HammerDB's
+#        CLI keeps its timer alive only then) MODES="functions procedures" ROUNDS=1 COLD=1 (0:
 #        no cold run) REBUILD=0 (1: drop and rebuild the databases)
-#        BUILD_VU=1 (HammerDB's loader threads; with 2 here one of them died
-#        silently half-way through once, "a running Virtual User was
-#        terminated", leaving a partial database)
+#        BUILD_VU=1 (HammerDB's loader threads; with 2, and Debian's Pgtcl
+#        then, one of them died half-way through, "a running Virtual User
+#        was terminated", leaving a partial database: not tried since with
+#        pgtcl-ng)
 #        BENCH_DSN=postgres://user[:pass]@host:port/db (a superuser; else a
 #        private server is started from the installed binaries, like
 #        bench/tpcc_run.sh's) SERVER_PID=<postmaster pid of BENCH_DSN>
 #        PORT=5514 SERVER_OPTS="-c ..." PGOLTP_CACHE (default ~/.cache/pgoltp)
-#        HAMMERDB_SRC=dir HAMMERDB_GIT=dir
+#        HAMMERDB_SRC=dir HAMMERDB_GIT=dir PGTCLNG_SRC=dir PGTCLNG_GIT=dir
 set -euo pipefail
 
 W=${W:-10}
 VU=${VU:-8}
-RAMP=${RAMP:-12}
-DUR=${DUR:-60}
+RAMP=${RAMP:-1}
+DUR=${DUR:-1}
 MODES=${MODES:-"functions procedures"}
 ROUNDS=${ROUNDS:-1}
 COLD=${COLD:-1}
@@ -57,57 +61,81 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for s in "$RAMP" "$DUR"; do
-  [ $((s % 6)) -eq 0 ] && [ "$s" -gt 0 ] || { echo "RAMP=$RAMP DUR=$DUR: use positive multiples of 6 seconds (HammerDB's timer ticks every 6 s)" >&2; exit 2; }
-done
+case "$RAMP/$DUR" in
+  *[!0-9/]*|/*|*/|*/0) echo "RAMP=$RAMP DUR=$DUR: use whole minutes, DUR at least 1 (HammerDB's CLI times runs in whole minutes)" >&2; exit 2 ;;
+esac
 
-# install_tcl: Debian's Tcl packages HammerDB loads, when missing.
+# install_tcl: the Debian packages HammerDB and the pgtcl-ng build need,
+# when missing. --no-upgrade: an installed libpq-dev is not to pull a newer
+# PostgreSQL under servers that are running (their backends would then load
+# a plpgsql.so of another minor version and fail).
 install_tcl() {
   local need=""
-  command -v tclsh8.6 >/dev/null || need="tcl8.6"
-  for p in tcl-thread tcllib libsqlite3-tcl libpgtcl; do
+  for p in tcl8.6 tcl8.6-dev tcl-thread tcllib libsqlite3-tcl libpq-dev gcc make; do
     dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
   done
   [ -z "$need" ] && return
-  [ "$(id -u)" -eq 0 ] || { echo "missing Debian packages:$need; install them (apt-get install$need)" >&2; exit 2; }
-  apt-get install -y $need >/dev/null
+  [ "$(id -u)" -eq 0 ] || { echo "missing Debian packages:$need; install them (apt-get install --no-upgrade$need)" >&2; exit 2; }
+  apt-get install -y --no-upgrade $need >/dev/null
 }
 
-# install_hammerdb: HammerDB 4.12's source tree into the cache, once.
+# source_tree REPO TAG DEST SRC_VAR GIT_VAR: a public repository's tree at
+# TAG into DEST, from the directory in $SRC_VAR, the git dir in $GIT_VAR,
+# or a clone (on a machine that reaches GitHub).
+source_tree() {
+  local repo=$1 tag=$2 dest=$3 src=${!4:-} git=${!5:-}
+  mkdir -p "$dest"
+  if [ -n "$src" ]; then cp -a "$src/." "$dest/"; return; fi
+  if [ -z "$git" ]; then
+    git=$CACHE/$(basename "$repo").git
+    [ -d "$git" ] || git clone -q --bare "https://github.com/$repo" "$git" ||
+      { echo "cannot fetch $repo: set $4 to its unpacked tree or $5 to a git dir of it" >&2; exit 2; }
+  fi
+  # Only the paths asked for (HammerDB's Build tree holds large Windows
+  # binaries a partial snapshot may lack; git names them on stderr).
+  git --git-dir="$git" archive "$tag" "${@:6}" 2>/dev/null | tar -x -C "$dest"
+}
+
+# install_pgtclng: pgtcl-ng, the PostgreSQL interface HammerDB is written
+# for, built from source into $HDB/lib. Debian's libpgtcl (Pgtcl 2.7.7)
+# does not do: its pg_exec_prepared takes no format lists, it has no
+# pg_notice_handler, and under HammerDB's virtual-user threads its commands
+# corrupt each other's messages ("bind message supplies 1280 parameters, but
+# prepared statement "payment" requires 8", "invalid message format").
+# pgtcl-ng 2.1.1.2 uses Tcl_Size (Tcl 8.7/9); with 8.6 that is int.
+install_pgtclng() {
+  local tmp=$1 src=$CACHE/pgtclng.src
+  rm -rf "$src"
+  source_tree sm-shaw/pgtclng HEAD "$src" PGTCLNG_SRC PGTCLNG_GIT .
+  (cd "$src" && ./configure --with-tcl=/usr/lib/tcl8.6 --with-postgres-include="$(pg_config --includedir)" \
+      --with-postgres-lib="$(pg_config --libdir)" && make CFLAGS_DEFAULT="-O2 -DTcl_Size=int") >"$CACHE/pgtclng.build.log" 2>&1 ||
+    { echo "building pgtcl-ng failed: see $CACHE/pgtclng.build.log" >&2; exit 1; }
+  mkdir -p "$tmp/lib/pgtclng"
+  cp "$src"/libpgtcl*.so "$src/pkgIndex.tcl" "$tmp/lib/pgtclng/"
+  # HammerDB loads the interface named in config/database.xml: name this
+  # package, which loads pgtcl-ng's version exactly (Debian's Pgtcl, if
+  # installed, has a higher one). Its virtual users' threads find it
+  # through TCLLIBPATH (hdb below).
+  local v
+  v=$(sed -n 's/^package ifneeded Pgtcl \([0-9.]*\).*/\1/p' "$src/pkgIndex.tcl")
+  mkdir -p "$tmp/lib/pgtcl_ng"
+  printf 'package require -exact Pgtcl %s\npackage provide pgtcl_ng 1.0\n' "$v" >"$tmp/lib/pgtcl_ng/pgtcl_ng.tcl"
+  echo 'package ifneeded pgtcl_ng 1.0 [list source [file join $dir pgtcl_ng.tcl]]' >"$tmp/lib/pgtcl_ng/pkgIndex.tcl"
+  sed -i 's|<library>Pgtcl</library>|<library>pgtcl_ng</library>|' "$tmp/config/database.xml"
+}
+
+# install_hammerdb: HammerDB 4.12's source tree and pgtcl-ng into the
+# cache, once.
 install_hammerdb() {
   [ -f "$HDB/hammerdbcli" ] && return
-  mkdir -p "$CACHE"
-  local tmp=$CACHE/unpack.$$ git=${HAMMERDB_GIT:-}
-  rm -rf "$tmp" && mkdir -p "$tmp"
-  if [ -n "${HAMMERDB_SRC:-}" ]; then
-    cp -a "$HAMMERDB_SRC/." "$tmp/"
-  else
-    if [ -z "$git" ]; then
-      git clone -q --bare --depth 1 --branch v4.12 https://github.com/TPC-Council/HammerDB "$CACHE/git" ||
-        { echo "cannot fetch HammerDB's source: set HAMMERDB_SRC to an unpacked v4.12 tree or HAMMERDB_GIT to a git dir with the tag v4.12" >&2; exit 2; }
-      git=$CACHE/git
-    fi
-    # Only what the CLI needs: the Build tree holds large Windows binaries
-    # (a partial snapshot may lack them; git names them on stderr).
-    git --git-dir="$git" archive v4.12 hammerdbcli config modules src agent 2>/dev/null |
-      tar -x -C "$tmp"
-    [ -f "$tmp/hammerdbcli" ] || { echo "$git has no HammerDB v4.12 (tag v4.12): point HAMMERDB_GIT at a HammerDB git dir" >&2; exit 2; }
-  fi
-  [ -f "$tmp/modules/ticklecharts-3.2.1.tm" ] || echo 'package provide ticklecharts 3.2.1' >"$tmp/modules/ticklecharts-3.2.1.tm"
-  # Debian's Pgtcl has every command HammerDB's driver and loader use but
-  # pg_notice_handler (pgtcl-ng's), with which HammerDB only sends a
-  # connection's notices to puts: without it libpq prints them on stderr.
-  # HammerDB loads the interface named in config/database.xml, so that names
-  # this module, which loads Pgtcl and adds the command as a no-op.
-  # Its virtual users' threads find it through TCLLIBPATH (hdb below).
-  mkdir -p "$tmp/lib/pgtcl_debian"
-  cat >"$tmp/lib/pgtcl_debian/pgtcl_debian.tcl" <<'TCL'
-package require Pgtcl
-proc pg_notice_handler {conn command} {}
-package provide pgtcl_debian 1.0
-TCL
-  echo 'package ifneeded pgtcl_debian 1.0 [list source [file join $dir pgtcl_debian.tcl]]' >"$tmp/lib/pgtcl_debian/pkgIndex.tcl"
-  sed -i 's|<library>Pgtcl</library>|<library>pgtcl_debian</library>|' "$tmp/config/database.xml"
+  local tmp=$CACHE/unpack.$$
+  rm -rf "$tmp"
+  source_tree TPC-Council/HammerDB v4.12 "$tmp" HAMMERDB_SRC HAMMERDB_GIT hammerdbcli config modules src agent
+  [ -f "$tmp/hammerdbcli" ] || { rm -rf "$tmp"; echo "no HammerDB v4.12 there (tag v4.12): point HAMMERDB_GIT at a HammerDB git dir" >&2; exit 2; }
+  # The binary release's lib/ has ticklecharts, which only the web
+  # service's charts use; the CLI loads it all the same.
+  echo 'package provide ticklecharts 3.2.1' >"$tmp/modules/ticklecharts-3.2.1.tm"
+  install_pgtclng "$tmp"
   mv "$tmp" "$HDB"
 }
 
@@ -185,8 +213,8 @@ run() {
   { hdb_script "$mode" "$db"
     cat <<EOF
 diset tpcc pg_driver timed
-diset tpcc pg_rampup [expr {$RAMP / 60.0}]
-diset tpcc pg_duration [expr {$DUR / 60.0}]
+diset tpcc pg_rampup $RAMP
+diset tpcc pg_duration $DUR
 diset tpcc pg_allwarehouse false
 diset tpcc pg_timeprofile false
 loadscript
@@ -206,9 +234,9 @@ EOF
   hdb "$WORK/run.tcl" "$WORK/run.out" || true
   [ -n "$sampler" ] && { kill "$sampler"; wait "$sampler" 2>/dev/null || true; }
   grep -q "TEST RESULT" "$WORK/run.out" ||
-    { echo "HammerDB's run on $db failed:" >&2; tail -20 "$WORK/run.out" | sed 's/^/  /' >&2; exit 1; }
+    { echo "HammerDB's run on $db failed (its output: $CACHE/failed-run.out):" >&2; cp "$WORK/run.out" "$CACHE/failed-run.out"; grep -m5 -i error "$WORK/run.out" | sed 's/^/  /' >&2; exit 1; }
   [ "$report" = 1 ] || return 0
-  python3 - "$WORK/run.out" "$mode" "$VU" "$t0" "$RAMP" "$DUR" "$WORK/server_cpu" <<'PY'
+  python3 - "$WORK/run.out" "$mode" "$VU" "$t0" "$((RAMP * 60))" "$((DUR * 60))" "$WORK/server_cpu" <<'PY'
 import re, sys
 out, mode, vu = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
 t0, ramp, dur = float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
@@ -232,7 +260,7 @@ print(line)
 PY
 }
 
-echo "# bench/hammerdb.sh $(date -u +%FT%TZ) HammerDB 4.12 W=$W vu=$VU ramp=${RAMP}s dur=${DUR}s modes='$MODES' rounds=$ROUNDS"
+echo "# bench/hammerdb.sh $(date -u +%FT%TZ) HammerDB 4.12 W=$W vu=$VU ramp=${RAMP}min dur=${DUR}min modes='$MODES' rounds=$ROUNDS"
 echo "# server: $(psql_admin -c 'select version()' | cut -d, -f1); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for mode in $MODES; do
   case "$mode" in functions|procedures) ;; *) echo "MODES: '$mode' is neither functions nor procedures" >&2; exit 2 ;; esac
