@@ -232,7 +232,7 @@ EOF
   local t0
   t0=$(date +%s.%N)
   hdb "$WORK/run.tcl" "$WORK/run.out" || true
-  [ -n "$sampler" ] && { kill "$sampler"; wait "$sampler" 2>/dev/null || true; }
+  [ -n "$sampler" ] && { kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true; }
   grep -q "TEST RESULT" "$WORK/run.out" ||
     { echo "HammerDB's run on $db failed (its output: $CACHE/failed-run.out):" >&2; cp "$WORK/run.out" "$CACHE/failed-run.out"; grep -m5 -i error "$WORK/run.out" | sed 's/^/  /' >&2; exit 1; }
   [ "$report" = 1 ] || return 0
@@ -240,8 +240,14 @@ EOF
 import re, sys
 out, mode, vu = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
 t0, ramp, dur = float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
+# "achieved N NOPM from T PostgreSQL TPM", or with HammerDB's TPM-first
+# setting "achieved T PostgreSQL TPM at N NOPM".
 m = re.search(r"achieved (\d+) NOPM from (\d+) PostgreSQL TPM", out)
-nopm, tpm = int(m.group(1)), int(m.group(2))
+if m:
+    nopm, tpm = int(m.group(1)), int(m.group(2))
+else:
+    m = re.search(r"achieved (\d+) PostgreSQL TPM at (\d+) NOPM", out)
+    tpm, nopm = int(m.group(1)), int(m.group(2))
 line = f"hammerdb mode={mode} vu={vu} NOPM={nopm} TPM={tpm}"
 # The timed interval starts after the virtual users connect and ramp up: take
 # the server's CPU over the steady middle, from ramp+6 s to ramp+dur-6 s
