@@ -64,3 +64,45 @@ func TestNewOrderRepeatedStockRow(t *testing.T) {
 	}
 	mustCheck(t, dsn)
 }
+
+// TestNewOrderServerStatements counts the SQL statements pgoltp_new_order
+// runs (pg_stat_statements with track = all in this session): two for an
+// order whose lines name distinct stock rows (the head, then the items,
+// stock, lines and output in one), as for the rolled-back order with the
+// unused item. Aggregating the lines into arrays and reading them back in a
+// third statement cost the server more per New-Order than the client path.
+func TestNewOrderServerStatements(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := pathSession(t, loadForRun(t, 1)).conn
+	for _, sql := range []string{"CREATE EXTENSION IF NOT EXISTS pg_stat_statements",
+		"SET pg_stat_statements.track = 'all'"} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nested := func() (n int64) {
+		if err := conn.QueryRow(ctx, `SELECT coalesce(sum(calls), 0)::int8 FROM pg_stat_statements
+			WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND NOT toplevel`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	ss := &session{conn: conn}
+	for _, c := range []struct {
+		lines    []orderLine
+		rollback bool
+	}{
+		{[]orderLine{{item: 5, supplyW: 1, qty: 2}, {item: 77, supplyW: 1, qty: 4}, {item: 90, supplyW: 1, qty: 1}}, false},
+		{[]orderLine{{item: 5, supplyW: 1, qty: 2}, {item: unusedItem, supplyW: 1, qty: 1}}, true},
+	} {
+		before := nested()
+		rolled, err := ss.newOrderServer(ctx, &newOrderInput{w: 1, d: 2, c: 7, allLocal: true, lines: c.lines})
+		if err != nil || rolled != c.rollback {
+			t.Fatalf("New-Order %v: rolled back %v, err %v; want rolled back %v", c.lines, rolled, err, c.rollback)
+		}
+		if n := nested() - before; n != 2 {
+			t.Errorf("New-Order %v ran %d statements inside pgoltp_new_order, want 2", c.lines, n)
+		}
+	}
+}
