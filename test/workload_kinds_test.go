@@ -21,9 +21,9 @@ func TestWorkloadKindsFromRegistry(t *testing.T) {
 		args     []string
 		mentions []string
 	}{
-		{"versions plan", []string{"experiment", plan}, []string{"versions: compares tpcb or tpcc, not ledger"}},
-		{"compare-versions", []string{"compare-versions", "--pg", "15,16", "--workload", "ledger"}, []string{`--workload "ledger": use tpcb or tpcc`}},
-		{"tune", []string{"tune", "--workload", "ledger"}, []string{"--workload tpcb or tpcc", `workload "ledger"`}},
+		{"versions plan", []string{"experiment", plan}, []string{"versions: compares tpcb, tpcc or script, not ledger"}},
+		{"compare-versions", []string{"compare-versions", "--pg", "15,16", "--workload", "ledger"}, []string{`--workload "ledger": use tpcb, tpcc or script`}},
+		{"tune", []string{"tune", "--workload", "ledger"}, []string{"--workload tpcb, tpcc or script", `workload "ledger"`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := runPgoltp(t, time.Minute, append([]string{"--lab", filepath.Join(t.TempDir(), "lab")}, c.args...)...)

@@ -20,10 +20,13 @@ func tpccStartProblem(ctx context.Context, err error) error {
 	switch {
 	case errors.As(err, &p):
 		return p // already says what to do (a group part that is late, ...)
-	case errors.As(err, &fe):
-		return fe // an option the server does not allow (--isolation through a pooler): exit 2
 	case errors.Is(err, tpcc.ErrBadOption):
 		return problem.BadInput("see 'pgoltp tpcc run --help'", "%s", strings.Replace(err.Error(), tpcc.ErrBadOption.Error()+": ", "", 1))
+	case errors.As(err, &fe):
+		// An option the server does not allow (--isolation through a
+		// pooler): err's text, where the field is named by its flag (fe,
+		// inside it, may not be).
+		return problem.BadInput("", "%s", err.Error())
 	case errors.As(err, &se) && (errors.Is(err, tpcc.ErrNotLoaded) || errors.Is(err, tpcc.ErrNotComplete)):
 		return problem.BadInput(fmt.Sprintf("run 'pgoltp tpcc load --schemas %s' first", tpcc.SchemasText(se.Schemas)), "%s", err.Error())
 	case errors.Is(err, tpcc.ErrNotLoaded), errors.Is(err, tpcc.ErrNotComplete):
