@@ -75,8 +75,6 @@ func (c *conn) flush() error {
 	for len(b) > 0 {
 		n, errno := pgwire.Write(c.fd, b)
 		switch {
-		case errno == pgwire.EINTR:
-			continue
 		case errno == pgwire.EAGAIN:
 			revents, err := c.wait(pgwire.POLLIN | pgwire.POLLOUT)
 			if err != nil {
@@ -104,15 +102,10 @@ func (c *conn) readSome() error {
 	if c.rd > 0 && c.rd == len(c.in) {
 		c.in, c.rd = c.in[:0], 0
 	}
-	if cap(c.in)-len(c.in) < 4096 {
-		if c.rd > 0 {
-			c.in, c.rd = c.in[:copy(c.in, c.in[c.rd:])], 0
-		}
-		if cap(c.in)-len(c.in) < 4096 {
-			grown := make([]byte, len(c.in), 2*cap(c.in)+8192)
-			c.in = grown[:copy(grown, c.in)]
-		}
+	if cap(c.in)-len(c.in) < 4096 && c.rd > 0 {
+		c.in, c.rd = c.in[:copy(c.in, c.in[c.rd:])], 0
 	}
+	c.in = pgwire.Room(c.in, 4096)
 	var n int
 	if c.nc != nil {
 		var err error
@@ -121,9 +114,7 @@ func (c *conn) readSome() error {
 		}
 	} else {
 		var errno pgwire.Errno
-		for n, errno = pgwire.Read(c.fd, c.in[len(c.in):cap(c.in)]); errno == pgwire.EINTR; {
-			n, errno = pgwire.Read(c.fd, c.in[len(c.in):cap(c.in)])
-		}
+		n, errno = pgwire.Read(c.fd, c.in[len(c.in):cap(c.in)])
 		switch {
 		case errno == pgwire.EAGAIN:
 			return errWouldBlock

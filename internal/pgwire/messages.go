@@ -92,6 +92,16 @@ func AppendExtended(b []byte, sql, stmt string, params [][]byte) []byte {
 	return AppendExecute(b)
 }
 
+// Room returns in with at least free bytes of spare capacity, grown (to
+// twice its capacity and free more) when it has less.
+func Room(in []byte, free int) []byte {
+	if cap(in)-len(in) >= free {
+		return in
+	}
+	grown := make([]byte, len(in), 2*cap(in)+free)
+	return grown[:copy(grown, in)]
+}
+
 // NextMessage splits the first complete backend message off buf: its type,
 // its body and its whole length. ok is false when buf holds no complete
 // message.

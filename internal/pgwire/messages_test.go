@@ -103,3 +103,20 @@ func TestDecodeErrorIsPgError(t *testing.T) {
 		t.Errorf("decoded %#v", pg)
 	}
 }
+
+// Room grows a read buffer only when it lacks the room asked, keeping
+// what it holds; a buffer with room is returned as is (no copy on a
+// transaction's read).
+func TestRoom(t *testing.T) {
+	in := append(make([]byte, 0, 8), "abcdef"...)
+	grown := Room(in, 4096)
+	if string(grown) != "abcdef" || cap(grown)-len(grown) < 4096 {
+		t.Fatalf("grown %q with %d free", grown, cap(grown)-len(grown))
+	}
+	if same := Room(grown, 4096); &same[0] != &grown[0] || string(same) != "abcdef" {
+		t.Error("a buffer with room was copied")
+	}
+	if allocs := testing.AllocsPerRun(100, func() { grown = Room(grown, 4096) }); allocs != 0 {
+		t.Errorf("%.1f allocations with room to spare", allocs)
+	}
+}

@@ -28,16 +28,24 @@ const (
 	POLLOUT = unix.POLLOUT
 )
 
-// Read reads from a non-blocking fd.
+// Read reads from a non-blocking fd; an interrupted read is retried.
 func Read(fd int, p []byte) (int, Errno) {
-	n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	return int(n), e
+	for {
+		n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		if e != EINTR {
+			return int(n), e
+		}
+	}
 }
 
-// Write writes to a non-blocking fd.
+// Write writes to a non-blocking fd; an interrupted write is retried.
 func Write(fd int, p []byte) (int, Errno) {
-	n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	return int(n), e
+	for {
+		n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		if e != EINTR {
+			return int(n), e
+		}
+	}
 }
 
 // Close closes fd.

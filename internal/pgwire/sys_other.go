@@ -21,16 +21,24 @@ const (
 	POLLOUT = unix.POLLOUT
 )
 
-// Read reads from a non-blocking fd.
+// Read reads from a non-blocking fd; an interrupted read is retried.
 func Read(fd int, p []byte) (int, Errno) {
-	n, err := unix.Read(fd, p)
-	return max(n, 0), errnoOf(err)
+	for {
+		n, err := unix.Read(fd, p)
+		if e := errnoOf(err); e != EINTR {
+			return max(n, 0), e
+		}
+	}
 }
 
-// Write writes to a non-blocking fd.
+// Write writes to a non-blocking fd; an interrupted write is retried.
 func Write(fd int, p []byte) (int, Errno) {
-	n, err := unix.Write(fd, p)
-	return max(n, 0), errnoOf(err)
+	for {
+		n, err := unix.Write(fd, p)
+		if e := errnoOf(err); e != EINTR {
+			return max(n, 0), e
+		}
+	}
 }
 
 func errnoOf(err error) Errno {

@@ -222,9 +222,6 @@ func (c *loopClient) sendRollback(ctx context.Context) {
 func (c *loopClient) write(ctx context.Context, b []byte) {
 	for len(b) > 0 {
 		n, err := pgwire.Write(c.fd, b)
-		if err == pgwire.EINTR {
-			continue
-		}
 		if err == pgwire.EAGAIN {
 			if ctx.Err() != nil {
 				c.finish(ctx.Err())
@@ -249,16 +246,9 @@ func (c *loopClient) write(ctx context.Context, b []byte) {
 func (c *loopClient) readable(ctx context.Context) {
 	var lost error
 	for {
-		if cap(c.in)-len(c.in) < 4096 {
-			grown := make([]byte, len(c.in), 2*cap(c.in)+4096)
-			copy(grown, c.in)
-			c.in = grown
-		}
+		c.in = pgwire.Room(c.in, 4096)
 		free := cap(c.in) - len(c.in)
 		n, errno := pgwire.Read(c.fd, c.in[len(c.in):cap(c.in)])
-		if errno == pgwire.EINTR {
-			continue
-		}
 		if errno == pgwire.EAGAIN {
 			break
 		}
