@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pgoltp/pgoltp/internal/pgwire"
 )
 
 // A thread loop runs its clients as pgbench's thread runs them: it waits
@@ -125,7 +127,7 @@ func (e *engine) loop(ctx context.Context, clients []*client, raw bool) {
 		if e.endUs > now && e.endUs < wake {
 			wake = e.endUs
 		}
-		if err := poll(pfds, wake-now, raw); err != nil && err != unix.EINTR {
+		if err := pgwire.Poll(pfds, wake-now, raw); err != nil && err != unix.EINTR {
 			panic("pgbench: poll: " + err.Error()) // EFAULT, EINVAL, ENOMEM: a bug
 		}
 		now = e.nowUs()
@@ -155,7 +157,7 @@ func (e *engine) interrupt(ctx context.Context, cos []*coroutine) {
 	for _, co := range cos {
 		if !co.done && co.w.fd >= 0 && co.c.conn != nil {
 			k := co.c.conn.cancel
-			wg.Go(func() { k.send(ctx) })
+			wg.Go(func() { _ = k.Send(ctx) })
 		}
 	}
 	wg.Wait()

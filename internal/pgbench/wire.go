@@ -7,9 +7,9 @@ import (
 	"net"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/pgoltp/pgoltp/internal/pgbench/lang"
+	"github.com/pgoltp/pgoltp/internal/pgwire"
 )
 
 // conn is a client's connection as the run engine drives it: opened by
@@ -28,7 +28,7 @@ type conn struct {
 	out      []byte // being written
 	txStatus byte   // of the last ReadyForQuery; 0 once the connection is lost
 	syncs    int    // Syncs (and Queries) sent whose ReadyForQuery is not read
-	cancel   canceller
+	cancel   pgwire.Canceller
 	// wait blocks until the socket is ready for events (the loop's yield);
 	// it fails when the run is interrupted.
 	wait   func(events int16) (int16, error)
@@ -40,65 +40,18 @@ type conn struct {
 // errLost is a connection the server closed without a word.
 var errLost = errors.New("server closed the connection unexpectedly\n\tThis probably means the server terminated abnormally\n\tbefore or while processing the request.")
 
-// Frontend messages, appended to c.out.
-
-func (c *conn) begin(typ byte) int {
-	c.out = append(c.out, typ, 0, 0, 0, 0)
-	return len(c.out) - 4
-}
-
-func (c *conn) end(at int) {
-	binary.BigEndian.PutUint32(c.out[at:], uint32(len(c.out)-at))
-}
-
-func (c *conn) cstring(s string) { c.out = append(append(c.out, s...), 0) }
+// Frontend messages, appended to c.out (pgwire); a Query or Sync expects
+// a ReadyForQuery.
 
 func (c *conn) query(sql []byte) {
-	at := c.begin('Q')
-	c.out = append(append(c.out, sql...), 0)
-	c.end(at)
+	c.out = pgwire.AppendQuery(c.out, sql)
 	c.syncs++
 }
 
-func (c *conn) parse(name, sql string) {
-	at := c.begin('P')
-	c.cstring(name)
-	c.cstring(sql)
-	c.out = append(c.out, 0, 0) // no parameter types: the server infers them
-	c.end(at)
-}
-
-// bind binds text params (nil: NULL) to the unnamed portal; results in text.
-func (c *conn) bind(stmt string, params [][]byte) {
-	at := c.begin('B')
-	c.out = append(c.out, 0)
-	c.cstring(stmt)
-	c.out = append(c.out, 0, 0, byte(len(params)>>8), byte(len(params)))
-	for _, p := range params {
-		if p == nil {
-			c.out = append(c.out, 0xff, 0xff, 0xff, 0xff)
-			continue
-		}
-		c.out = binary.BigEndian.AppendUint32(c.out, uint32(len(p)))
-		c.out = append(c.out, p...)
-	}
-	c.out = append(c.out, 0, 0)
-	c.end(at)
-}
-
-func (c *conn) describe(kind byte, name string) {
-	at := c.begin('D')
-	c.out = append(c.out, kind)
-	c.cstring(name)
-	c.end(at)
-}
-
-func (c *conn) execute() {
-	c.out = append(c.out, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0)
-}
+func (c *conn) parse(name, sql string) { c.out = pgwire.AppendParse(c.out, name, sql) }
 
 func (c *conn) sync() {
-	c.out = append(c.out, 'S', 0, 0, 0, 4)
+	c.out = pgwire.AppendSync(c.out)
 	c.syncs++
 }
 
@@ -106,12 +59,7 @@ func (c *conn) sync() {
 // into the unnamed statement) or PQsendQueryPrepared's (statement stmt),
 // without the Sync.
 func (c *conn) extended(sql, stmt string, params [][]byte) {
-	if stmt == "" {
-		c.parse("", sql)
-	}
-	c.bind(stmt, params)
-	c.describe('P', "")
-	c.execute()
+	c.out = pgwire.AppendExtended(c.out, sql, stmt, params)
 }
 
 // flush writes c.out whole. While the socket is full it reads what the
@@ -125,16 +73,14 @@ func (c *conn) flush() error {
 		return c.lost(err)
 	}
 	for len(b) > 0 {
-		n, errno := sysWrite(c.fd, b)
+		n, errno := pgwire.Write(c.fd, b)
 		switch {
-		case errno == eintr:
-			continue
-		case errno == eagain:
-			revents, err := c.wait(pollIn | pollOut)
+		case errno == pgwire.EAGAIN:
+			revents, err := c.wait(pgwire.POLLIN | pgwire.POLLOUT)
 			if err != nil {
 				return err
 			}
-			if revents&pollIn != 0 {
+			if revents&pgwire.POLLIN != 0 {
 				if err := c.readSome(); err != nil && err != errWouldBlock {
 					return err
 				}
@@ -156,15 +102,10 @@ func (c *conn) readSome() error {
 	if c.rd > 0 && c.rd == len(c.in) {
 		c.in, c.rd = c.in[:0], 0
 	}
-	if cap(c.in)-len(c.in) < 4096 {
-		if c.rd > 0 {
-			c.in, c.rd = c.in[:copy(c.in, c.in[c.rd:])], 0
-		}
-		if cap(c.in)-len(c.in) < 4096 {
-			grown := make([]byte, len(c.in), 2*cap(c.in)+8192)
-			c.in = grown[:copy(grown, c.in)]
-		}
+	if cap(c.in)-len(c.in) < 4096 && c.rd > 0 {
+		c.in, c.rd = c.in[:copy(c.in, c.in[c.rd:])], 0
 	}
+	c.in = pgwire.Room(c.in, 4096)
 	var n int
 	if c.nc != nil {
 		var err error
@@ -172,12 +113,10 @@ func (c *conn) readSome() error {
 			return c.lost(err)
 		}
 	} else {
-		var errno sysErrno
-		for n, errno = sysRead(c.fd, c.in[len(c.in):cap(c.in)]); errno == eintr; {
-			n, errno = sysRead(c.fd, c.in[len(c.in):cap(c.in)])
-		}
+		var errno pgwire.Errno
+		n, errno = pgwire.Read(c.fd, c.in[len(c.in):cap(c.in)])
 		switch {
-		case errno == eagain:
+		case errno == pgwire.EAGAIN:
 			return errWouldBlock
 		case errno != 0:
 			return c.lost(errno)
@@ -202,17 +141,13 @@ func (c *conn) lost(err error) error {
 // call.
 func (c *conn) receive() (byte, []byte, error) {
 	for {
-		buf := c.in[c.rd:]
-		if len(buf) >= 5 {
-			size := int(binary.BigEndian.Uint32(buf[1:5]))
-			if size >= 4 && len(buf) >= 1+size {
-				c.rd += 1 + size
-				return buf[0], buf[5 : 1+size], nil
-			}
+		if typ, body, size, ok := pgwire.NextMessage(c.in[c.rd:]); ok {
+			c.rd += size
+			return typ, body, nil
 		}
 		err := c.readSome()
 		if err == errWouldBlock {
-			if _, err = c.wait(pollIn); err != nil {
+			if _, err = c.wait(pgwire.POLLIN); err != nil {
 				return 0, nil, err
 			}
 			continue
@@ -252,7 +187,7 @@ func (c *conn) result(r *lang.QueryResult) (pgErr *pgconn.PgError, ready bool, e
 		case 'C', 'I':
 			return nil, false, nil
 		case 'E':
-			return decodeError(body), false, nil
+			return pgwire.DecodeError(body), false, nil
 		case 'Z':
 			c.syncs--
 			if len(body) > 0 {
@@ -261,12 +196,10 @@ func (c *conn) result(r *lang.QueryResult) (pgErr *pgconn.PgError, ready bool, e
 			return nil, true, nil
 		case 'N':
 			if c.notice != nil {
-				c.notice((*pgconn.Notice)(decodeError(body)))
+				c.notice((*pgconn.Notice)(pgwire.DecodeError(body)))
 			}
 		case 'G': // COPY FROM STDIN: refused, as pgbench gives up on it
-			at := c.begin('f')
-			c.cstring("COPY is not supported in pgbench")
-			c.end(at)
+			c.out = pgwire.AppendCopyFail(c.out, "COPY is not supported in pgbench")
 			if err := c.flush(); err != nil {
 				return nil, false, err
 			}
@@ -359,19 +292,9 @@ func dataRow(body []byte, row []string) []string {
 	return row
 }
 
-// decodeError turns an ErrorResponse (or NoticeResponse) body into the
-// error pgconn would return for it.
-func decodeError(body []byte) *pgconn.PgError {
-	var msg pgproto3.ErrorResponse
-	if err := msg.Decode(body); err != nil {
-		return &pgconn.PgError{Severity: "ERROR", Message: "malformed ErrorResponse from the server: " + err.Error()}
-	}
-	return pgconn.ErrorResponseToPgError(&msg)
-}
-
 // close says goodbye (Terminate) and closes the socket.
 func (c *conn) close() {
-	c.out = append(c.out[:0], 'X', 0, 0, 0, 4)
+	c.out = pgwire.AppendTerminate(c.out[:0])
 	if c.nc != nil {
 		c.unwatch()
 		_, _ = c.nc.Write(c.out)
@@ -379,8 +302,8 @@ func (c *conn) close() {
 		return
 	}
 	if c.fd >= 0 {
-		_, _ = sysWrite(c.fd, c.out)
-		sysClose(c.fd)
+		_, _ = pgwire.Write(c.fd, c.out)
+		pgwire.Close(c.fd)
 		c.fd = -1
 	}
 }

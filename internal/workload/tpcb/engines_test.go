@@ -2,14 +2,12 @@ package tpcb
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgoltp/pgoltp/internal/measure"
 	"github.com/pgoltp/pgoltp/internal/metrics"
@@ -263,16 +261,5 @@ func TestRunReportsFatalErrorOnClose(t *testing.T) {
 				t.Errorf("in doubt %d, committed %d, outage %+v: want the one transaction in doubt and the connection back", res.InDoubt, res.Committed, res.Outages[0])
 			}
 		})
-	}
-}
-
-// The decoded ErrorResponse is pgconn's own error type, so that
-// driver.Retryable and errors.As see what they would from pgconn.
-func TestDecodeErrorIsPgError(t *testing.T) {
-	body := []byte("SERROR\x00VERROR\x00C40001\x00Mcould not serialize access\x00\x00")
-	var err error = decodeError(body)
-	var pg *pgconn.PgError
-	if !errors.As(err, &pg) || pg.Code != "40001" || pg.Message != "could not serialize access" || pg.Severity != "ERROR" {
-		t.Errorf("decoded %#v", pg)
 	}
 }

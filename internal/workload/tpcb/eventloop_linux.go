@@ -8,26 +8,24 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"runtime"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgproto3"
 	"golang.org/x/sys/unix"
 
 	"github.com/pgoltp/pgoltp/internal/driver"
+	"github.com/pgoltp/pgoltp/internal/pgwire"
 )
 
 // The event loop is how pgbench itself runs clients: each job (pgbench's
 // thread, -j) owns several connections and waits for all of them in one
 // ppoll(2), sending each client's next statement as soon as the previous
 // answer is in. Connections are opened and prepared by pgconn, then hijacked
-// down to their sockets; the handful of protocol messages of the built-in
-// scripts are encoded by pgproto3 into reused buffers and the answers split
-// into messages in place (wire.go). Counting is the book's (bookkeeping.go),
+// down to their sockets (internal/pgwire, shared with pgoltp pgbench's
+// engine); the handful of protocol messages of the built-in scripts are
+// appended to reused buffers and the answers split into messages in place. Counting is the book's (bookkeeping.go),
 // as in the goroutine engine. Linux only (ppoll, raw syscalls); elsewhere
 // every client is a goroutine (eventloop_other.go).
 //
@@ -59,13 +57,12 @@ type loopClient struct {
 	scale  space
 	rng    *rand.Rand
 	book   *book
-	cancel canceller
+	cancel pgwire.Canceller
 
 	vals    [numVars]int64
 	text    [numVars][]byte
 	params  []byte // scratch
 	out, in []byte
-	msgs    frontendMessages
 	args    [][]byte
 	sqls    []string
 	names   []string
@@ -77,86 +74,7 @@ type loopClient struct {
 	err     error
 }
 
-// canceller sends a CancelRequest for a hijacked connection's backend, as
-// pgconn's CancelRequest does for its own.
-type canceller struct {
-	network, address string
-	dial             pgconn.DialFunc
-	pid              uint32
-	secretKey        []byte
-}
-
-// send asks the server to cancel what the backend is running. It is best
-// effort: the run is ending either way.
-func (k *canceller) send(ctx context.Context) error {
-	ctx, stop := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer stop()
-	conn, err := k.dial(ctx, k.network, k.address)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	deadline, _ := ctx.Deadline()
-	_ = conn.SetDeadline(deadline)
-	buf, err := (&pgproto3.CancelRequest{ProcessID: k.pid, SecretKey: k.secretKey}).Encode(nil)
-	if err != nil {
-		return err
-	}
-	if _, err := conn.Write(buf); err != nil {
-		return err
-	}
-	_, _ = conn.Read(buf[:1]) // the server closes when it has taken the request
-	return nil
-}
-
-// hijackSocket takes the socket of an idle pgconn connection for the loop,
-// as a close-on-exec duplicate that the Go runtime does not poll, with what
-// it takes to cancel the backend's queries. It returns -1 (and leaves conn
-// usable) when the connection is not a plain TCP or Unix socket.
-func hijackSocket(ctx context.Context, conn *pgconn.PgConn) (int, canceller, error) {
-	var k canceller
-	if err := conn.SyncConn(ctx); err != nil {
-		return -1, k, err
-	}
-	sc, ok := conn.Conn().(syscall.Conn)
-	if !ok {
-		return -1, k, nil
-	}
-	switch conn.Conn().(type) {
-	case *net.TCPConn, *net.UnixConn:
-	default:
-		return -1, k, nil
-	}
-	raw, err := sc.SyscallConn()
-	if err != nil {
-		return -1, k, nil
-	}
-	fd := -1
-	var dupErr error
-	if err := raw.Control(func(f uintptr) { fd, dupErr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0) }); err != nil || dupErr != nil {
-		return -1, k, nil
-	}
-	hc, err := conn.Hijack()
-	if err != nil {
-		unix.Close(fd)
-		return -1, k, err
-	}
-	// As pgconn.CancelRequest: the peer's address, except for Unix sockets,
-	// whose peer name is the server's relative bind path.
-	addr := hc.Conn.RemoteAddr()
-	k = canceller{network: addr.Network(), address: addr.String(), dial: hc.Config.DialFunc, pid: hc.PID, secretKey: hc.SecretKey}
-	if k.network == "unix" {
-		k.network, k.address = pgconn.NetworkAddress(hc.Config.Host, hc.Config.Port)
-	}
-	_ = hc.Conn.Close() // the dup keeps the socket
-	if err := unix.SetNonblock(fd, true); err != nil {
-		unix.Close(fd)
-		return -1, k, err
-	}
-	return fd, k, nil
-}
-
-func newLoopClient(id, fd int, c *client, b *book, k canceller) *loopClient {
+func newLoopClient(id, fd int, c *client, b *book, k pgwire.Canceller) *loopClient {
 	lc := &loopClient{id: id, fd: fd, def: c.def, proto: c.proto, scale: c.scale, rng: c.rng, book: b, cancel: k,
 		sqls: c.sqls, out: make([]byte, 0, 512), in: make([]byte, 0, 8192)}
 	for v := range lc.text {
@@ -185,7 +103,6 @@ func (j *job) run(ctx context.Context) {
 		c.next(ctx, now)
 	}
 	j.pfds = make([]unix.PollFd, len(j.clients))
-	var ts unix.Timespec
 	for {
 		active := false
 		wake := now.Add(50 * time.Millisecond) // to notice ctx
@@ -212,16 +129,8 @@ func (j *job) run(ctx context.Context) {
 		if d := j.clients[0].book.deadline; !d.IsZero() && d.Before(wake) {
 			wake = d
 		}
-		ts = unix.NsecToTimespec(max(0, int64(time.Until(wake))))
-		var err error
-		if j.rawPoll {
-			if errno := rawPpoll(j.pfds, &ts); errno != 0 {
-				err = errno
-			}
-		} else {
-			_, err = unix.Ppoll(j.pfds, &ts, nil)
-		}
-		if err != nil && err != unix.EINTR {
+		err := pgwire.Poll(j.pfds, time.Until(wake).Microseconds(), j.rawPoll)
+		if err != nil && err != pgwire.EINTR {
 			for _, c := range j.clients {
 				c.finish(fmt.Errorf("ppoll: %w", err))
 			}
@@ -247,7 +156,7 @@ func (j *job) cancel(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, c := range j.clients {
 		if c.state == stRunning || c.state == stRollback {
-			wg.Go(func() { _ = c.cancel.send(ctx) })
+			wg.Go(func() { _ = c.cancel.Send(ctx) })
 		}
 		c.finish(ctx.Err())
 	}
@@ -279,25 +188,21 @@ func (c *loopClient) begin(ctx context.Context, due, now time.Time) {
 func (c *loopClient) send(ctx context.Context, i int, now time.Time) {
 	c.stmt, c.state, c.stmtAt, c.pgErr = i, stRunning, now, nil
 	s := &c.def.stmts[i]
-	var err error
 	switch c.proto {
 	case ProtocolSimple:
 		c.params = s.appendSimple(c.params[:0], &c.vals)
-		c.out, err = c.msgs.appendQuery(c.out[:0], c.params)
+		c.out = pgwire.AppendQuery(c.out[:0], c.params)
 	default:
 		c.args = c.args[:0]
 		for _, v := range s.vars {
 			c.args = append(c.args, c.text[v])
 		}
 		if c.proto == ProtocolExtended {
-			c.out, err = c.msgs.appendExtended(c.out[:0], c.sqls[i], "", c.args)
+			c.out = pgwire.AppendExtended(c.out[:0], c.sqls[i], "", c.args)
 		} else {
-			c.out, err = c.msgs.appendExtended(c.out[:0], "", c.names[i], c.args)
+			c.out = pgwire.AppendExtended(c.out[:0], "", c.names[i], c.args)
 		}
-	}
-	if err != nil {
-		c.finish(fmt.Errorf("encoding %s: %w", s.name, err))
-		return
+		c.out = pgwire.AppendSync(c.out)
 	}
 	c.write(ctx, c.out)
 }
@@ -307,11 +212,7 @@ var rollbackSQL = []byte("ROLLBACK")
 // sendRollback ends a failed transaction block.
 func (c *loopClient) sendRollback(ctx context.Context) {
 	c.state, c.pgErr = stRollback, nil
-	var err error
-	if c.out, err = c.msgs.appendQuery(c.out[:0], rollbackSQL); err != nil {
-		c.finish(fmt.Errorf("encoding ROLLBACK: %w", err))
-		return
-	}
+	c.out = pgwire.AppendQuery(c.out[:0], rollbackSQL)
 	c.write(ctx, c.out)
 }
 
@@ -320,17 +221,14 @@ func (c *loopClient) sendRollback(ctx context.Context) {
 // long as ctx lasts.
 func (c *loopClient) write(ctx context.Context, b []byte) {
 	for len(b) > 0 {
-		n, err := rawWrite(c.fd, b)
-		if err == unix.EINTR {
-			continue
-		}
-		if err == unix.EAGAIN {
+		n, err := pgwire.Write(c.fd, b)
+		if err == pgwire.EAGAIN {
 			if ctx.Err() != nil {
 				c.finish(ctx.Err())
 				return
 			}
-			pfd := []unix.PollFd{{Fd: int32(c.fd), Events: unix.POLLOUT}}
-			_, _ = unix.Poll(pfd, 50)
+			pfd := []unix.PollFd{{Fd: int32(c.fd), Events: pgwire.POLLOUT}}
+			_ = pgwire.Poll(pfd, 50000, false)
 			continue
 		}
 		if err != 0 {
@@ -348,17 +246,10 @@ func (c *loopClient) write(ctx context.Context, b []byte) {
 func (c *loopClient) readable(ctx context.Context) {
 	var lost error
 	for {
-		if cap(c.in)-len(c.in) < 4096 {
-			grown := make([]byte, len(c.in), 2*cap(c.in)+4096)
-			copy(grown, c.in)
-			c.in = grown
-		}
+		c.in = pgwire.Room(c.in, 4096)
 		free := cap(c.in) - len(c.in)
-		n, errno := rawRead(c.fd, c.in[len(c.in):cap(c.in)])
-		if errno == unix.EINTR {
-			continue
-		}
-		if errno == unix.EAGAIN {
+		n, errno := pgwire.Read(c.fd, c.in[len(c.in):cap(c.in)])
+		if errno == pgwire.EAGAIN {
 			break
 		}
 		if errno != 0 || n == 0 {
@@ -375,14 +266,14 @@ func (c *loopClient) readable(ctx context.Context) {
 	}
 	buf := c.in
 	for c.state != stFinished {
-		typ, body, rest, ok := nextMessage(buf)
+		typ, body, size, ok := pgwire.NextMessage(buf)
 		if !ok {
 			break
 		}
-		buf = rest
+		buf = buf[size:]
 		switch typ {
 		case 'E':
-			c.pgErr = decodeError(body)
+			c.pgErr = pgwire.DecodeError(body)
 		case 'Z':
 			c.answered(ctx)
 		}
@@ -450,15 +341,14 @@ func (c *loopClient) finish(err error) {
 	}
 }
 
-var terminateMsg, _ = (&pgproto3.Terminate{}).Encode(nil)
-
 // close says goodbye (Terminate) and closes the socket.
 func (c *loopClient) close() {
 	if c.fd < 0 {
 		return
 	}
-	_, _ = unix.Write(c.fd, terminateMsg)
-	_ = unix.Close(c.fd)
+	c.out = pgwire.AppendTerminate(c.out[:0])
+	_, _ = pgwire.Write(c.fd, c.out)
+	pgwire.Close(c.fd)
 	c.fd = -1
 }
 
@@ -467,25 +357,24 @@ func (c *loopClient) close() {
 // a plain socket (TLS): the caller then uses the goroutine path.
 func runLoops(ctx context.Context, clients []*client, books []*book, rc *reconnector, opts RunOptions) ([]error, bool, error) {
 	for _, c := range clients {
-		switch c.conn.Conn().(type) {
-		case *net.TCPConn, *net.UnixConn:
-		default:
+		if !pgwire.PlainSocket(c.conn) {
 			return nil, false, nil
 		}
 	}
 	loops := make([]*loopClient, len(clients))
 	for i, c := range clients {
-		fd, k, err := hijackSocket(ctx, c.conn)
-		if err != nil || fd < 0 {
+		s, err := pgwire.TakeOver(ctx, c.conn)
+		if err == nil && s.FD < 0 {
+			_ = s.Conn.Close()
+			err = errors.New("connection is not a plain socket")
+		}
+		if err != nil {
 			for _, l := range loops[:i] {
 				l.close()
 			}
-			if err == nil {
-				err = errors.New("connection is not a plain socket")
-			}
 			return nil, true, fmt.Errorf("taking over connection %d: %w", i, err)
 		}
-		loops[i] = newLoopClient(i, fd, c, books[i], k)
+		loops[i] = newLoopClient(i, s.FD, c, books[i], s.Cancel)
 		loops[i].onLost = func(err error) { rc.handOver(i, c, books[i], err) }
 	}
 	defer func() {
