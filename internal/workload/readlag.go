@@ -91,40 +91,60 @@ func (r Reads) WatchLag(ctx context.Context) (*LagWatch, error) {
 		w.nodes = append(w.nodes, lagNode{name: n.Name, conn: conn,
 			bytes: hdrhistogram.New(0, 1<<40, 3), micros: hdrhistogram.New(0, int64(time.Hour/time.Microsecond), 3)})
 	}
+	// The first sample before the run starts: every run has one, however
+	// short it is.
+	var marks []primaryMark
+	if err := w.step(ctx, primary, &marks, false); err != nil {
+		w.close(primary)
+		return nil, fmt.Errorf("reading the read lag: %w", err)
+	}
 	var sampleCtx context.Context
 	sampleCtx, w.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	go w.run(sampleCtx, primary)
+	go w.run(sampleCtx, primary, marks)
 	return w, nil
 }
 
-func (w *LagWatch) run(ctx context.Context, primary *pgx.Conn) {
+func (w *LagWatch) run(ctx context.Context, primary *pgx.Conn, marks []primaryMark) {
 	defer close(w.done)
 	defer w.close(primary)
-	var marks []primaryMark
 	tick := time.NewTicker(LagEvery)
 	defer tick.Stop()
-	for {
-		lsn, err := queryLSN(ctx, primary, sqlPrimaryLSN)
-		if err != nil {
-			w.fail(ctx, err)
-			return
-		}
-		marks = append(marks, primaryMark{time.Now(), lsn})
-		if len(marks) > marksKept {
-			marks = append(marks[:0], marks[len(marks)-marksKept:]...)
-		}
-		w.sample(ctx, marks)
+	for ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
-			return
 		case <-tick.C:
+			if err := w.step(ctx, primary, &marks, false); err != nil && ctx.Err() == nil {
+				w.fail(ctx, err)
+				return
+			}
 		}
 	}
+	// One more sample once the run has ended, unless the end cut a query
+	// short (pgx then closes the connection): a connection lost that way is
+	// no error of the run's.
+	final, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = w.step(final, primary, &marks, true)
+}
+
+// step marks the primary's WAL position and samples each standby against
+// it; ending: a standby that cannot be read is not recorded as failing.
+func (w *LagWatch) step(ctx context.Context, primary *pgx.Conn, marks *[]primaryMark, ending bool) error {
+	lsn, err := queryLSN(ctx, primary, sqlPrimaryLSN)
+	if err != nil {
+		return err
+	}
+	*marks = append(*marks, primaryMark{time.Now(), lsn})
+	if len(*marks) > marksKept {
+		*marks = append((*marks)[:0], (*marks)[len(*marks)-marksKept:]...)
+	}
+	w.sample(ctx, *marks, ending)
+	return nil
 }
 
 // sample reads each standby's replay position and records how far behind
 // the primary's last mark it is, in bytes and in time.
-func (w *LagWatch) sample(ctx context.Context, marks []primaryMark) {
+func (w *LagWatch) sample(ctx context.Context, marks []primaryMark, ending bool) {
 	last := marks[len(marks)-1]
 	var wg sync.WaitGroup
 	for i := range w.nodes {
@@ -136,7 +156,7 @@ func (w *LagWatch) sample(ctx context.Context, marks []primaryMark) {
 			replayed, err := queryLSN(ctx, n.conn, sqlReplayLSN)
 			at := time.Now()
 			if err != nil || replayed < 0 {
-				if ctx.Err() == nil {
+				if ctx.Err() == nil && !ending {
 					n.err = fmt.Errorf("reading the replay position: %v (in recovery: %v)", err, replayed >= 0)
 				}
 				return
