@@ -277,6 +277,17 @@ repetitions: 2
 steps:
   - {name: replaced, settings: {commit_delay: 10}}
 `)
+	// A header without steps is what a user writes: doctor gives the steps.
+	noSteps := writePlan(t, `
+name: doctor, quickly
+workload: {kind: ledger, clients: 2}
+duration: 1s
+repetitions: 1
+`)
+	r = runPgoltp(t, 10*time.Minute, "experiment", "--from-doctor", noSteps, "--dsn", dsn, "--lab", lab, "--allow-os")
+	if r.code != 0 {
+		t.Fatalf("experiment --from-doctor with a header without steps: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	r = runPgoltp(t, 10*time.Minute, "experiment", "--from-doctor", header, "--dsn", dsn, "--lab", lab, "--allow-os")
 	if r.code != 0 {
 		t.Fatalf("experiment --from-doctor: exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -163,12 +163,9 @@ func runFromDoctor(ctx context.Context, out io.Writer, args []string, f experime
 		return problem.Failed("doctor's plan does not parse: %v", err)
 	}
 	if len(args) == 1 {
-		header, err := experiment.ReadPlan(args[0])
-		if err != nil {
+		if plan, err = experiment.ReadPlanWithSteps(args[0], plan.Steps); err != nil {
 			return err
 		}
-		header.Steps = plan.Steps
-		plan = header
 	}
 	fmt.Fprintf(os.Stderr, "pgoltp: measuring doctor's OS recommendations:\n%s", text)
 	return runPlan(ctx, out, plan, f, &planTarget{server, dsn})

@@ -89,12 +89,19 @@ func Stopped(kind string, err error) string {
 // ReadPlan reads and checks the plan file at path: every problem with it is
 // bad input naming the file.
 func ReadPlan(path string) (*Plan, error) {
+	return ReadPlanWithSteps(path, nil)
+}
+
+// ReadPlanWithSteps reads a plan file as a header for steps made elsewhere
+// (doctor's OS recommendations): its workload, duration and baseline, with
+// steps in place of its own, which it may leave out. Nil steps: ReadPlan.
+func ReadPlanWithSteps(path string, steps []Step) (*Plan, error) {
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, problem.BadInput("give the path of a plan file", "cannot read plan %s", path)
 	}
 	defer file.Close()
-	plan, err := ParsePlan(file)
+	plan, err := parsePlan(file, steps)
 	if err != nil {
 		return nil, problem.BadInput("fix the plan file (see 'pgoltp experiment --help')", "%s: %v", path, err)
 	}

@@ -279,6 +279,13 @@ steps:
 // ParsePlan reads and checks a plan. Unknown keys are errors (a typo must not
 // silently drop a setting); every error is one line naming the problem.
 func ParsePlan(r io.Reader) (*Plan, error) {
+	return parsePlan(r, nil)
+}
+
+// parsePlan is ParsePlan with the steps given from elsewhere when steps is
+// not nil ('experiment --from-doctor'): the file is then a header (workload,
+// duration, baseline) and any steps it has are replaced.
+func parsePlan(r io.Reader, steps []Step) (*Plan, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -291,6 +298,9 @@ func ParsePlan(r io.Reader) (*Plan, error) {
 	p := &Plan{}
 	if err := dec.Decode(p); err != nil {
 		return nil, fmt.Errorf("not a valid plan: %s", problem.OneLine(err.Error()))
+	}
+	if steps != nil {
+		p.Steps = steps
 	}
 	if err := p.Check(); err != nil {
 		return nil, err
