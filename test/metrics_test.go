@@ -81,6 +81,58 @@ func startPrometheus(t *testing.T, bin, dataDir, target string) string {
 	return ""
 }
 
+// promTarget is a scrape target as Prometheus's /api/v1/targets shows it.
+type promTarget struct {
+	ScrapeURL  string    `json:"scrapeUrl"`
+	Health     string    `json:"health"`
+	LastError  string    `json:"lastError"`
+	LastScrape time.Time `json:"lastScrape"`
+}
+
+// findTarget returns Prometheus's view of the target scraping addr (the
+// zero target while Prometheus has not taken it up yet).
+func findTarget(t *testing.T, base, addr string) promTarget {
+	t.Helper()
+	resp, err := http.Get(base + "/api/v1/targets?state=active")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Data struct {
+			ActiveTargets []promTarget `json:"activeTargets"`
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatalf("prometheus targets: %v", err)
+	}
+	for _, tg := range body.Data.ActiveTargets {
+		if strings.Contains(tg.ScrapeURL, "//"+addr+"/") {
+			return tg
+		}
+	}
+	return promTarget{}
+}
+
+// waitScraping waits until Prometheus's scrape loop has tried addr once
+// (nothing need listen there yet): from then on it scrapes every second.
+func waitScraping(t *testing.T, base, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for findTarget(t, base, addr).LastScrape.IsZero() {
+		if time.Now().After(deadline) {
+			t.Fatalf("prometheus never tried to scrape %s", addr)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// targetState says how Prometheus's last scrape of addr went.
+func targetState(t *testing.T, base, addr string) string {
+	tg := findTarget(t, base, addr)
+	return fmt.Sprintf("%s, last scrape %s, error %q", tg.Health, tg.LastScrape.Format(time.RFC3339Nano), tg.LastError)
+}
+
 // promQuery runs an instant PromQL query at time at and returns its vector.
 func promQuery(t *testing.T, base, expr string, at time.Time) []float64 {
 	t.Helper()
@@ -125,6 +177,10 @@ func TestMetricsEndpointWithPrometheus(t *testing.T) {
 	port := freePort(t)
 	target := fmt.Sprintf("127.0.0.1:%d", port)
 	base := startPrometheus(t, prom, t.TempDir(), target)
+	// Prometheus hands a new target to its scrape loop only after its
+	// discovery and reload ticks (5 s each): a run started before that can
+	// end unscraped. Start it once the loop has tried the address.
+	waitScraping(t, base, target)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	run := exec.CommandContext(ctx, pgoltpBinary(t), "--dsn", dsn, "--lab", lab, "--json", "tpcb", "run",
@@ -147,9 +203,11 @@ func TestMetricsEndpointWithPrometheus(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout.String()), &res); err != nil || res.Committed == 0 {
 		t.Fatalf("tpcb run --json: %v: %s", err, stdout.String())
 	}
-	got := promQuery(t, base, `sum(pgoltp_transactions_total{outcome="committed"})`, end)
+	// Over the last minute: the scrapes that failed once the endpoint closed
+	// mark the series stale, which an instant query at end could hit.
+	got := promQuery(t, base, `sum(max_over_time(pgoltp_transactions_total{outcome="committed"}[1m]))`, end)
 	if len(got) != 1 || got[0] < 0.99*float64(res.Committed) || got[0] > 1.01*float64(res.Committed) {
-		t.Errorf("Prometheus has %v committed transactions, the run %d", got, res.Committed)
+		t.Errorf("Prometheus has %v committed transactions, the run %d (target %s)", got, res.Committed, targetState(t, base, target))
 	}
 	for _, expr := range dashboardExprs(t) {
 		if v := promQuery(t, base, expr, end.Add(-3*time.Second)); len(v) == 0 {
