@@ -13,6 +13,7 @@ import (
 // lab on other binaries or a directory without a server is refused with
 // one line and exit 2.
 func TestClusterUpPgBin(t *testing.T) {
+	t.Parallel() // its own lab
 	sys, ok := cluster.DefaultBinaries()
 	if !ok {
 		t.Skip("no PostgreSQL installed on this machine")

@@ -81,6 +81,58 @@ func startPrometheus(t *testing.T, bin, dataDir, target string) string {
 	return ""
 }
 
+// promTarget is a scrape target as Prometheus's /api/v1/targets shows it.
+type promTarget struct {
+	ScrapeURL  string    `json:"scrapeUrl"`
+	Health     string    `json:"health"`
+	LastError  string    `json:"lastError"`
+	LastScrape time.Time `json:"lastScrape"`
+}
+
+// findTarget returns Prometheus's view of the target scraping addr (the
+// zero target while Prometheus has not taken it up yet).
+func findTarget(t *testing.T, base, addr string) promTarget {
+	t.Helper()
+	resp, err := http.Get(base + "/api/v1/targets?state=active")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Data struct {
+			ActiveTargets []promTarget `json:"activeTargets"`
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatalf("prometheus targets: %v", err)
+	}
+	for _, tg := range body.Data.ActiveTargets {
+		if strings.Contains(tg.ScrapeURL, "//"+addr+"/") {
+			return tg
+		}
+	}
+	return promTarget{}
+}
+
+// waitScraping waits until Prometheus's scrape loop has tried addr once
+// (nothing need listen there yet): from then on it scrapes every second.
+func waitScraping(t *testing.T, base, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for findTarget(t, base, addr).LastScrape.IsZero() {
+		if time.Now().After(deadline) {
+			t.Fatalf("prometheus never tried to scrape %s", addr)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// targetState says how Prometheus's last scrape of addr went.
+func targetState(t *testing.T, base, addr string) string {
+	tg := findTarget(t, base, addr)
+	return fmt.Sprintf("%s, last scrape %s, error %q", tg.Health, tg.LastScrape.Format(time.RFC3339Nano), tg.LastError)
+}
+
 // promQuery runs an instant PromQL query at time at and returns its vector.
 func promQuery(t *testing.T, base, expr string, at time.Time) []float64 {
 	t.Helper()
@@ -125,6 +177,10 @@ func TestMetricsEndpointWithPrometheus(t *testing.T) {
 	port := freePort(t)
 	target := fmt.Sprintf("127.0.0.1:%d", port)
 	base := startPrometheus(t, prom, t.TempDir(), target)
+	// Prometheus hands a new target to its scrape loop only after its
+	// discovery and reload ticks (5 s each): a run started before that can
+	// end unscraped. Start it once the loop has tried the address.
+	waitScraping(t, base, target)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	run := exec.CommandContext(ctx, pgoltpBinary(t), "--dsn", dsn, "--lab", lab, "--json", "tpcb", "run",
@@ -135,8 +191,7 @@ func TestMetricsEndpointWithPrometheus(t *testing.T) {
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(4 * time.Second)
-	checkScrape(t, promtool, "http://"+target+"/metrics")
+	checkScrape(t, promtool, scrapeOnceMeasuring(t, "http://"+target+"/metrics"))
 	if err := run.Wait(); err != nil {
 		t.Fatalf("tpcb run: %v", err)
 	}
@@ -147,9 +202,11 @@ func TestMetricsEndpointWithPrometheus(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout.String()), &res); err != nil || res.Committed == 0 {
 		t.Fatalf("tpcb run --json: %v: %s", err, stdout.String())
 	}
-	got := promQuery(t, base, `sum(pgoltp_transactions_total{outcome="committed"})`, end)
+	// Over the last minute: the scrapes that failed once the endpoint closed
+	// mark the series stale, which an instant query at end could hit.
+	got := promQuery(t, base, `sum(max_over_time(pgoltp_transactions_total{outcome="committed"}[1m]))`, end)
 	if len(got) != 1 || got[0] < 0.99*float64(res.Committed) || got[0] > 1.01*float64(res.Committed) {
-		t.Errorf("Prometheus has %v committed transactions, the run %d", got, res.Committed)
+		t.Errorf("Prometheus has %v committed transactions, the run %d (target %s)", got, res.Committed, targetState(t, base, target))
 	}
 	for _, expr := range dashboardExprs(t) {
 		if v := promQuery(t, base, expr, end.Add(-3*time.Second)); len(v) == 0 {
@@ -164,22 +221,37 @@ func TestMetricsEndpointWithPrometheus(t *testing.T) {
 	}
 }
 
-// checkScrape fetches one scrape and runs promtool check metrics on it.
-func checkScrape(t *testing.T, promtool, url string) {
+// measuring says a scrape holds the run's latency histogram and the
+// collectors' gauges: what the endpoint serves once the run measures.
+func measuring(body string) bool {
+	return strings.Contains(body, "pgoltp_transaction_latency_seconds_bucket") && strings.Contains(body, "pgoltp_os_cpu_user_pct")
+}
+
+// scrapeOnceMeasuring scrapes url until the run measures (a fixed 4 s
+// wait found a run on a busy machine still starting) and returns that
+// scrape, or the last one after two minutes.
+func scrapeOnceMeasuring(t *testing.T, url string) string {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatalf("scraping %s: %v", url, err)
+	var body []byte
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline) && !measuring(string(body)); time.Sleep(200 * time.Millisecond) {
+		if resp, err := http.Get(url); err == nil {
+			body, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	return string(body)
+}
+
+// checkScrape runs promtool check metrics on a scrape.
+func checkScrape(t *testing.T, promtool, body string) {
+	t.Helper()
 	check := exec.Command(promtool, "check", "metrics")
-	check.Stdin = strings.NewReader(string(body))
+	check.Stdin = strings.NewReader(body)
 	if out, err := check.CombinedOutput(); err != nil {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}
-	if !strings.Contains(string(body), "pgoltp_transaction_latency_seconds_bucket") || !strings.Contains(string(body), "pgoltp_os_cpu_user_pct") {
-		t.Errorf("the scrape lacks the latency histogram or the collectors' gauges")
+	if !measuring(body) {
+		t.Errorf("the scrape lacks the latency histogram or the collectors' gauges:\n%s", body)
 	}
 }
 

@@ -149,7 +149,7 @@ func TestKilledOSStepRestore(t *testing.T) {
 	plan := writePlan(t, `
 name: killed os
 workload: {kind: ledger, clients: 2}
-duration: 30s
+duration: 10s
 repetitions: 2
 steps:
   - name: writeback

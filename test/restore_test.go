@@ -30,7 +30,7 @@ func TestKilledExperimentLeavesRestoreRecord(t *testing.T) {
 	if err := os.WriteFile(plan, []byte(`
 name: killed
 workload: {kind: ledger, clients: 2}
-duration: 30s
+duration: 10s
 repetitions: 2
 steps:
   - name: group commit
@@ -88,6 +88,7 @@ steps:
 // lab warns, and 'pgoltp restore' restarts the server, reads back (no
 // "broken pipe" from a session the restart ended) and removes the record.
 func TestKilledExperimentOnLabRestoresWithRestart(t *testing.T) {
+	t.Parallel() // its own lab's cluster
 	lab := labDir(t)
 	if r := runPgoltp(t, 5*time.Minute, "cluster", "up", "--lab", lab); r.code != 0 {
 		t.Fatalf("cluster up: exit %d: %s", r.code, r.stderr)
@@ -104,7 +105,7 @@ func TestKilledExperimentOnLabRestoresWithRestart(t *testing.T) {
 	if err := os.WriteFile(plan, []byte(`
 name: killed
 workload: {kind: ledger, clients: 2}
-duration: 30s
+duration: 10s
 repetitions: 2
 steps:
   - name: other buffers

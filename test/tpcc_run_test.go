@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -108,12 +109,20 @@ func TestTpccRunInterrupt(t *testing.T) {
 		t.Fatalf("load: exit %d: %s", r.code, r.stderr)
 	}
 	cmd := exec.Command(pgoltpBinary(t), "--dsn", dsn, "--lab", labDir(t), "tpcc", "run", "--conns", "2", "--duration", "5m", "--progress", "1")
-	var out, errb bytes.Buffer
+	var out bytes.Buffer
+	var errb lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(3 * time.Second)
+	// Interrupted once its first progress line shows it measuring: after a
+	// fixed 3 s a run on a busy machine was still starting.
+	for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(errb.String(), "tpmTOTAL"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no progress line on stderr within 2 minutes: %q", errb.String())
+		}
+	}
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -135,4 +144,22 @@ func TestTpccRunInterrupt(t *testing.T) {
 	if r := runPgoltp(t, 5*time.Minute, "--dsn", dsn, "tpcc", "check"); r.code != 0 {
 		t.Fatalf("check after the interrupted run: exit %d: %s", r.code, r.stdout)
 	}
+}
+
+// lockedBuffer is a buffer a running command writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

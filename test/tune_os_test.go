@@ -23,7 +23,7 @@ var tuneOSKeys = []string{"block.read_ahead_kb", "block.scheduler", "transparent
 // tuneOSArgs are a short tune --os on dsn: tiny runs, few trials.
 func tuneOSArgs(dsn, lab string, budget string) []string {
 	return []string{"tune", "--dsn", dsn, "--lab", lab, "--json", "--workload", "tpcb", "--scale", "1", "--clients", "2",
-		"--trial", "1s", "--prewarm", "1s", "--reload=false", "--confirm", "1", "--ablation", "1", "--seed", "3",
+		"--trial", "1s", "--prewarm", "1s", "--reload=false", "--confirm", "1", "--ablation", "1", "--max-pairs", "2", "--seed", "3",
 		"--budget", budget, "--os", "--allow-os"}
 }
 

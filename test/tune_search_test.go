@@ -46,7 +46,7 @@ type tuneResult struct {
 }
 
 // TestTuneSearch: a tiny search on the lab's managed cluster (TPC-B scale 1,
-// 3 trials of 2 s, the second forced to huge_pages=on, which this host
+// 3 trials of 1 s, the second forced to huge_pages=on, which this host
 // cannot start with) stores every trial, survives the failing one, reports
 // the best with an interval, keeps unsafe settings out, and leaves the
 // server's settings as they were; its report comes from the results store
@@ -76,7 +76,7 @@ func TestTuneSearch(t *testing.T) {
 	before := readSettings()
 
 	args := []string{"tune", "--lab", lab, "--json", "--workload", "tpcb", "--scale", "1", "--clients", "2",
-		"--trial", "2s", "--prewarm", "1s", "--confirm", "1", "--ablation", "1", "--seed", "4"}
+		"--trial", "1s", "--prewarm", "1s", "--confirm", "1", "--ablation", "1", "--max-pairs", "2", "--seed", "4"}
 	r := runPgoltp(t, 15*time.Minute, append(args, "--budget", "3", "--test-inject", "2:huge_pages=on")...)
 	if r.code != 0 {
 		t.Fatalf("tune: exit %d\nstderr: %s\nstdout: %s", r.code, r.stderr, r.stdout)

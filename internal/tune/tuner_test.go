@@ -135,7 +135,7 @@ func TestSearchBatchesRestartsAndResumes(t *testing.T) {
 	newTuner := func(budget int, resume *tune.State) *tune.Tuner {
 		return &tune.Tuner{Server: server, Workload: tpcb{w: newTPCB(t), dsn: dsn, prepares: &prepares}, Lab: lab,
 			Limits: tune.Limits{RAM: 2 << 30, CPUs: 1}, ID: "t1", Seed: 2, Budget: budget,
-			TrialTime: time.Second, Prewarm: 0, Reload: true, Confirm: 1, Ablation: 1, Resume: resume}
+			TrialTime: time.Second, Prewarm: 0, Reload: true, Confirm: 1, Ablation: 1, MaxPairs: 2, Resume: resume}
 	}
 	ctx := context.Background()
 	first, err := newTuner(1, nil).Run(ctx)
