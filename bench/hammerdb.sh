@@ -46,7 +46,7 @@ ROUNDS=${ROUNDS:-1}
 COLD=${COLD:-1}
 REBUILD=${REBUILD:-0}
 PORT=${PORT:-5514}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 CACHE=${PGOLTP_CACHE:-$HOME/.cache/pgoltp}/hammerdb
 HDB=$CACHE/HammerDB-4.12
 WORK=$(mktemp -d /tmp/pgoltp-bench-hammerdb-XXXXXX)
@@ -267,7 +267,7 @@ PY
 }
 
 echo "# bench/hammerdb.sh $(date -u +%FT%TZ) HammerDB 4.12 W=$W vu=$VU ramp=${RAMP}min dur=${DUR}min modes='$MODES' rounds=$ROUNDS"
-echo "# server: $(psql_admin -c 'select version()' | cut -d, -f1); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# server: $(psql_admin -c 'select version()' | cut -d, -f1); host: $(nproc) CPUs, load $(load_average)"
 for mode in $MODES; do
   case "$mode" in functions|procedures) ;; *) echo "MODES: '$mode' is neither functions nor procedures" >&2; exit 2 ;; esac
   build "$mode" "hammerdb_tpcc_$mode"

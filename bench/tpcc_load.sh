@@ -22,14 +22,11 @@ ROUNDS=${ROUNDS:-2}
 WORKERS=${WORKERS:-$(nproc)}
 SEED=20261123
 DB=pgoltp_bench_tpcc_load
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
+build_pgoltp "$WORK/pgoltp"
 
 if [ "${1:-}" = "--lab" ]; then
   LAB=${2:?usage: bench/tpcc_load.sh --lab DIR}
@@ -58,7 +55,7 @@ PSQL=(psql -qX -v ON_ERROR_STOP=1 "$DSN")
 
 echo "# bench/tpcc_load.sh $(date -u +%FT%TZ) warehouses=$W rounds=$ROUNDS workers=$WORKERS"
 echo "# server: $(psql -AtX -c 'select version()' "$DSN" | cut -d, -f1); wal_level=$(psql -AtX -c 'show wal_level' "$DSN"), synchronous_commit=$(psql -AtX -c 'show synchronous_commit' "$DSN"), shared_buffers=$(psql -AtX -c 'show shared_buffers' "$DSN"), max_wal_size=$(psql -AtX -c 'show max_wal_size' "$DSN")"
-echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) (shared machine: expect noise)"
+echo "# host: $(nproc) CPUs, load average $(load_average) (shared machine: expect noise)"
 
 now() { date +%s.%N; }
 since() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$1" "$(now)"; }

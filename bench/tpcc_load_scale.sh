@@ -26,14 +26,11 @@ set -euo pipefail
 WS=${WS:-10 50 100}
 WORKERS=${WORKERS:-$(nproc)}
 NICE=${NICE:-10}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
+build_pgoltp "$WORK/pgoltp"
 if [ "${1:-}" = "--lab" ]; then
   LAB=${2:?usage: bench/tpcc_load_scale.sh --lab DIR}
   "$PGOLTP" --lab "$LAB" cluster up >/dev/null

@@ -42,7 +42,7 @@ ROUNDS=${ROUNDS:-1}
 PORT=${PORT:-5514}
 PERF=${PERF:-1}
 TOP=${TOP:-25}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/pgoltp-bench-profile-XXXXXX)
 chmod 755 "$WORK"
 PGDATA_DIR=""
@@ -55,10 +55,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
+build_pgoltp "$WORK/pgoltp"
 
 PM_PID=${PGDATA_PID:-}
 if [ -z "${BENCH_DSN:-}" ]; then
@@ -79,7 +76,7 @@ psql -q "$ADMIN_DSN" -c "drop database if exists pgoltp_bench_profile" -c "creat
 psql -q "$DSN" -c "create extension if not exists pg_stat_statements"
 
 echo "# bench/tpcc_profile.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s conns=$CONNS paths='$PATHS' rounds=$ROUNDS"
-echo "# server: $(psql -Atc 'select version()' "$ADMIN_DSN" | cut -d, -f1); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# server: $(psql -Atc 'select version()' "$ADMIN_DSN" | cut -d, -f1); host: $(nproc) CPUs, load $(load_average)"
 "$PGOLTP" --dsn "$DSN" tpcc load --warehouses "$W" >/dev/null 2>&1
 psql -q "$DSN" -c "vacuum analyze"
 # Install the server-path functions and warm the cache.
@@ -95,7 +92,7 @@ done
 for run in $runs; do
   round=${run%%:*} path=${run#*:}
   echo
-  echo "## round=$round path=$path $(date -u +%T) load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "## round=$round path=$path $(date -u +%T) load $(load_average)"
   psql -q "$DSN" -c "select pg_stat_statements_reset()" -c "select pg_stat_reset()" >/dev/null
   sampler=""
   if [ -n "$PM_PID" ]; then

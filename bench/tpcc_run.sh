@@ -61,7 +61,7 @@ RSS_TERMINALS=${RSS_TERMINALS:-10000}
 RSS_DUR=${RSS_DUR:-60}
 PORT=${PORT:-5513}
 TRANSPORT=${TRANSPORT:-tcp}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/pgoltp-bench-tpcc-XXXXXX)
 chmod 755 "$WORK"
 PGDATA_DIR=""
@@ -75,10 +75,7 @@ cleanup() {
 trap cleanup EXIT
 
 if [ -z "${BINARIES:-}" ]; then
-  if [ -z "${PGOLTP:-}" ]; then
-    PGOLTP=$WORK/pgoltp
-    (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-  fi
+  build_pgoltp "$WORK/pgoltp"
   BINARIES="this=$PGOLTP"
 fi
 PGOLTP=${BINARIES##*=} # the last one loads and runs the spec-mode round
@@ -108,7 +105,7 @@ psql -q "$ADMIN_DSN" -c "drop database if exists pgoltp_bench_tpcc" -c "drop dat
   -c "create database pgoltp_bench_tpcc" -c "create database pgoltp_bench_ref"
 
 echo "# bench/tpcc_run.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s conns='$CONNS' paths='$PATHS' rounds=$ROUNDS transport=$TRANSPORT server_opts='${SERVER_OPTS:-}' extra='${EXTRA:-}' binaries='$BINARIES'"
-echo "# server: $(psql -Atc 'select version()' "$ADMIN_DSN" | cut -d, -f1), shared_buffers $(psql -Atc 'show shared_buffers' "$ADMIN_DSN"); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# server: $(psql -Atc 'select version()' "$ADMIN_DSN" | cut -d, -f1), shared_buffers $(psql -Atc 'show shared_buffers' "$ADMIN_DSN"); host: $(nproc) CPUs, load $(load_average)"
 "$PGOLTP" --dsn "$TPCC_DSN" tpcc load --warehouses "$W" >/dev/null 2>&1
 pgbench -i -q -s "$W" "$REF_DSN" >/dev/null 2>&1
 # Settle before measuring: vacuum what the loads left for autovacuum, and warm

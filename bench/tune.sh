@@ -33,7 +33,7 @@ CLIENTS=${CLIENTS:-8}
 SEED=${SEED:-1}
 PG=${PG:-15}
 ONLY=${ONLY:-}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d)
 chmod 755 "$WORK" # the server user must reach the lab
 LAB=$WORK/lab
@@ -45,10 +45,7 @@ cleanup() {
   "$PGOLTP" cluster destroy --lab "$LAB" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
+build_pgoltp "$WORK/pgoltp"
 trap cleanup EXIT
 
 "$PGOLTP" cluster up --lab "$LAB" --pg "$PG" >/dev/null
