@@ -51,15 +51,7 @@ CACHE=${PGOLTP_CACHE:-$HOME/.cache/pgoltp}/hammerdb
 HDB=$CACHE/HammerDB-4.12
 WORK=$(mktemp -d /tmp/pgoltp-bench-hammerdb-XXXXXX)
 chmod 700 "$WORK"
-PGDATA_DIR=""
-
-cleanup() {
-  if [ -n "$PGDATA_DIR" ]; then
-    runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -m fast stop >/dev/null 2>&1 || true
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap remove_private_work EXIT
 
 case "$RAMP/$DUR" in
   *[!0-9/]*|/*|*/|*/0) echo "RAMP=$RAMP DUR=$DUR: use whole minutes, DUR at least 1 (HammerDB's CLI times runs in whole minutes)" >&2; exit 2 ;;
@@ -143,15 +135,8 @@ install_tcl
 install_hammerdb
 
 if [ -z "${BENCH_DSN:-}" ]; then
-  PGBIN=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
-  PGDATA_DIR=$WORK/data
-  chmod 755 "$WORK"
-  mkdir -p "$PGDATA_DIR" && chown postgres "$PGDATA_DIR"
-  runuser -u postgres -- "$PGBIN/initdb" -D "$PGDATA_DIR" -U postgres --auth=trust >/dev/null
-  runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -l "$PGDATA_DIR/server.log" -w start \
-    -o "-p $PORT -k $PGDATA_DIR -c listen_addresses=127.0.0.1 -c shared_buffers=2GB -c max_connections=300 -c max_wal_size=8GB -c checkpoint_timeout=30min ${SERVER_OPTS:-}" >/dev/null
+  start_private_server "$PORT" "${SERVER_OPTS:-}"
   BENCH_DSN="postgres://postgres@127.0.0.1:$PORT/postgres"
-  SERVER_PID=$(head -1 "$PGDATA_DIR/postmaster.pid")
 fi
 SERVER_PID=${SERVER_PID:-}
 # The DSN's parts, as HammerDB takes them (host, port, superuser, password);

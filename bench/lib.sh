@@ -1,6 +1,6 @@
 # bench/lib.sh: what the bench scripts share, sourced by them
 # (. "$(dirname "$0")/lib.sh"), never run: this checkout (ROOT), its pgoltp
-# binary and the host's load average.
+# binary, a private PostgreSQL server and the host's load average.
 
 # ROOT is this checkout.
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -16,3 +16,27 @@ build_pgoltp() {
 
 # load_average: the host's load averages over 1, 5 and 15 minutes.
 load_average() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# start_private_server PORT [SETTINGS]: a new PostgreSQL of the newest
+# installed major (or PGBIN's) in $WORK/data (PGDATA_DIR), on 127.0.0.1:PORT
+# and a Unix socket in its data directory, trusting local users, with
+# shared_buffers 2GB and the -c SETTINGS given; sets SERVER_PID to its
+# postmaster. remove_private_work (the scripts' EXIT trap) stops it, if
+# started, and removes WORK.
+PGDATA_DIR=""
+start_private_server() {
+  PGBIN=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
+  PGDATA_DIR=$WORK/data
+  chmod 755 "$WORK" # the server user must reach its data directory
+  mkdir -p "$PGDATA_DIR" && chown postgres "$PGDATA_DIR"
+  runuser -u postgres -- "$PGBIN/initdb" -D "$PGDATA_DIR" -U postgres --auth=trust >/dev/null
+  runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -l "$PGDATA_DIR/server.log" -w start \
+    -o "-p $1 -k $PGDATA_DIR -c listen_addresses=127.0.0.1 -c shared_buffers=2GB -c max_connections=300 -c max_wal_size=8GB -c checkpoint_timeout=30min ${2:-}" >/dev/null
+  SERVER_PID=$(head -1 "$PGDATA_DIR/postmaster.pid")
+}
+remove_private_work() {
+  if [ -n "$PGDATA_DIR" ]; then
+    runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -m fast stop >/dev/null 2>&1 || true
+  fi
+  rm -rf "$WORK"
+}

@@ -45,28 +45,15 @@ TOP=${TOP:-25}
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/pgoltp-bench-profile-XXXXXX)
 chmod 755 "$WORK"
-PGDATA_DIR=""
-
-cleanup() {
-  if [ -n "$PGDATA_DIR" ]; then
-    runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -m fast stop >/dev/null 2>&1 || true
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap remove_private_work EXIT
 
 build_pgoltp "$WORK/pgoltp"
 
 PM_PID=${PGDATA_PID:-}
 if [ -z "${BENCH_DSN:-}" ]; then
-  PGBIN=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
-  PGDATA_DIR=$WORK/data
-  mkdir -p "$PGDATA_DIR" && chown postgres "$PGDATA_DIR"
-  runuser -u postgres -- "$PGBIN/initdb" -D "$PGDATA_DIR" -U postgres --auth=trust >/dev/null
-  runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -l "$PGDATA_DIR/server.log" -w start \
-    -o "-p $PORT -k $PGDATA_DIR -c listen_addresses=127.0.0.1 -c shared_buffers=2GB -c max_connections=300 -c max_wal_size=8GB -c checkpoint_timeout=30min -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all -c pg_stat_statements.max=2000 -c pg_stat_statements.track_planning=on" >/dev/null
+  start_private_server "$PORT" "-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all -c pg_stat_statements.max=2000 -c pg_stat_statements.track_planning=on"
   ADMIN_DSN="postgres://postgres@127.0.0.1:$PORT/postgres"
-  PM_PID=$(head -1 "$PGDATA_DIR/postmaster.pid")
+  PM_PID=$SERVER_PID
 else
   ADMIN_DSN=$BENCH_DSN
 fi

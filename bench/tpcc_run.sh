@@ -64,15 +64,7 @@ TRANSPORT=${TRANSPORT:-tcp}
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/pgoltp-bench-tpcc-XXXXXX)
 chmod 755 "$WORK"
-PGDATA_DIR=""
-
-cleanup() {
-  if [ -n "$PGDATA_DIR" ]; then
-    runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -m fast stop >/dev/null 2>&1 || true
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap remove_private_work EXIT
 
 if [ -z "${BINARIES:-}" ]; then
   build_pgoltp "$WORK/pgoltp"
@@ -81,18 +73,12 @@ fi
 PGOLTP=${BINARIES##*=} # the last one loads and runs the spec-mode round
 
 if [ -z "${BENCH_DSN:-}" ]; then
-  PGBIN=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
-  PGDATA_DIR=$WORK/data
-  mkdir -p "$PGDATA_DIR" && chown postgres "$PGDATA_DIR"
-  runuser -u postgres -- "$PGBIN/initdb" -D "$PGDATA_DIR" -U postgres --auth=trust >/dev/null
-  runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -l "$PGDATA_DIR/server.log" -w start \
-    -o "-p $PORT -k $PGDATA_DIR -c listen_addresses=127.0.0.1 -c shared_buffers=2GB -c max_connections=300 -c max_wal_size=8GB -c checkpoint_timeout=30min ${SERVER_OPTS:-}" >/dev/null
+  start_private_server "$PORT" "${SERVER_OPTS:-}"
   case "$TRANSPORT" in
     tcp) ADMIN_DSN="postgres://postgres@127.0.0.1:$PORT/postgres" ;;
     unix) ADMIN_DSN="postgres://postgres@/postgres?host=$PGDATA_DIR&port=$PORT" ;;
     *) echo "TRANSPORT=$TRANSPORT: use tcp or unix" >&2; exit 2 ;;
   esac
-  SERVER_PID=$(head -1 "$PGDATA_DIR/postmaster.pid")
 else
   ADMIN_DSN=$BENCH_DSN
 fi
