@@ -186,10 +186,8 @@ build() {
   hdb "$WORK/build.tcl" "$WORK/build.out" || true
   grep -q "SCHEMA COMPLETE" "$WORK/build.out" ||
     { echo "HammerDB's build of $db failed:" >&2; tail -20 "$WORK/build.out" | sed 's/^/  /' >&2; psql_admin -c "drop database if exists $db"; exit 1; }
-  psql -X -q "$(dsn_for "$db")" -c "vacuum analyze"
+  psql -X -q "$(dsn_for "$BENCH_DSN" "$db")" -c "vacuum analyze"
 }
-
-dsn_for() { python3 -c 'import sys,urllib.parse as u;p=u.urlsplit(sys.argv[1]);print(u.urlunsplit(p._replace(path="/"+sys.argv[2])))' "$BENCH_DSN" "$1"; }
 
 # run MODE DB REPORT: one timed run of VU virtual users; prints a line when
 # REPORT is 1.

@@ -1,6 +1,7 @@
 # bench/lib.sh: what the bench scripts share, sourced by them
 # (. "$(dirname "$0")/lib.sh"), never run: this checkout (ROOT), its pgoltp
-# binary, a private PostgreSQL server and the host's load average.
+# binary, a private PostgreSQL server, a lab's server, a database's DSN and
+# the host's load average.
 
 # ROOT is this checkout.
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -39,4 +40,28 @@ remove_private_work() {
     runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -m fast stop >/dev/null 2>&1 || true
   fi
   rm -rf "$WORK"
+}
+
+# lab_server LAB DB: brings the lab's managed cluster up, exports its
+# PGPASSFILE and sets LAB_DSN to database DB on it, as its superuser, over
+# TCP (pgx looks a Unix-socket host up in the passfile as "localhost").
+lab_server() {
+  "$PGOLTP" --lab "$1" cluster up >/dev/null
+  local status
+  status=$("$PGOLTP" --lab "$1" --json cluster status)
+  PGPASSFILE=$(python3 -c 'import json,sys;print(json.load(sys.stdin)["passfile"])' <<<"$status")
+  export PGPASSFILE
+  LAB_DSN=$(python3 -c 'import json,sys;s=json.load(sys.stdin);print("host=127.0.0.1 port=%d user=%s dbname=%s" % (s["port"], s["superuser"], sys.argv[1]))' "$2" <<<"$status")
+}
+
+# dsn_for DSN DB: DSN (a URL or key=value pairs) naming database DB instead.
+dsn_for() {
+  python3 - "$1" "$2" <<'PY'
+import sys, urllib.parse as u
+dsn, db = sys.argv[1], sys.argv[2]
+if "://" in dsn:
+    p = u.urlsplit(dsn); print(u.urlunsplit(p._replace(path="/" + db)))
+else:
+    print(" ".join(f for f in dsn.split() if not f.startswith("dbname=")) + " dbname=" + db)
+PY
 }

@@ -28,7 +28,7 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
 build_pgoltp "$WORK/pgoltp"
-DSN=$(python3 -c 'import sys,urllib.parse as u;p=u.urlsplit(sys.argv[1]);print(u.urlunsplit(p._replace(path="/"+sys.argv[2])))' "$ADMIN_DSN" "$DB")
+DSN=$(dsn_for "$ADMIN_DSN" "$DB")
 
 psql -q "$ADMIN_DSN" -c "drop database if exists $DB with (force)" -c "create database $DB"
 

@@ -30,24 +30,13 @@ build_pgoltp "$WORK/pgoltp"
 
 if [ "${1:-}" = "--lab" ]; then
   LAB=${2:?usage: bench/tpcc_load.sh --lab DIR}
-  "$PGOLTP" --lab "$LAB" cluster up >/dev/null
-  status=$("$PGOLTP" --lab "$LAB" --json cluster status)
-  export PGPASSFILE=$(python3 -c 'import json,sys;print(json.load(sys.stdin)["passfile"])' <<<"$status")
-  # Over TCP: pgx looks a Unix-socket host up in the passfile as "localhost".
-  ADMIN_DSN=$(python3 -c 'import json,sys;s=json.load(sys.stdin);print("host=127.0.0.1 port=%d user=%s dbname=postgres" % (s["port"], s["superuser"]))' <<<"$status")
+  lab_server "$LAB" postgres
+  ADMIN_DSN=$LAB_DSN
 else
   ADMIN_DSN=${1:-postgres://postgres@127.0.0.1:5499/postgres}
 fi
 # The benchmark database on the same server.
-DSN=$(python3 - "$ADMIN_DSN" "$DB" <<'PY'
-import sys, urllib.parse as u
-dsn, db = sys.argv[1], sys.argv[2]
-if "://" in dsn:
-    p = u.urlsplit(dsn); print(u.urlunsplit(p._replace(path="/" + db)))
-else:
-    print(" ".join(f for f in dsn.split() if not f.startswith("dbname=")) + " dbname=" + db)
-PY
-)
+DSN=$(dsn_for "$ADMIN_DSN" "$DB")
 export PGOPTIONS="-c client_min_messages=warning"
 
 psql -qX "$ADMIN_DSN" -c "drop database if exists $DB with (force)" -c "create database $DB"

@@ -33,10 +33,8 @@ trap 'rm -rf "$WORK"' EXIT
 build_pgoltp "$WORK/pgoltp"
 if [ "${1:-}" = "--lab" ]; then
   LAB=${2:?usage: bench/tpcc_load_scale.sh --lab DIR}
-  "$PGOLTP" --lab "$LAB" cluster up >/dev/null
-  status=$("$PGOLTP" --lab "$LAB" --json cluster status)
-  export PGPASSFILE=$(python3 -c 'import json,sys;print(json.load(sys.stdin)["passfile"])' <<<"$status")
-  DSN=$(python3 -c 'import json,sys;s=json.load(sys.stdin);print("host=127.0.0.1 port=%d user=%s dbname=pgoltp" % (s["port"], s["superuser"]))' <<<"$status")
+  lab_server "$LAB" pgoltp
+  DSN=$LAB_DSN
 else
   DSN=${1:-postgres://postgres@127.0.0.1:5499/postgres}
 fi

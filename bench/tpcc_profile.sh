@@ -57,8 +57,7 @@ if [ -z "${BENCH_DSN:-}" ]; then
 else
   ADMIN_DSN=$BENCH_DSN
 fi
-dsn_for() { python3 -c 'import sys,urllib.parse as u;p=u.urlsplit(sys.argv[1]);print(u.urlunsplit(p._replace(path="/"+sys.argv[2])))' "$ADMIN_DSN" "$1"; }
-DSN=$(dsn_for pgoltp_bench_profile)
+DSN=$(dsn_for "$ADMIN_DSN" pgoltp_bench_profile)
 psql -q "$ADMIN_DSN" -c "drop database if exists pgoltp_bench_profile" -c "create database pgoltp_bench_profile"
 psql -q "$DSN" -c "create extension if not exists pg_stat_statements"
 

@@ -84,9 +84,8 @@ else
 fi
 SERVER_PID=${SERVER_PID:-}
 NCPU=$(nproc)
-dsn_for() { python3 -c 'import sys,urllib.parse as u;p=u.urlsplit(sys.argv[1]);print(u.urlunsplit(p._replace(path="/"+sys.argv[2])))' "$ADMIN_DSN" "$1"; }
-TPCC_DSN=$(dsn_for pgoltp_bench_tpcc)
-REF_DSN=$(dsn_for pgoltp_bench_ref)
+TPCC_DSN=$(dsn_for "$ADMIN_DSN" pgoltp_bench_tpcc)
+REF_DSN=$(dsn_for "$ADMIN_DSN" pgoltp_bench_ref)
 psql -q "$ADMIN_DSN" -c "drop database if exists pgoltp_bench_tpcc" -c "drop database if exists pgoltp_bench_ref" \
   -c "create database pgoltp_bench_tpcc" -c "create database pgoltp_bench_ref"
 
