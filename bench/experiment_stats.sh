@@ -22,15 +22,9 @@ SCALE=${SCALE:-2}
 CLIENTS=${CLIENTS:-4}
 PREWARM=${PREWARM:-2s}
 . "$(dirname "$0")/lib.sh"
-WORK=$(mktemp -d)
-chmod 755 "$WORK" # the server user must reach the lab
-LAB=$WORK/lab
-cleanup() {
-  "$PGOLTP" cluster destroy --lab "$LAB" >/dev/null 2>&1 || true
-  rm -rf "$WORK"
-}
+lab_work
 build_pgoltp "$WORK/pgoltp"
-trap cleanup EXIT
+trap remove_lab_work EXIT
 
 cat >"$WORK/plan.yaml" <<PLAN
 name: experiment statistics

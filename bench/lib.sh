@@ -1,7 +1,7 @@
 # bench/lib.sh: what the bench scripts share, sourced by them
 # (. "$(dirname "$0")/lib.sh"), never run: this checkout (ROOT), its pgoltp
-# binary, a private PostgreSQL server, a lab's server, a database's DSN and
-# the host's load average.
+# binary, the host's load average, a work directory with a lab, a private
+# PostgreSQL server, a lab's server and a database's DSN.
 
 # ROOT is this checkout.
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -64,4 +64,16 @@ if "://" in dsn:
 else:
     print(" ".join(f for f in dsn.split() if not f.startswith("dbname=")) + " dbname=" + db)
 PY
+}
+
+# lab_work: WORK, a new directory the server user can reach, and LAB, a lab
+# in it; remove_lab_work destroys the lab's cluster and removes WORK.
+lab_work() {
+  WORK=$(mktemp -d)
+  chmod 755 "$WORK" # the server user must reach the lab
+  LAB=$WORK/lab
+}
+remove_lab_work() {
+  "$PGOLTP" cluster destroy --lab "$LAB" >/dev/null 2>&1 || true
+  rm -rf "$WORK"
 }

@@ -66,17 +66,14 @@ BUDGET=${BUDGET:-30m}
 ONLY=${ONLY:-}
 . "$(dirname "$0")/lib.sh"
 TABLE="python3 $ROOT/bench/resolution.py"
-WORK=$(mktemp -d)
-chmod 755 "$WORK" # the server user must reach the lab
-LAB=$WORK/lab
+lab_work
 OUT=${OUT:-$(mktemp -d /tmp/resolution.XXXXXX)}
 mkdir -p "$OUT"
 cleanup() {
   if [ -n "${KEEP:-}" ]; then
     echo "lab kept in $LAB" >&2
   else
-    "$PGOLTP" cluster destroy --lab "$LAB" >/dev/null 2>&1 || true
-    rm -rf "$WORK"
+    remove_lab_work
   fi
   echo "reports and logs in $OUT" >&2
 }

@@ -44,9 +44,7 @@ BLOAT_EVERY=${BLOAT_EVERY:-15m}
 PG=${PG:-15}
 OUT=${OUT:-./soak-$(date -u +%Y%m%dT%H%M%SZ)}
 . "$(dirname "$0")/lib.sh"
-WORK=$(mktemp -d)
-chmod 755 "$WORK" # the server user must reach the lab
-LAB=$WORK/lab
+lab_work
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 RUN_PID=
@@ -56,8 +54,7 @@ cleanup() {
     echo "lab kept in $LAB" >&2
     return
   fi
-  "$PGOLTP" cluster destroy --lab "$LAB" >/dev/null 2>&1 || true
-  rm -rf "$WORK"
+  remove_lab_work
 }
 build_pgoltp "$WORK/pgoltp"
 trap cleanup EXIT

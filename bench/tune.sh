@@ -34,16 +34,13 @@ SEED=${SEED:-1}
 PG=${PG:-15}
 ONLY=${ONLY:-}
 . "$(dirname "$0")/lib.sh"
-WORK=$(mktemp -d)
-chmod 755 "$WORK" # the server user must reach the lab
-LAB=$WORK/lab
+lab_work
 cleanup() {
   if [ -n "${KEEP:-}" ]; then
     echo "lab kept in $LAB" >&2
     return
   fi
-  "$PGOLTP" cluster destroy --lab "$LAB" >/dev/null 2>&1 || true
-  rm -rf "$WORK"
+  remove_lab_work
 }
 build_pgoltp "$WORK/pgoltp"
 trap cleanup EXIT
