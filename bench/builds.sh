@@ -26,20 +26,17 @@ W=${W:-10}
 CLIENTS=${CLIENTS:-10}
 DUR=${DUR:-60s}
 REPS=${REPS:-3}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 LAB=${1:-$(mktemp -d /tmp/pgoltp-builds-XXXXXX)}
 mkdir -p "$LAB"
 chmod 755 "$LAB" # the server user must reach the labs
 
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$LAB/pgoltp-bin
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
+build_pgoltp "$LAB/pgoltp-bin"
 
 build() {
   local name=$1
   shift
-  echo "== $(date -u +%FT%TZ) build $name ($*); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "== $(date -u +%FT%TZ) build $name ($*); load average $(load_average)"
   nice -n 10 "$PGOLTP" build --name "$name" "$@"
 }
 build default --cc gcc
@@ -56,7 +53,7 @@ builds: [default, o3-native, clang]
 PLAN
 
 echo "== $(date -u +%FT%TZ) experiment builds: [default, o3-native, clang], TPC-C $W warehouses, $CLIENTS clients, $REPS × $DUR per build; lab $LAB"
-echo "== load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
+echo "== load average: $(load_average), $(nproc) CPUs"
 "$PGOLTP" --lab "$LAB" experiment "$LAB/builds.yaml" | tee "$LAB/comparison.txt"
 echo "== text in $LAB/comparison.txt; runs in $LAB/results.db ('pgoltp --lab $LAB runs')"
-echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== load average after: $(load_average)"

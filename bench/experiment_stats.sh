@@ -21,19 +21,10 @@ PAIRS=${PAIRS:-2}
 SCALE=${SCALE:-2}
 CLIENTS=${CLIENTS:-4}
 PREWARM=${PREWARM:-2s}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-WORK=$(mktemp -d)
-chmod 755 "$WORK" # the server user must reach the lab
-LAB=$WORK/lab
-cleanup() {
-  "$PGOLTP" cluster destroy --lab "$LAB" >/dev/null 2>&1 || true
-  rm -rf "$WORK"
-}
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
+lab_work
+build_pgoltp "$WORK/pgoltp"
+trap remove_lab_work EXIT
 
 cat >"$WORK/plan.yaml" <<PLAN
 name: experiment statistics
@@ -49,7 +40,7 @@ steps:
 PLAN
 
 echo "# bench/experiment_stats.sh $(date -u +%FT%TZ) tpcb scale=$SCALE clients=$CLIENTS pairs=$PAIRS dur=$DUR prewarm=$PREWARM"
-echo "# host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# host: $(nproc) CPUs, load $(load_average)"
 "$PGOLTP" cluster up --lab "$LAB" >/dev/null
 "$PGOLTP" experiment "$WORK/plan.yaml" --lab "$LAB" --allow-unsafe
-echo "# done $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# done $(date -u +%FT%TZ), load $(load_average)"

@@ -18,19 +18,10 @@ set -euo pipefail
 
 DUR=${DUR:-4s}
 CLIENTS=${CLIENTS:-4}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-WORK=$(mktemp -d)
-chmod 755 "$WORK" # the server user must reach the lab
-LAB=$WORK/lab
-cleanup() {
-  "$PGOLTP" cluster destroy --lab "$LAB" >/dev/null 2>&1 || true
-  rm -rf "$WORK"
-}
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
-trap cleanup EXIT
+. "$(dirname "$0")/lib.sh"
+lab_work
+build_pgoltp "$WORK/pgoltp"
+trap remove_lab_work EXIT
 
 cat >"$WORK/plan.yaml" <<PLAN
 workload: {clients: $CLIENTS}
@@ -39,7 +30,7 @@ failover: {sync: [on, remote_write, remote_apply, off], kill: [primary, network]
 PLAN
 
 "$PGOLTP" cluster up --lab "$LAB" >/dev/null # the binaries the audits' clusters use
-echo "start $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs, $("$PGOLTP" cluster status --lab "$LAB" | head -1)"
+echo "start $(date -u +%FT%TZ), load average $(load_average), $(nproc) CPUs, $("$PGOLTP" cluster status --lab "$LAB" | head -1)"
 "$PGOLTP" cluster down --lab "$LAB" >/dev/null # idle: the audits run on clusters of their own
 "$PGOLTP" experiment --lab "$LAB" "$WORK/plan.yaml"
-echo "end $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "end $(date -u +%FT%TZ), load average $(load_average)"

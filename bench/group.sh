@@ -22,20 +22,17 @@ RAMP=${RAMP:-5}
 ROUNDS=${ROUNDS:-2}
 CONNS=${CONNS:-4}
 DB=pgoltp_bench_group
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 LAB=$WORK/lab
 
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
-DSN=$(python3 -c 'import sys,urllib.parse as u;p=u.urlsplit(sys.argv[1]);print(u.urlunsplit(p._replace(path="/"+sys.argv[2])))' "$ADMIN_DSN" "$DB")
+build_pgoltp "$WORK/pgoltp"
+DSN=$(dsn_for "$ADMIN_DSN" "$DB")
 psql -q "$ADMIN_DSN" -c "drop database if exists $DB with (force)" -c "create database $DB"
 
 echo "# bench/group.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s rounds=$ROUNDS conns=$CONNS"
-echo "# server: $(psql -Atc 'select version()' "$DSN" | cut -d, -f1); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# server: $(psql -Atc 'select version()' "$DSN" | cut -d, -f1); host: $(nproc) CPUs, load $(load_average)"
 "$PGOLTP" --dsn "$DSN" tpcc load --warehouses "$W" --seed 1 >/dev/null
 
 T=$((10 * W))

@@ -46,20 +46,12 @@ ROUNDS=${ROUNDS:-1}
 COLD=${COLD:-1}
 REBUILD=${REBUILD:-0}
 PORT=${PORT:-5514}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 CACHE=${PGOLTP_CACHE:-$HOME/.cache/pgoltp}/hammerdb
 HDB=$CACHE/HammerDB-4.12
 WORK=$(mktemp -d /tmp/pgoltp-bench-hammerdb-XXXXXX)
 chmod 700 "$WORK"
-PGDATA_DIR=""
-
-cleanup() {
-  if [ -n "$PGDATA_DIR" ]; then
-    runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -m fast stop >/dev/null 2>&1 || true
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap remove_private_work EXIT
 
 case "$RAMP/$DUR" in
   *[!0-9/]*|/*|*/|*/0) echo "RAMP=$RAMP DUR=$DUR: use whole minutes, DUR at least 1 (HammerDB's CLI times runs in whole minutes)" >&2; exit 2 ;;
@@ -143,15 +135,8 @@ install_tcl
 install_hammerdb
 
 if [ -z "${BENCH_DSN:-}" ]; then
-  PGBIN=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
-  PGDATA_DIR=$WORK/data
-  chmod 755 "$WORK"
-  mkdir -p "$PGDATA_DIR" && chown postgres "$PGDATA_DIR"
-  runuser -u postgres -- "$PGBIN/initdb" -D "$PGDATA_DIR" -U postgres --auth=trust >/dev/null
-  runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -l "$PGDATA_DIR/server.log" -w start \
-    -o "-p $PORT -k $PGDATA_DIR -c listen_addresses=127.0.0.1 -c shared_buffers=2GB -c max_connections=300 -c max_wal_size=8GB -c checkpoint_timeout=30min ${SERVER_OPTS:-}" >/dev/null
+  start_private_server "$PORT" "${SERVER_OPTS:-}"
   BENCH_DSN="postgres://postgres@127.0.0.1:$PORT/postgres"
-  SERVER_PID=$(head -1 "$PGDATA_DIR/postmaster.pid")
 fi
 SERVER_PID=${SERVER_PID:-}
 # The DSN's parts, as HammerDB takes them (host, port, superuser, password);
@@ -201,10 +186,8 @@ build() {
   hdb "$WORK/build.tcl" "$WORK/build.out" || true
   grep -q "SCHEMA COMPLETE" "$WORK/build.out" ||
     { echo "HammerDB's build of $db failed:" >&2; tail -20 "$WORK/build.out" | sed 's/^/  /' >&2; psql_admin -c "drop database if exists $db"; exit 1; }
-  psql -X -q "$(dsn_for "$db")" -c "vacuum analyze"
+  psql -X -q "$(dsn_for "$BENCH_DSN" "$db")" -c "vacuum analyze"
 }
-
-dsn_for() { python3 -c 'import sys,urllib.parse as u;p=u.urlsplit(sys.argv[1]);print(u.urlunsplit(p._replace(path="/"+sys.argv[2])))' "$BENCH_DSN" "$1"; }
 
 # run MODE DB REPORT: one timed run of VU virtual users; prints a line when
 # REPORT is 1.
@@ -267,7 +250,7 @@ PY
 }
 
 echo "# bench/hammerdb.sh $(date -u +%FT%TZ) HammerDB 4.12 W=$W vu=$VU ramp=${RAMP}min dur=${DUR}min modes='$MODES' rounds=$ROUNDS"
-echo "# server: $(psql_admin -c 'select version()' | cut -d, -f1); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# server: $(psql_admin -c 'select version()' | cut -d, -f1); host: $(nproc) CPUs, load $(load_average)"
 for mode in $MODES; do
   case "$mode" in functions|procedures) ;; *) echo "MODES: '$mode' is neither functions nor procedures" >&2; exit 2 ;; esac
   build "$mode" "hammerdb_tpcc_$mode"

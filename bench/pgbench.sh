@@ -18,13 +18,10 @@ SCALE=${SCALE:-10}
 ROUNDS=${ROUNDS:-3}
 DUR=${DUR:-15}
 CASES=${CASES:-a b c d}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
+build_pgoltp "$WORK/pgoltp"
 
 cat >"$WORK/custom.sql" <<'SQL'
 \set aid random_zipfian(1, 100000 * :scale, 1.1)
@@ -52,7 +49,7 @@ args_of() {
 }
 
 pgbench -i -q -s "$SCALE" "$DSN" >/dev/null 2>&1
-echo "# bench/pgbench.sh $(date -u +%FT%TZ) scale=$SCALE rounds=$ROUNDS dur=${DUR}s; host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# bench/pgbench.sh $(date -u +%FT%TZ) scale=$SCALE rounds=$ROUNDS dur=${DUR}s; host: $(nproc) CPUs, load $(load_average)"
 for c in $CASES; do
   for r in $(seq 1 "$ROUNDS"); do
     order="pgbench pgoltp"

@@ -15,7 +15,7 @@ DSN=${1:?usage: bench/pgbench_memory.sh DSN}
 DUR=${DUR:-3600}
 EVERY=${EVERY:-10}
 ARGS=${ARGS:-}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d)
 pid=
 cleanup() {
@@ -23,11 +23,8 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
-echo "# bench/pgbench_memory.sh $(date -u +%FT%TZ) dur=${DUR}s every=${EVERY}s args='$ARGS'; host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+build_pgoltp "$WORK/pgoltp"
+echo "# bench/pgbench_memory.sh $(date -u +%FT%TZ) dur=${DUR}s every=${EVERY}s args='$ARGS'; host: $(nproc) CPUs, load $(load_average)"
 # shellcheck disable=SC2086
 "$PGOLTP" pgbench -n -M prepared -c 8 -j 2 -T "$DUR" -l --log-prefix "$WORK/log" $ARGS "$DSN" >"$WORK/out" 2>&1 &
 pid=$!

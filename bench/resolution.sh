@@ -64,26 +64,20 @@ SHARES=${SHARES:-2 5 10}
 COMMIT_DELAY=${COMMIT_DELAY:-}
 BUDGET=${BUDGET:-30m}
 ONLY=${ONLY:-}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 TABLE="python3 $ROOT/bench/resolution.py"
-WORK=$(mktemp -d)
-chmod 755 "$WORK" # the server user must reach the lab
-LAB=$WORK/lab
+lab_work
 OUT=${OUT:-$(mktemp -d /tmp/resolution.XXXXXX)}
 mkdir -p "$OUT"
 cleanup() {
   if [ -n "${KEEP:-}" ]; then
     echo "lab kept in $LAB" >&2
   else
-    "$PGOLTP" cluster destroy --lab "$LAB" >/dev/null 2>&1 || true
-    rm -rf "$WORK"
+    remove_lab_work
   fi
   echo "reports and logs in $OUT" >&2
 }
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
+build_pgoltp "$WORK/pgoltp"
 trap cleanup EXIT
 
 seconds() { # 30s, 2m, 1h → seconds
@@ -94,7 +88,6 @@ seconds() { # 30s, 2m, 1h → seconds
   *) echo "$1" ;;
   esac
 }
-load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # workload KIND: the plan's workload line.
 workload() {
@@ -112,7 +105,7 @@ kinds() {
 # its log to $OUT/NAME.log. A step not in effect fails the command but
 # leaves its report, which the tables mark.
 experiment() {
-  echo "# $(date -u +%T) $1 (load $(load))" >&2
+  echo "# $(date -u +%T) $1 (load $(load_average))" >&2
   nice -n "$NICE" "$PGOLTP" --json experiment "$OUT/$1.yaml" --lab "$LAB" >"$OUT/$1.json" 2>"$OUT/$1.log" ||
     echo "# $1: the experiment failed: $(tail -n 1 "$OUT/$1.log")" >&2
 }
@@ -232,7 +225,7 @@ mde30() {
   $TABLE mde30 "$BUDGET" "$OUT"/mde30-*.json
 }
 
-LOAD_BEFORE=$(load)
+LOAD_BEFORE=$(load_average)
 echo "# bench/resolution.sh $MODE $(date -u +%FT%TZ): $(nproc) CPUs, load before $LOAD_BEFORE"
 echo "# DUR=$DUR PREWARM=$PREWARM OBJECTIVE=$OBJECTIVE DESIGN=$DESIGN TPCB_SCALE=$TPCB_SCALE TPCB_CLIENTS=$TPCB_CLIENTS TPCC_WH=$TPCC_WH TPCC_CONNS=$TPCC_CONNS N=$N AA_MAX=$AA_MAX REPS=$REPS KNOWN_MAX=$KNOWN_MAX TRUTH_PAIRS=$TRUTH_PAIRS TRUTH_DUR=$TRUTH_DUR SHARES='$SHARES' BUDGET=$BUDGET NICE=$NICE"
 nice -n "$NICE" "$PGOLTP" cluster up --lab "$LAB" --pg "$PG" >/dev/null
@@ -245,4 +238,4 @@ all)
 *) "$MODE" ;;
 esac
 echo
-echo "Load average (1, 5, 15 min) before: $LOAD_BEFORE; after: $(load) ($(date -u +%FT%TZ)); $(nproc) CPUs."
+echo "Load average (1, 5, 15 min) before: $LOAD_BEFORE; after: $(load_average) ($(date -u +%FT%TZ)); $(nproc) CPUs."

@@ -43,10 +43,8 @@ MAX_SLOPE_KB_PER_H=${MAX_SLOPE_KB_PER_H:-1024}
 BLOAT_EVERY=${BLOAT_EVERY:-15m}
 PG=${PG:-15}
 OUT=${OUT:-./soak-$(date -u +%Y%m%dT%H%M%SZ)}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-WORK=$(mktemp -d)
-chmod 755 "$WORK" # the server user must reach the lab
-LAB=$WORK/lab
+. "$(dirname "$0")/lib.sh"
+lab_work
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 RUN_PID=
@@ -56,17 +54,13 @@ cleanup() {
     echo "lab kept in $LAB" >&2
     return
   fi
-  "$PGOLTP" cluster destroy --lab "$LAB" >/dev/null 2>&1 || true
-  rm -rf "$WORK"
+  remove_lab_work
 }
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
+build_pgoltp "$WORK/pgoltp"
 trap cleanup EXIT
 
 echo "# bench/soak.sh $(date -u +%FT%TZ) pg=$PG workload=$WORKLOAD duration=$DURATION sample_every=${SAMPLE_EVERY}s max_slope=${MAX_SLOPE_KB_PER_H}KB/h"
-echo "# host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); output in $OUT"
+echo "# host: $(nproc) CPUs, load $(load_average); output in $OUT"
 "$PGOLTP" cluster up --lab "$LAB" --pg "$PG" >/dev/null
 case "$WORKLOAD" in
   tpcb)

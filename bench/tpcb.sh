@@ -23,20 +23,17 @@ JOBS=${JOBS:-2}
 PROTOCOL=${PROTOCOL:-prepared}
 LOAD_ROUNDS=${LOAD_ROUNDS:-2}
 DB=pgoltp_bench_tpcb
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
-DSN=$(python3 -c 'import sys,urllib.parse as u;p=u.urlsplit(sys.argv[1]);print(u.urlunsplit(p._replace(path="/"+sys.argv[2])))' "$ADMIN_DSN" "$DB")
+build_pgoltp "$WORK/pgoltp"
+DSN=$(dsn_for "$ADMIN_DSN" "$DB")
 
 psql -q "$ADMIN_DSN" -c "drop database if exists $DB with (force)" -c "create database $DB"
 
 echo "# bench/tpcb.sh $(date -u +%FT%TZ) scale=$SCALE rounds=$ROUNDS dur=${DUR}s clients=$CLIENTS jobs=$JOBS protocol=$PROTOCOL"
-echo "# server: $(psql -Atc 'select version()' "$DSN" | cut -d, -f1); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# server: $(psql -Atc 'select version()' "$DSN" | cut -d, -f1); host: $(nproc) CPUs, load $(load_average)"
 
 # timed CMD...: runs CMD, appends "wall user sys" to $WORK/time, output to $WORK/out
 timed() { /usr/bin/time -f '%e %U %S' -o "$WORK/time" "$@" >"$WORK/out" 2>&1; }

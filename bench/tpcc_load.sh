@@ -22,35 +22,21 @@ ROUNDS=${ROUNDS:-2}
 WORKERS=${WORKERS:-$(nproc)}
 SEED=20261123
 DB=pgoltp_bench_tpcc_load
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
+build_pgoltp "$WORK/pgoltp"
 
 if [ "${1:-}" = "--lab" ]; then
   LAB=${2:?usage: bench/tpcc_load.sh --lab DIR}
-  "$PGOLTP" --lab "$LAB" cluster up >/dev/null
-  status=$("$PGOLTP" --lab "$LAB" --json cluster status)
-  export PGPASSFILE=$(python3 -c 'import json,sys;print(json.load(sys.stdin)["passfile"])' <<<"$status")
-  # Over TCP: pgx looks a Unix-socket host up in the passfile as "localhost".
-  ADMIN_DSN=$(python3 -c 'import json,sys;s=json.load(sys.stdin);print("host=127.0.0.1 port=%d user=%s dbname=postgres" % (s["port"], s["superuser"]))' <<<"$status")
+  lab_server "$LAB" postgres
+  ADMIN_DSN=$LAB_DSN
 else
   ADMIN_DSN=${1:-postgres://postgres@127.0.0.1:5499/postgres}
 fi
 # The benchmark database on the same server.
-DSN=$(python3 - "$ADMIN_DSN" "$DB" <<'PY'
-import sys, urllib.parse as u
-dsn, db = sys.argv[1], sys.argv[2]
-if "://" in dsn:
-    p = u.urlsplit(dsn); print(u.urlunsplit(p._replace(path="/" + db)))
-else:
-    print(" ".join(f for f in dsn.split() if not f.startswith("dbname=")) + " dbname=" + db)
-PY
-)
+DSN=$(dsn_for "$ADMIN_DSN" "$DB")
 export PGOPTIONS="-c client_min_messages=warning"
 
 psql -qX "$ADMIN_DSN" -c "drop database if exists $DB with (force)" -c "create database $DB"
@@ -58,7 +44,7 @@ PSQL=(psql -qX -v ON_ERROR_STOP=1 "$DSN")
 
 echo "# bench/tpcc_load.sh $(date -u +%FT%TZ) warehouses=$W rounds=$ROUNDS workers=$WORKERS"
 echo "# server: $(psql -AtX -c 'select version()' "$DSN" | cut -d, -f1); wal_level=$(psql -AtX -c 'show wal_level' "$DSN"), synchronous_commit=$(psql -AtX -c 'show synchronous_commit' "$DSN"), shared_buffers=$(psql -AtX -c 'show shared_buffers' "$DSN"), max_wal_size=$(psql -AtX -c 'show max_wal_size' "$DSN")"
-echo "# host: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) (shared machine: expect noise)"
+echo "# host: $(nproc) CPUs, load average $(load_average) (shared machine: expect noise)"
 
 now() { date +%s.%N; }
 since() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$1" "$(now)"; }

@@ -26,20 +26,15 @@ set -euo pipefail
 WS=${WS:-10 50 100}
 WORKERS=${WORKERS:-$(nproc)}
 NICE=${NICE:-10}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
+build_pgoltp "$WORK/pgoltp"
 if [ "${1:-}" = "--lab" ]; then
   LAB=${2:?usage: bench/tpcc_load_scale.sh --lab DIR}
-  "$PGOLTP" --lab "$LAB" cluster up >/dev/null
-  status=$("$PGOLTP" --lab "$LAB" --json cluster status)
-  export PGPASSFILE=$(python3 -c 'import json,sys;print(json.load(sys.stdin)["passfile"])' <<<"$status")
-  DSN=$(python3 -c 'import json,sys;s=json.load(sys.stdin);print("host=127.0.0.1 port=%d user=%s dbname=pgoltp" % (s["port"], s["superuser"]))' <<<"$status")
+  lab_server "$LAB" pgoltp
+  DSN=$LAB_DSN
 else
   DSN=${1:-postgres://postgres@127.0.0.1:5499/postgres}
 fi

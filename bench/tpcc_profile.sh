@@ -42,44 +42,27 @@ ROUNDS=${ROUNDS:-1}
 PORT=${PORT:-5514}
 PERF=${PERF:-1}
 TOP=${TOP:-25}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/pgoltp-bench-profile-XXXXXX)
 chmod 755 "$WORK"
-PGDATA_DIR=""
+trap remove_private_work EXIT
 
-cleanup() {
-  if [ -n "$PGDATA_DIR" ]; then
-    runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -m fast stop >/dev/null 2>&1 || true
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
+build_pgoltp "$WORK/pgoltp"
 
 PM_PID=${PGDATA_PID:-}
 if [ -z "${BENCH_DSN:-}" ]; then
-  PGBIN=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
-  PGDATA_DIR=$WORK/data
-  mkdir -p "$PGDATA_DIR" && chown postgres "$PGDATA_DIR"
-  runuser -u postgres -- "$PGBIN/initdb" -D "$PGDATA_DIR" -U postgres --auth=trust >/dev/null
-  runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -l "$PGDATA_DIR/server.log" -w start \
-    -o "-p $PORT -k $PGDATA_DIR -c listen_addresses=127.0.0.1 -c shared_buffers=2GB -c max_connections=300 -c max_wal_size=8GB -c checkpoint_timeout=30min -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all -c pg_stat_statements.max=2000 -c pg_stat_statements.track_planning=on" >/dev/null
+  start_private_server "$PORT" "-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all -c pg_stat_statements.max=2000 -c pg_stat_statements.track_planning=on"
   ADMIN_DSN="postgres://postgres@127.0.0.1:$PORT/postgres"
-  PM_PID=$(head -1 "$PGDATA_DIR/postmaster.pid")
+  PM_PID=$SERVER_PID
 else
   ADMIN_DSN=$BENCH_DSN
 fi
-dsn_for() { python3 -c 'import sys,urllib.parse as u;p=u.urlsplit(sys.argv[1]);print(u.urlunsplit(p._replace(path="/"+sys.argv[2])))' "$ADMIN_DSN" "$1"; }
-DSN=$(dsn_for pgoltp_bench_profile)
+DSN=$(dsn_for "$ADMIN_DSN" pgoltp_bench_profile)
 psql -q "$ADMIN_DSN" -c "drop database if exists pgoltp_bench_profile" -c "create database pgoltp_bench_profile"
 psql -q "$DSN" -c "create extension if not exists pg_stat_statements"
 
 echo "# bench/tpcc_profile.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s conns=$CONNS paths='$PATHS' rounds=$ROUNDS"
-echo "# server: $(psql -Atc 'select version()' "$ADMIN_DSN" | cut -d, -f1); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# server: $(psql -Atc 'select version()' "$ADMIN_DSN" | cut -d, -f1); host: $(nproc) CPUs, load $(load_average)"
 "$PGOLTP" --dsn "$DSN" tpcc load --warehouses "$W" >/dev/null 2>&1
 psql -q "$DSN" -c "vacuum analyze"
 # Install the server-path functions and warm the cache.
@@ -95,7 +78,7 @@ done
 for run in $runs; do
   round=${run%%:*} path=${run#*:}
   echo
-  echo "## round=$round path=$path $(date -u +%T) load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "## round=$round path=$path $(date -u +%T) load $(load_average)"
   psql -q "$DSN" -c "select pg_stat_statements_reset()" -c "select pg_stat_reset()" >/dev/null
   sampler=""
   if [ -n "$PM_PID" ]; then

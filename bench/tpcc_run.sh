@@ -61,54 +61,36 @@ RSS_TERMINALS=${RSS_TERMINALS:-10000}
 RSS_DUR=${RSS_DUR:-60}
 PORT=${PORT:-5513}
 TRANSPORT=${TRANSPORT:-tcp}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/pgoltp-bench-tpcc-XXXXXX)
 chmod 755 "$WORK"
-PGDATA_DIR=""
-
-cleanup() {
-  if [ -n "$PGDATA_DIR" ]; then
-    runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -m fast stop >/dev/null 2>&1 || true
-  fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap remove_private_work EXIT
 
 if [ -z "${BINARIES:-}" ]; then
-  if [ -z "${PGOLTP:-}" ]; then
-    PGOLTP=$WORK/pgoltp
-    (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-  fi
+  build_pgoltp "$WORK/pgoltp"
   BINARIES="this=$PGOLTP"
 fi
 PGOLTP=${BINARIES##*=} # the last one loads and runs the spec-mode round
 
 if [ -z "${BENCH_DSN:-}" ]; then
-  PGBIN=${PGBIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
-  PGDATA_DIR=$WORK/data
-  mkdir -p "$PGDATA_DIR" && chown postgres "$PGDATA_DIR"
-  runuser -u postgres -- "$PGBIN/initdb" -D "$PGDATA_DIR" -U postgres --auth=trust >/dev/null
-  runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDATA_DIR" -l "$PGDATA_DIR/server.log" -w start \
-    -o "-p $PORT -k $PGDATA_DIR -c listen_addresses=127.0.0.1 -c shared_buffers=2GB -c max_connections=300 -c max_wal_size=8GB -c checkpoint_timeout=30min ${SERVER_OPTS:-}" >/dev/null
+  start_private_server "$PORT" "${SERVER_OPTS:-}"
   case "$TRANSPORT" in
     tcp) ADMIN_DSN="postgres://postgres@127.0.0.1:$PORT/postgres" ;;
     unix) ADMIN_DSN="postgres://postgres@/postgres?host=$PGDATA_DIR&port=$PORT" ;;
     *) echo "TRANSPORT=$TRANSPORT: use tcp or unix" >&2; exit 2 ;;
   esac
-  SERVER_PID=$(head -1 "$PGDATA_DIR/postmaster.pid")
 else
   ADMIN_DSN=$BENCH_DSN
 fi
 SERVER_PID=${SERVER_PID:-}
 NCPU=$(nproc)
-dsn_for() { python3 -c 'import sys,urllib.parse as u;p=u.urlsplit(sys.argv[1]);print(u.urlunsplit(p._replace(path="/"+sys.argv[2])))' "$ADMIN_DSN" "$1"; }
-TPCC_DSN=$(dsn_for pgoltp_bench_tpcc)
-REF_DSN=$(dsn_for pgoltp_bench_ref)
+TPCC_DSN=$(dsn_for "$ADMIN_DSN" pgoltp_bench_tpcc)
+REF_DSN=$(dsn_for "$ADMIN_DSN" pgoltp_bench_ref)
 psql -q "$ADMIN_DSN" -c "drop database if exists pgoltp_bench_tpcc" -c "drop database if exists pgoltp_bench_ref" \
   -c "create database pgoltp_bench_tpcc" -c "create database pgoltp_bench_ref"
 
 echo "# bench/tpcc_run.sh $(date -u +%FT%TZ) W=$W dur=${DUR}s ramp=${RAMP}s conns='$CONNS' paths='$PATHS' rounds=$ROUNDS transport=$TRANSPORT server_opts='${SERVER_OPTS:-}' extra='${EXTRA:-}' binaries='$BINARIES'"
-echo "# server: $(psql -Atc 'select version()' "$ADMIN_DSN" | cut -d, -f1), shared_buffers $(psql -Atc 'show shared_buffers' "$ADMIN_DSN"); host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# server: $(psql -Atc 'select version()' "$ADMIN_DSN" | cut -d, -f1), shared_buffers $(psql -Atc 'show shared_buffers' "$ADMIN_DSN"); host: $(nproc) CPUs, load $(load_average)"
 "$PGOLTP" --dsn "$TPCC_DSN" tpcc load --warehouses "$W" >/dev/null 2>&1
 pgbench -i -q -s "$W" "$REF_DSN" >/dev/null 2>&1
 # Settle before measuring: vacuum what the loads left for autovacuum, and warm

@@ -33,22 +33,16 @@ CLIENTS=${CLIENTS:-8}
 SEED=${SEED:-1}
 PG=${PG:-15}
 ONLY=${ONLY:-}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-WORK=$(mktemp -d)
-chmod 755 "$WORK" # the server user must reach the lab
-LAB=$WORK/lab
+. "$(dirname "$0")/lib.sh"
+lab_work
 cleanup() {
   if [ -n "${KEEP:-}" ]; then
     echo "lab kept in $LAB" >&2
     return
   fi
-  "$PGOLTP" cluster destroy --lab "$LAB" >/dev/null 2>&1 || true
-  rm -rf "$WORK"
+  remove_lab_work
 }
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
+build_pgoltp "$WORK/pgoltp"
 trap cleanup EXIT
 
 "$PGOLTP" cluster up --lab "$LAB" --pg "$PG" >/dev/null

@@ -20,20 +20,17 @@ CLIENTS=${CLIENTS:-4}
 DUR=${DUR:-60s}
 REPS=${REPS:-2}
 SETS=${SETS:-}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 LAB=${1:-$(mktemp -d /tmp/pgoltp-versions-XXXXXX)}
 mkdir -p "$LAB" # tee opens comparison.txt before pgoltp would create the lab
 chmod 755 "$LAB"
 
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$LAB/pgoltp-bin
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
+build_pgoltp "$LAB/pgoltp-bin"
 
 echo "== $(date -u +%FT%TZ) compare-versions --pg $MAJORS, TPC-B scale $SCALE, $CLIENTS clients, $REPS × $DUR per major; lab $LAB"
-echo "== load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
+echo "== load average: $(load_average), $(nproc) CPUs"
 # shellcheck disable=SC2086
 "$PGOLTP" --lab "$LAB" compare-versions --pg "$MAJORS" --workload tpcb --scale "$SCALE" \
   --clients "$CLIENTS" --duration "$DUR" --repetitions "$REPS" $SETS | tee "$LAB/comparison.txt"
 echo "== text in $LAB/comparison.txt; runs in $LAB/results.db ('pgoltp --lab $LAB runs')"
-echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== load average after: $(load_average)"

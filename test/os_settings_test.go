@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/experiment"
 	"github.com/pgoltp/pgoltp/internal/ossettings"
@@ -21,60 +19,6 @@ import (
 // osKeys are the allow-listed keys these tests change (all writable on a
 // Linux machine run as root, outside a container).
 var osKeys = []string{"vm.swappiness", "vm.dirty_bytes", "vm.dirty_ratio", "transparent_hugepage.defrag", "block.read_ahead_kb", "block.scheduler"}
-
-// keepOS reads the machine's values of osKeys (for the disk under dataDir)
-// and writes them back when the test ends, whatever happened: these tests
-// change the whole machine.
-func keepOS(t *testing.T, dataDir string) (*ossettings.Machine, ossettings.Values) {
-	t.Helper()
-	return keepOSKeys(t, dataDir, osKeys)
-}
-
-// keepOSKeys is keepOS for the given keys.
-func keepOSKeys(t *testing.T, dataDir string, keys []string) (*ossettings.Machine, ossettings.Values) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("changes kernel settings: run as root")
-	}
-	pgtest.MachineWide(t)
-	m := &ossettings.Machine{DataDir: dataDir}
-	before, err := m.Read(keys...)
-	if err != nil {
-		t.Skipf("this machine does not show the keys: %v", err)
-	}
-	t.Cleanup(func() {
-		if now, _ := m.Read(keys...); !sameValues(now, before) {
-			if err := m.Restore(before); err != nil {
-				t.Errorf("could not put the machine's settings back: %v", err)
-			}
-		}
-	})
-	return m, before
-}
-
-func sameValues(a, b ossettings.Values) bool {
-	for k, v := range b {
-		if a[k] != v {
-			return false
-		}
-	}
-	return len(a) == len(b)
-}
-
-// dataDirectory is the data directory of the server behind dsn.
-func dataDirectory(t *testing.T, dsn string) string {
-	t.Helper()
-	conn, err := pgx.Connect(t.Context(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(t.Context())
-	var dir string
-	if err := conn.QueryRow(t.Context(), "SHOW data_directory").Scan(&dir); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // otherScheduler is a scheduler the disk offers that it does not use now.
 func otherScheduler(t *testing.T, m *ossettings.Machine, now string) string {
@@ -105,10 +49,9 @@ func writePlan(t *testing.T, text string) string {
 // back in every run, labelled machine-wide in the report, and the machine's
 // values are written back and read back at the end, with no record left.
 func TestOSStepAppliedAndRestored(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
-	m, before := keepOS(t, dataDirectory(t, dsn))
-	lab := labDir(t)
-	sched := otherScheduler(t, m, before["block.scheduler"])
+	o := newOSMachine(t, osKeys)
+	dsn, lab := o.dsn, o.lab
+	sched := otherScheduler(t, o.m, o.before["block.scheduler"])
 	plan := writePlan(t, `
 name: os
 workload: {kind: ledger, clients: 2}
@@ -130,12 +73,8 @@ steps:
 	if strings.Contains(r.stdout, "NOT IN EFFECT") {
 		t.Errorf("OS settings not in effect during a run:\n%s", r.stdout)
 	}
-	if now, _ := m.Read(osKeys...); !sameValues(now, before) {
-		t.Fatalf("after the experiment %v, before %v", now, before)
-	}
-	if left, _ := filepath.Glob(filepath.Join(lab, "restore", "*.json")); len(left) != 0 {
-		t.Fatalf("the record stays after a verified restore: %v", left)
-	}
+	o.assertAsBefore(t, "after the experiment %v, before %v")
+	o.assertNoRecord(t, "the record stays after a verified restore: %v")
 }
 
 // TestKilledOSStepRestore: an experiment killed with SIGKILL while its
@@ -143,9 +82,8 @@ steps:
 // every command says so; 'pgoltp restore' writes back every value and
 // reads it back.
 func TestKilledOSStepRestore(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
-	m, before := keepOS(t, dataDirectory(t, dsn))
-	lab := labDir(t)
+	o := newOSMachine(t, osKeys)
+	dsn, lab := o.dsn, o.lab
 	plan := writePlan(t, `
 name: killed os
 workload: {kind: ledger, clients: 2}
@@ -155,9 +93,9 @@ steps:
   - name: writeback
     os: {vm.swappiness: 17, vm.dirty_bytes: 123731968, block.read_ahead_kb: 1024, transparent_hugepage.defrag: never}
 `)
-	killOnceApplied(t, func() bool { v, _ := m.Read("vm.swappiness"); return v["vm.swappiness"] == "17" },
+	killOnceApplied(t, func() bool { v, _ := o.m.Read("vm.swappiness"); return v["vm.swappiness"] == "17" },
 		"experiment", plan, "--dsn", dsn, "--lab", lab, "--allow-os")
-	if now, _ := m.Read(osKeys...); sameValues(now, before) {
+	if !o.changed() {
 		t.Fatal("the killed experiment left nothing changed: the test proves nothing")
 	}
 	if r := runPgoltp(t, time.Minute, "advise", "--dsn", dsn, "--lab", lab); !strings.Contains(r.stderr, "machine-wide OS settings") || !strings.Contains(r.stderr, "vm.swappiness") {
@@ -178,12 +116,8 @@ steps:
 	if r.code != 0 || !strings.Contains(r.stdout, "machine-wide OS settings") {
 		t.Fatalf("restore: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if now, _ := m.Read(osKeys...); !sameValues(now, before) {
-		t.Fatalf("after restore %v, before the experiment %v", now, before)
-	}
-	if left, _ := filepath.Glob(filepath.Join(lab, "restore", "*.json")); len(left) != 0 {
-		t.Fatalf("the record stays after a verified restore: %v", left)
-	}
+	o.assertAsBefore(t, "after restore %v, before the experiment %v")
+	o.assertNoRecord(t, "the record stays after a verified restore: %v")
 }
 
 // TestOSStepsRefused: an OS step is refused with one line and exit 2,
@@ -192,9 +126,8 @@ steps:
 // read-only here (a mount namespace with /proc/sys read-only, as in a
 // container).
 func TestOSStepsRefused(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
-	m, before := keepOS(t, dataDirectory(t, dsn))
-	lab := labDir(t)
+	o := newOSMachine(t, osKeys)
+	dsn, lab := o.dsn, o.lab
 	plan := writePlan(t, `
 name: refused
 workload: {kind: ledger, clients: 2}
@@ -237,12 +170,8 @@ steps:
 		_ = cmd.Run()
 		assertOneLineProblem(t, result{stderr: stderr.String(), code: cmd.ProcessState.ExitCode()}, "vm.swappiness", "not writable")
 	})
-	if now, _ := m.Read(osKeys...); !sameValues(now, before) {
-		t.Fatalf("a refused experiment changed the machine: %v, before %v", now, before)
-	}
-	if left, _ := filepath.Glob(filepath.Join(lab, "restore", "*.json")); len(left) != 0 {
-		t.Fatalf("a refused experiment left a record: %v", left)
-	}
+	o.assertAsBefore(t, "a refused experiment changed the machine: %v, before %v")
+	o.assertNoRecord(t, "a refused experiment left a record: %v")
 }
 
 // TestFromDoctor: doctor prints its OS recommendations as a plan whose
@@ -250,9 +179,8 @@ steps:
 // them, one step each, with the workload of the plan it is given, and puts
 // the machine back.
 func TestFromDoctor(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
-	m, before := keepOS(t, dataDirectory(t, dsn))
-	lab := labDir(t)
+	o := newOSMachine(t, osKeys)
+	dsn, lab := o.dsn, o.lab
 	r := runPgoltp(t, time.Minute, "doctor", "--dsn", dsn, "--lab", lab, "--format", "os-plan")
 	if r.code == 1 && strings.Contains(r.stderr, "recommends no OS change") {
 		t.Skip("doctor recommends nothing for this machine's OS")
@@ -300,9 +228,7 @@ repetitions: 1
 	if strings.Contains(r.stdout, `"replaced"`) || !strings.Contains(r.stdout, "[machine-wide]") {
 		t.Errorf("the report should hold doctor's steps only, labelled machine-wide:\n%s", r.stdout)
 	}
-	if now, _ := m.Read(osKeys...); !sameValues(now, before) {
-		t.Fatalf("after the experiment %v, before %v", now, before)
-	}
+	o.assertAsBefore(t, "after the experiment %v, before %v")
 }
 
 // TestHugepagesAuto: on the lab's cluster, hugepages: auto reserves

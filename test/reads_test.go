@@ -39,19 +39,7 @@ func TestReadsBadInput(t *testing.T) {
 // primary, and on the standby once it has replayed the primary's WAL.
 func TestReadsOnStandby(t *testing.T) {
 	t.Parallel()
-	lab := labDir(t)
-	pg := func(timeout time.Duration, args ...string) result {
-		return runPgoltp(t, timeout, append([]string{"--lab", lab}, args...)...)
-	}
-	ok := func(r result, what string) result {
-		t.Helper()
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", what, r.code, r.stderr)
-		}
-		return r
-	}
-	ok(pg(5*time.Minute, "tpcb", "load", "--scale", "1"), "tpcb load")
-	t.Cleanup(func() { runPgoltp(t, 2*time.Minute, "cluster", "destroy", "--lab", lab) })
+	lab, pg, ok := tpcbLab(t)
 	assertOneLineProblem(t, pg(time.Minute, "tpcb", "run", "-S", "-t", "5", "--reads", "standby"), "--reads standby", "no standbys", "--standbys 1")
 	c, err := cluster.Open(lab)
 	if err != nil {

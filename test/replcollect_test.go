@@ -21,19 +21,7 @@ import (
 // without a pooler or with --dsn.
 func TestStandbyCollectorsAndPoolerStep(t *testing.T) {
 	t.Parallel()
-	lab := labDir(t)
-	pg := func(timeout time.Duration, args ...string) result {
-		return runPgoltp(t, timeout, append([]string{"--lab", lab}, args...)...)
-	}
-	ok := func(r result, what string) result {
-		t.Helper()
-		if r.code != 0 {
-			t.Fatalf("%s: exit %d: %s", what, r.code, r.stderr)
-		}
-		return r
-	}
-	ok(pg(5*time.Minute, "tpcb", "load", "--scale", "1"), "tpcb load")
-	t.Cleanup(func() { runPgoltp(t, 2*time.Minute, "cluster", "destroy", "--lab", lab) })
+	lab, pg, ok := tpcbLab(t)
 	plan := filepath.Join(t.TempDir(), "pooler.yaml")
 	// ledger: TPC-B as experiments run it prepares named statements, which
 	// pgbouncer before 1.21 does not keep (refused below when so).

@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"encoding/json"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/pgoltp/pgoltp/internal/ossettings"
-	"github.com/pgoltp/pgoltp/internal/pgtest"
 )
 
 // tuneOSKeys are the machine's keys tune --os may write on a --dsn server
@@ -61,11 +59,10 @@ func watchOS(m *ossettings.Machine, before ossettings.Values, stop <-chan struct
 // machine-wide, and at the end every value is written back and read back,
 // with no record left.
 func TestTuneOSAppliedAndRestored(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
-	m, before := keepOSKeys(t, dataDirectory(t, dsn), tuneOSKeys)
-	lab := labDir(t)
+	o := newOSMachine(t, tuneOSKeys)
+	dsn, lab := o.dsn, o.lab
 	stop := make(chan struct{})
-	seen := watchOS(m, before, stop)
+	seen := watchOS(o.m, o.before, stop)
 	r := runPgoltp(t, 15*time.Minute, tuneOSArgs(dsn, lab, "3")...)
 	close(stop)
 	if r.code != 0 {
@@ -113,45 +110,34 @@ func TestTuneOSAppliedAndRestored(t *testing.T) {
 	if !res.Restored || !strings.Contains(strings.Join(res.Notes, "\n"), "machine-wide OS settings") {
 		t.Errorf("the result does not say the OS settings were restored: restored %v, notes %v", res.Restored, res.Notes)
 	}
-	if now, _ := m.Read(tuneOSKeys...); !sameValues(now, before) {
-		t.Fatalf("after tune --os %v, before %v", now, before)
-	}
-	if left, _ := filepath.Glob(filepath.Join(lab, "restore", "*.json")); len(left) != 0 {
-		t.Fatalf("the record stays after a verified restore: %v", left)
-	}
+	o.assertAsBefore(t, "after tune --os %v, before %v")
+	o.assertNoRecord(t, "the record stays after a verified restore: %v")
 }
 
 // TestTuneOSKilledRestore: tune --os killed with SIGKILL while a trial's OS
 // values are on the machine leaves them in the lab's record, and
 // 'pgoltp restore' writes back every value and reads it back.
 func TestTuneOSKilledRestore(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
-	m, before := keepOSKeys(t, dataDirectory(t, dsn), tuneOSKeys)
-	lab := labDir(t)
-	killOnceApplied(t, func() bool { now, _ := m.Read(tuneOSKeys...); return !sameValues(now, before) },
-		tuneOSArgs(dsn, lab, "8")...)
-	if now, _ := m.Read(tuneOSKeys...); sameValues(now, before) {
+	o := newOSMachine(t, tuneOSKeys)
+	dsn, lab := o.dsn, o.lab
+	killOnceApplied(t, o.changed, tuneOSArgs(dsn, lab, "8")...)
+	if !o.changed() {
 		t.Fatal("the killed search left nothing changed: the test proves nothing")
 	}
 	r := runPgoltp(t, 2*time.Minute, "restore", "--dsn", dsn, "--lab", lab)
 	if r.code != 0 || !strings.Contains(r.stdout, "machine-wide OS settings") {
 		t.Fatalf("restore: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if now, _ := m.Read(tuneOSKeys...); !sameValues(now, before) {
-		t.Fatalf("after restore %v, before the search %v", now, before)
-	}
-	if left, _ := filepath.Glob(filepath.Join(lab, "restore", "*.json")); len(left) != 0 {
-		t.Fatalf("the record stays after a verified restore: %v", left)
-	}
+	o.assertAsBefore(t, "after restore %v, before the search %v")
+	o.assertNoRecord(t, "the record stays after a verified restore: %v")
 }
 
 // TestTuneOSRefused: tune --os is refused with one line and exit 2, before
 // anything changes, without --allow-os, for a server on another machine
 // and for a non-root user.
 func TestTuneOSRefused(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
-	m, before := keepOSKeys(t, dataDirectory(t, dsn), tuneOSKeys)
-	lab := labDir(t)
+	o := newOSMachine(t, tuneOSKeys)
+	dsn, lab := o.dsn, o.lab
 	args := tuneOSArgs(dsn, lab, "2")
 	withoutAllow := slicesWithout(args, "--allow-os")
 	assertOneLineProblem(t, runPgoltp(t, time.Minute, withoutAllow...), "--allow-os")
@@ -164,12 +150,8 @@ func TestTuneOSRefused(t *testing.T) {
 		out, _ := cmd.CombinedOutput()
 		assertOneLineProblem(t, result{stderr: string(out), code: cmd.ProcessState.ExitCode()}, "root")
 	})
-	if now, _ := m.Read(tuneOSKeys...); !sameValues(now, before) {
-		t.Fatalf("a refused search changed the machine: %v, before %v", now, before)
-	}
-	if left, _ := filepath.Glob(filepath.Join(lab, "restore", "*.json")); len(left) != 0 {
-		t.Fatalf("a refused search left a record: %v", left)
-	}
+	o.assertAsBefore(t, "a refused search changed the machine: %v, before %v")
+	o.assertNoRecord(t, "a refused search left a record: %v")
 }
 
 func slicesWithout(list []string, drop string) []string {
@@ -187,33 +169,26 @@ func slicesWithout(list []string, drop string) []string {
 // originals of the lab's record at its end, not the leftovers the machine
 // showed when it resumed.
 func TestTuneOSResumeTakesTheRecordsOriginals(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
-	m, before := keepOSKeys(t, dataDirectory(t, dsn), tuneOSKeys)
-	lab := labDir(t)
-	killOnceApplied(t, func() bool { now, _ := m.Read(tuneOSKeys...); return !sameValues(now, before) },
-		tuneOSArgs(dsn, lab, "8")...)
-	if now, _ := m.Read(tuneOSKeys...); sameValues(now, before) {
+	o := newOSMachine(t, tuneOSKeys)
+	dsn, lab := o.dsn, o.lab
+	killOnceApplied(t, o.changed, tuneOSArgs(dsn, lab, "8")...)
+	if !o.changed() {
 		t.Fatal("the killed search left nothing changed: the test proves nothing")
 	}
 	r := runPgoltp(t, 15*time.Minute, append(tuneOSArgs(dsn, lab, "1"), "--resume")...)
 	if r.code != 0 {
 		t.Fatalf("tune --os --resume: exit %d\nstderr: %s\nstdout: %s", r.code, r.stderr, r.stdout)
 	}
-	if now, _ := m.Read(tuneOSKeys...); !sameValues(now, before) {
-		t.Fatalf("after the resumed search %v, before the search %v (the leftovers taken for originals?)", now, before)
-	}
-	if left, _ := filepath.Glob(filepath.Join(lab, "restore", "*.json")); len(left) != 0 {
-		t.Fatalf("the record stays after a verified restore: %v", left)
-	}
+	o.assertAsBefore(t, "after the resumed search %v, before the search %v (the leftovers taken for originals?)")
+	o.assertNoRecord(t, "the record stays after a verified restore: %v")
 }
 
 // TestTuneOSInterrupted: Ctrl-C (SIGINT) while a trial's OS values are on
 // the machine ends the search with the originals written back and read
 // back, and no record left.
 func TestTuneOSInterrupted(t *testing.T) {
-	dsn := pgtest.NewDatabase(t)
-	m, before := keepOSKeys(t, dataDirectory(t, dsn), tuneOSKeys)
-	lab := labDir(t)
+	o := newOSMachine(t, tuneOSKeys)
+	dsn, lab := o.dsn, o.lab
 	child := exec.Command(pgoltpBinary(t), tuneOSArgs(dsn, lab, "8")...)
 	child.Dir = t.TempDir()
 	var stderr strings.Builder
@@ -223,7 +198,7 @@ func TestTuneOSInterrupted(t *testing.T) {
 	}
 	defer child.Process.Kill()
 	deadline := time.Now().Add(3 * time.Minute)
-	for now, _ := m.Read(tuneOSKeys...); sameValues(now, before); now, _ = m.Read(tuneOSKeys...) {
+	for !o.changed() {
 		if time.Now().After(deadline) {
 			t.Fatal("the search never changed the machine")
 		}
@@ -236,10 +211,6 @@ func TestTuneOSInterrupted(t *testing.T) {
 	if !strings.Contains(stderr.String(), "interrupted") {
 		t.Errorf("the search did not say it was interrupted: %s", stderr.String())
 	}
-	if now, _ := m.Read(tuneOSKeys...); !sameValues(now, before) {
-		t.Fatalf("after Ctrl-C %v, before the search %v", now, before)
-	}
-	if left, _ := filepath.Glob(filepath.Join(lab, "restore", "*.json")); len(left) != 0 {
-		t.Fatalf("the record stays after a verified restore: %v", left)
-	}
+	o.assertAsBefore(t, "after Ctrl-C %v, before the search %v")
+	o.assertNoRecord(t, "the record stays after a verified restore: %v")
 }

@@ -163,15 +163,7 @@ func (c *Cluster) writeAutoConf(saved []byte) error {
 		}
 		return err
 	}
-	f, err := c.user.openInData(c.autoConfPath(), os.O_WRONLY|os.O_TRUNC)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(saved); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return c.user.writeInData(c.autoConfPath(), string(saved), os.O_WRONLY|os.O_TRUNC)
 }
 
 // connect opens a superuser connection with a bounded wait.

@@ -480,18 +480,10 @@ logging_collector = off
 log_checkpoints = on
 log_line_prefix = '%%m [%%p] '
 `, c.Port, confQuote(socketDirList(c.SocketDir))) + c.replicationConf()
-	f, err := c.user.openInData(filepath.Join(c.DataDir, "pgoltp.conf"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC)
-	if err != nil {
+	if err := c.user.writeInData(filepath.Join(c.DataDir, "pgoltp.conf"), conf, os.O_CREATE|os.O_WRONLY|os.O_TRUNC); err != nil {
 		return err
 	}
-	if _, err := f.WriteString(conf); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	f, err = c.user.openInData(filepath.Join(c.DataDir, "postgresql.conf"), os.O_RDWR|os.O_APPEND)
+	f, err := c.user.openInData(filepath.Join(c.DataDir, "postgresql.conf"), os.O_RDWR|os.O_APPEND)
 	if err != nil {
 		return err
 	}

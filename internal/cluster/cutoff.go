@@ -100,13 +100,5 @@ func (c *Cluster) readHBA() (string, error) {
 }
 
 func (c *Cluster) writeHBA(content string) error {
-	f, err := c.user.openInData(filepath.Join(c.DataDir, "pg_hba.conf"), os.O_WRONLY|os.O_TRUNC)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(content); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return c.user.writeInData(filepath.Join(c.DataDir, "pg_hba.conf"), content, os.O_WRONLY|os.O_TRUNC)
 }

@@ -108,6 +108,20 @@ func writeNoFollow(path, content string, flag int, mode os.FileMode) error {
 	return f.Close()
 }
 
+// writeInData writes content to a file in the data directory, opened with
+// flag by openInData.
+func (u serverUser) writeInData(path, content string, flag int) error {
+	f, err := u.openInData(path, flag)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 // openInData opens a file in the data directory, which belongs to the server
 // user: as root, a symlink or a hard link planted there must not make pgoltp
 // write to another file.

@@ -106,15 +106,7 @@ func (n *Cluster) writeStandbyConfig(creating bool) error {
 	if _, err := os.Lstat(path); !creating && errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	f, err := n.user.openInData(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(content); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return n.user.writeInData(path, content, os.O_CREATE|os.O_WRONLY|os.O_TRUNC)
 }
 
 // node is the standby s as a Cluster of its own: the primary's binaries,

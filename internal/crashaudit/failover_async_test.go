@@ -9,7 +9,6 @@ import (
 
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/crashaudit"
-	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/workload/ledger"
 )
 
@@ -56,14 +55,7 @@ func ledgerIDSet(ctx context.Context, dsn string) (map[int64]bool, error) {
 func TestFailoverAsynchronousLossIsCounted(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	c, err := cluster.Up(ctx, cluster.Options{Lab: pgtest.LabDir(t), Standbys: 1})
-	if err != nil {
-		t.Fatalf("Up: %v", err)
-	}
-	t.Cleanup(func() { c.Destroy(context.Background()) })
-	if err := c.EnsureDatabase(ctx, "pgoltp"); err != nil {
-		t.Fatal(err)
-	}
+	c := primaryAndStandby(t, ctx)
 	const clients = 4
 	for _, kill := range []string{crashaudit.KillPrimary, crashaudit.KillNetwork} {
 		t.Run(kill, func(t *testing.T) {

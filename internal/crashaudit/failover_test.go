@@ -20,6 +20,16 @@ import (
 func TestFailoverWithSynchronousReplicationLosesNothing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	c := primaryAndStandby(t, ctx)
+	for _, tc := range []struct{ kill, commit string }{{"primary", ""}, {"primary", "remote_write"}, {"network", ""}} {
+		t.Run("kill="+tc.kill+",synchronous_commit="+tc.commit, func(t *testing.T) { failoverLosesNothing(t, ctx, c, tc.kill, tc.commit) })
+	}
+}
+
+// primaryAndStandby is a new cluster in a lab of its own, a primary and one
+// streaming standby with the database pgoltp, destroyed when the test ends.
+func primaryAndStandby(t *testing.T, ctx context.Context) *cluster.Cluster {
+	t.Helper()
 	c, err := cluster.Up(ctx, cluster.Options{Lab: pgtest.LabDir(t), Standbys: 1})
 	if err != nil {
 		t.Fatalf("Up: %v", err)
@@ -28,9 +38,7 @@ func TestFailoverWithSynchronousReplicationLosesNothing(t *testing.T) {
 	if err := c.EnsureDatabase(ctx, "pgoltp"); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct{ kill, commit string }{{"primary", ""}, {"primary", "remote_write"}, {"network", ""}} {
-		t.Run("kill="+tc.kill+",synchronous_commit="+tc.commit, func(t *testing.T) { failoverLosesNothing(t, ctx, c, tc.kill, tc.commit) })
-	}
+	return c
 }
 
 // failoverLosesNothing is one audit with synchronous replication at the

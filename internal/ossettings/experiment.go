@@ -293,13 +293,17 @@ func sharedOverhead(live map[string]settings.Live) int64 {
 }
 
 // hugePageSize is the kernel's default huge page size in bytes (0: none).
-func hugePageSize() int64 {
+func hugePageSize() int64 { return meminfoBytes("Hugepagesize:") }
+
+// meminfoBytes is the field of /proc/meminfo named name (with its colon),
+// given there in kB, in bytes (0: absent or unreadable).
+func meminfoBytes(name string) int64 {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "Hugepagesize:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == name {
 			kb, _ := strconv.ParseInt(f[1], 10, 64)
 			return kb << 10
 		}

@@ -2,7 +2,6 @@ package ossettings
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -216,16 +215,4 @@ func (s *Search) Originals() Values {
 }
 
 // memTotal is the machine's memory in bytes (0: unknown).
-func memTotal() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
+func memTotal() int64 { return meminfoBytes("MemTotal:") }

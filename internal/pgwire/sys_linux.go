@@ -18,16 +18,6 @@ import (
 // is a P to spare for every loop and one more; otherwise the ordinary,
 // scheduler-aware ppoll, so that no loop starves another.
 
-// Errno is a system call's error number, 0 for none.
-type Errno = unix.Errno
-
-const (
-	EINTR   = unix.EINTR
-	EAGAIN  = unix.EAGAIN
-	POLLIN  = unix.POLLIN
-	POLLOUT = unix.POLLOUT
-)
-
 // Read reads from a non-blocking fd; an interrupted read is retried.
 func Read(fd int, p []byte) (int, Errno) {
 	for {
@@ -47,9 +37,6 @@ func Write(fd int, p []byte) (int, Errno) {
 		}
 	}
 }
-
-// Close closes fd.
-func Close(fd int) { _ = unix.Close(fd) }
 
 // Poll waits for fds for at most us microseconds; raw says without telling
 // the scheduler.

@@ -11,16 +11,6 @@ import (
 // A poll loop's system calls where there is no ppoll: poll(2) in
 // milliseconds, through the scheduler.
 
-// Errno is a system call's error number, 0 for none.
-type Errno = unix.Errno
-
-const (
-	EINTR   = unix.EINTR
-	EAGAIN  = unix.EAGAIN
-	POLLIN  = unix.POLLIN
-	POLLOUT = unix.POLLOUT
-)
-
 // Read reads from a non-blocking fd; an interrupted read is retried.
 func Read(fd int, p []byte) (int, Errno) {
 	for {
@@ -48,9 +38,6 @@ func errnoOf(err error) Errno {
 	}
 	return 0
 }
-
-// Close closes fd.
-func Close(fd int) { _ = unix.Close(fd) }
 
 // Poll waits for fds for at most us microseconds (rounded up to a
 // millisecond).
