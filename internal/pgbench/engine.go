@@ -60,7 +60,7 @@ func run(ctx context.Context, o *Options, env Env) error {
 		return err
 	}
 	if env.NeedCPUs != nil {
-		env.NeedCPUs(o.Jobs + 1)
+		env.NeedCPUs(o.Jobs)
 	}
 	seeds := lang.NewSeeds(o.RandomSeed)
 	defaultSeedSet := false

@@ -75,7 +75,14 @@ func (e *engine) runLoops(ctx context.Context, perClient bool) {
 			groups = append(groups, []*client{c})
 		}
 	}
-	raw := runtime.GOMAXPROCS(0) > len(groups)
+	// A loop that has a P of its own keeps it while it polls (raw). The
+	// rest of the program (progress reports, signals, timers) then runs
+	// when the runtime preempts a loop, every 10 ms or so. With a P to
+	// spare, each such preemption woke an idle thread that took the loop
+	// over: futex wake-ups, migrations, and a third thread sharing the
+	// loops' work, whose switches cost more CPU per transaction than
+	// pgbench's two threads (bench/RESULTS.md).
+	raw := runtime.GOMAXPROCS(0) >= len(groups)
 	var wg sync.WaitGroup
 	for _, g := range groups {
 		wg.Go(func() { e.loop(ctx, g, raw) })
@@ -131,6 +138,9 @@ func (e *engine) loop(ctx context.Context, clients []*client, raw bool) {
 			panic("pgbench: poll: " + err.Error()) // EFAULT, EINVAL, ENOMEM: a bug
 		}
 		now = e.nowUs()
+		if e.endUs > 0 && now >= e.endUs {
+			e.stopClient() // -T's end, without waiting for its timer to get a P
+		}
 		stop := e.stop.Load()
 		for i, co := range cos {
 			w := co.w

@@ -14,9 +14,9 @@ import (
 // poll as a blocking syscall makes sysmon wake every 20µs to hand the P
 // off, which doubled the context switches per transaction compared with
 // pgbench. The scheduler's preemption signal still interrupts it (EINTR),
-// so garbage collection never waits long. Callers pass raw only when there
-// is a P to spare for every loop and one more; otherwise the ordinary,
-// scheduler-aware ppoll, so that no loop starves another.
+// so garbage collection never waits long. Callers pass raw only when every
+// loop has a P of its own; otherwise the ordinary, scheduler-aware ppoll,
+// so that no loop starves another.
 
 // Errno is a system call's error number, 0 for none.
 type Errno = unix.Errno
