@@ -108,6 +108,7 @@ func (e *engine) loop(ctx context.Context, clients []*client, raw bool) {
 		}
 	}()
 	pfds := make([]unix.PollFd, len(cos))
+	done := ctx.Done() // a closed channel is cheaper to look at than ctx.Err()
 	for {
 		now := e.nowUs()
 		wake, active := now+100000, false // to notice ctx and -T's end
@@ -127,9 +128,11 @@ func (e *engine) loop(ctx context.Context, clients []*client, raw bool) {
 		if !active {
 			return
 		}
-		if ctx.Err() != nil {
+		select {
+		case <-done:
 			e.interrupt(ctx, cos)
 			return
+		default:
 		}
 		if e.endUs > now && e.endUs < wake {
 			wake = e.endUs
