@@ -111,7 +111,7 @@ func (e *engine) loop(ctx context.Context, clients []*client, raw bool) {
 	done := ctx.Done() // a closed channel is cheaper to look at than ctx.Err()
 	for {
 		now := e.nowUs()
-		wake, active := now+100000, false // to notice ctx and -T's end
+		wake, active, timed := now+100000, false, false // at the latest, when the poll has a timeout: to notice ctx and -T's end
 		for i, co := range cos {
 			pfds[i] = unix.PollFd{Fd: -1}
 			if co.done {
@@ -121,8 +121,9 @@ func (e *engine) loop(ctx context.Context, clients []*client, raw bool) {
 			if co.w.fd >= 0 {
 				pfds[i] = unix.PollFd{Fd: int32(co.w.fd), Events: co.w.events}
 			}
-			if co.w.untilUs > 0 && co.w.untilUs < wake {
-				wake = co.w.untilUs
+			if co.w.untilUs > 0 {
+				timed = true
+				wake = min(wake, co.w.untilUs)
 			}
 		}
 		if !active {
@@ -137,7 +138,7 @@ func (e *engine) loop(ctx context.Context, clients []*client, raw bool) {
 		if e.endUs > now && e.endUs < wake {
 			wake = e.endUs
 		}
-		if err := pgwire.Poll(pfds, wake-now, raw); err != nil && err != unix.EINTR {
+		if err := poll(pfds, wake-now, raw, timed); err != nil && err != unix.EINTR {
 			panic("pgbench: poll: " + err.Error()) // EFAULT, EINVAL, ENOMEM: a bug
 		}
 		now = e.nowUs()
@@ -154,6 +155,19 @@ func (e *engine) loop(ctx context.Context, clients []*client, raw bool) {
 			}
 		}
 	}
+}
+
+// poll waits for the sockets, for at most us microseconds. A raw loop none
+// of whose clients waits for the clock (timed) polls without a timeout, as
+// pgbench does (pgwire.PollUntilReady): the server's answers, or the
+// runtime's preemption of the loop every 10-20 ms, end the poll in time
+// for -T's end (clients stop before their next transaction) and for an
+// interruption.
+func poll(pfds []unix.PollFd, us int64, raw, timed bool) error {
+	if raw && !timed {
+		return pgwire.PollUntilReady(pfds, true)
+	}
+	return pgwire.Poll(pfds, us, raw)
 }
 
 // resume runs the client until it yields again or ends.

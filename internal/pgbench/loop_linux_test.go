@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 )
@@ -55,6 +56,26 @@ func TestLoopsKeepTheirThreads(t *testing.T) {
 	t.Logf("CPU per thread (ms): %v; the %d busiest: %.0f%%", msOf(used), jobs, 100*share)
 	if share < 0.8 {
 		t.Errorf("the %d busiest threads ran %.0f%% of the run's CPU, want 80%% or more: the loops moved between threads", jobs, 100*share)
+	}
+}
+
+// TestRawLoopNoticesInterrupt: a loop that keeps its P and whose clients
+// all wait for the server polls without a timeout, as pgbench does
+// (pgwire.PollUntilReady); an interruption during a 30 s statement must
+// still end the run at once (the runtime's preemption interrupts the
+// poll), not when the statement ends.
+func TestRawLoopNoticesInterrupt(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	f := writeScript(t, "long.sql", "SELECT pg_sleep(30);\n")
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var out bytes.Buffer
+	env := Env{Stdout: &out, Stderr: &out, Getenv: os.Getenv, NeedCPUs: func(n int) { runtime.GOMAXPROCS(n) }}
+	t0 := time.Now()
+	code := Main(ctx, []string{"-n", "-c", "2", "-j", "2", "-T", "60", "-f", f, dsn}, env)
+	if took := time.Since(t0); code != 130 || took > 15*time.Second {
+		t.Errorf("exit %d after %v (interrupted after 1 s, the statement takes 30 s): %s", code, took, out.String())
 	}
 }
 

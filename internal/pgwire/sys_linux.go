@@ -55,15 +55,26 @@ func Close(fd int) { _ = unix.Close(fd) }
 // the scheduler.
 func Poll(fds []unix.PollFd, us int64, raw bool) error {
 	ts := unix.NsecToTimespec(max(us, 0) * 1000)
+	return ppoll(fds, &ts, raw)
+}
+
+// PollUntilReady is Poll without a timeout, as pgbench polls when no
+// client waits for the clock: a timeout costs the kernel a timer armed
+// and cancelled, and the time left written back, on every call. A raw
+// poll still ends within 10-20 ms when nothing comes: the runtime's
+// preemption signal interrupts it (EINTR).
+func PollUntilReady(fds []unix.PollFd, raw bool) error { return ppoll(fds, nil, raw) }
+
+func ppoll(fds []unix.PollFd, ts *unix.Timespec, raw bool) error {
 	if !raw {
-		_, err := unix.Ppoll(fds, &ts, nil)
+		_, err := unix.Ppoll(fds, ts, nil)
 		return err
 	}
 	var p unsafe.Pointer
 	if len(fds) > 0 {
 		p = unsafe.Pointer(&fds[0])
 	}
-	_, _, e := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(p), uintptr(len(fds)), uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+	_, _, e := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(p), uintptr(len(fds)), uintptr(unsafe.Pointer(ts)), 0, 0, 0)
 	if e != 0 {
 		return e
 	}
