@@ -20,14 +20,15 @@ type client struct {
 	vars      *lang.Vars
 	rng       *lang.PRNG
 	conn      *conn
-	prepared  map[*lang.Command]bool
-	script    int      // the script running, for debug()
-	command   int      // the command running, for debug()
-	params    [][]byte // -M extended and prepared: the values bound
-	paramText []byte   // their text, end to end
-	paramLen  []int    // the defined values' lengths
-	sqlText   []byte   // -M simple: the statement with its variables substituted
-	pipeline  bool     // in a \startpipeline
+	prepared  []bool      // by cmdInfo.n: prepared on this connection
+	refs      []*lang.Var // the variable each reference found (engine.nRefs), nil until then
+	script    int         // the script running, for debug()
+	command   int         // the command running, for debug()
+	params    [][]byte    // -M extended and prepared: the values bound
+	paramText []byte      // their text, end to end
+	paramLen  []int       // the defined values' lengths
+	sqlText   []byte      // -M simple: the statement with its variables substituted
+	pipeline  bool        // in a \startpipeline
 	result    lang.QueryResult
 	txCount   int64 // transactions run (for -l)
 
@@ -45,7 +46,7 @@ type client struct {
 }
 
 func newClient(e *engine, id int, vars *lang.Vars, rng *lang.PRNG) *client {
-	c := &client{e: e, id: id, vars: vars, rng: rng, prepared: map[*lang.Command]bool{}}
+	c := &client{e: e, id: id, vars: vars, rng: rng, prepared: make([]bool, e.nSQL), refs: make([]*lang.Var, e.nRefs)}
 	c.scripts = make([]ScriptStats, len(e.scripts))
 	for i, s := range e.scripts {
 		c.scripts[i].Commands = make([]CommandStats, len(s.Commands))
@@ -57,8 +58,45 @@ func newClient(e *engine, id int, vars *lang.Vars, rng *lang.PRNG) *client {
 }
 
 // lang.Env for expressions.
-func (c *client) Lookup(name string) (lang.Value, error) { return c.vars.Lookup(name) }
-func (c *client) RNG() *lang.PRNG                        { return c.rng }
+func (c *client) RNG() *lang.PRNG { return c.rng }
+
+// Lookup is a variable's value for an expression, found through the
+// reference's cache.
+func (c *client) Lookup(ref *lang.Expr) (lang.Value, error) {
+	if v := c.variable(ref.Ref-1, ref.Var); v != nil {
+		return v.Value(ref.Var)
+	}
+	return c.vars.Lookup(ref.Var) // its error
+}
+
+// variable is the variable named name that reference ref (-1: none) found:
+// variables are never removed, so each reference looks its name up until
+// the variable exists, and then never again.
+func (c *client) variable(ref int, name string) *lang.Var {
+	if ref < 0 {
+		return c.vars.Find(name)
+	}
+	v := c.refs[ref]
+	if v == nil {
+		v = c.vars.Find(name)
+		c.refs[ref] = v
+	}
+	return v
+}
+
+// set is \set's assignment, through the command's reference (ref).
+func (c *client) set(ref int, cmd *lang.Command, val lang.Value) error {
+	if v := c.refs[ref]; v != nil {
+		v.Set(val)
+		return nil
+	}
+	if err := c.vars.Set(cmd.Argv[0], cmd.Var, val); err != nil {
+		return err
+	}
+	c.refs[ref] = c.vars.Find(cmd.Var)
+	return nil
+}
+
 func (c *client) Debug(v lang.Value) {
 	c.e.printf("%s\n", lang.DebugLine(c.script, c.command+1, v))
 }

@@ -53,7 +53,7 @@ func (c *client) execute(ctx context.Context, si, i int, cmd *lang.Command) (int
 		if err != nil {
 			return i, c.failed(err, cmd.Argv[0], "evaluation of meta-command failed")
 		}
-		if err := c.vars.Set(cmd.Argv[0], cmd.Var, v); err != nil {
+		if err := c.set(c.e.cmds[si][i].ref, cmd, v); err != nil {
 			return i, c.failed(err, "set", "assignment of meta-command failed")
 		}
 	case lang.MetaIf:

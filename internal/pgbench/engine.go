@@ -18,19 +18,20 @@ import (
 // the script-choice, throttle and sample generators, its log file and its
 // clients.
 type engine struct {
-	o        *Options
-	env      Env
-	log      logger
-	cfg      *pgx.ConnConfig
-	scripts  []*lang.Script
-	weights  []int64
-	total    int64
-	mode     lang.QueryMode
-	prepName map[*lang.Command]string
-	copies   map[*lang.Command]bool // SQL commands that are a COPY from stdin or to stdout
-	table    TableInfo
-	threads  []*thread
-	clients  []*client
+	o       *Options
+	env     Env
+	log     logger
+	cfg     *pgx.ConnConfig
+	scripts []*lang.Script
+	weights []int64
+	total   int64
+	mode    lang.QueryMode
+	cmds    [][]cmdInfo // by script and command: what the engine knows of them
+	nSQL    int         // SQL commands in all the scripts
+	nRefs   int         // variable references: the expressions' (lang.NumberVarRefs), the SQL parameters', the \sets'
+	table   TableInfo
+	threads []*thread
+	clients []*client
 
 	start         time.Time // after setup, before the clients connect
 	epochStartUs  int64     // start as Unix time, for logs and --progress-timestamp
@@ -60,7 +61,7 @@ func run(ctx context.Context, o *Options, env Env) error {
 		return err
 	}
 	if env.NeedCPUs != nil {
-		env.NeedCPUs(o.Jobs + 1)
+		env.NeedCPUs(o.Jobs)
 	}
 	seeds := lang.NewSeeds(o.RandomSeed)
 	defaultSeedSet := false
@@ -124,16 +125,32 @@ func (e *engine) parseScripts() error {
 	if err != nil {
 		return e.log.fatal("%s", err.(*lang.ScriptError).Msg)
 	}
-	e.prepName = names
-	e.copies = map[*lang.Command]bool{}
-	for _, s := range e.scripts {
-		for _, cmd := range s.Commands {
-			if cmd.IsSQL() && copyData.MatchString(cmd.SQL) {
-				e.copies[cmd] = true
+	e.nRefs = lang.NumberVarRefs(e.scripts...)
+	e.cmds = make([][]cmdInfo, len(e.scripts))
+	for si, s := range e.scripts {
+		e.cmds[si] = make([]cmdInfo, len(s.Commands))
+		for ci, cmd := range s.Commands {
+			switch {
+			case cmd.IsSQL():
+				e.cmds[si][ci] = cmdInfo{name: names[cmd], n: e.nSQL, ref: e.nRefs, copy: copyData.MatchString(cmd.SQL)}
+				e.nSQL++
+				e.nRefs += len(cmd.Params)
+			case cmd.Meta == lang.MetaSet:
+				e.cmds[si][ci].ref = e.nRefs
+				e.nRefs++
 			}
 		}
 	}
 	return nil
+}
+
+// cmdInfo is what the engine knows of a command, indexed by script and
+// command rather than looked up by the command on every execution.
+type cmdInfo struct {
+	name string // SQL: its prepared statement (-M prepared)
+	n    int    // SQL: its number among the run's SQL commands (client.prepared)
+	ref  int    // SQL: its first parameter's variable reference; \set: its variable's (client.refs)
+	copy bool   // SQL: a COPY from stdin or to stdout
 }
 
 // vacuum is pgbench's pre-run vacuum (-n skips it, -v adds accounts).

@@ -75,7 +75,14 @@ func (e *engine) runLoops(ctx context.Context, perClient bool) {
 			groups = append(groups, []*client{c})
 		}
 	}
-	raw := runtime.GOMAXPROCS(0) > len(groups)
+	// A loop that has a P of its own keeps it while it polls (raw). The
+	// rest of the program (progress reports, signals, timers) then runs
+	// when the runtime preempts a loop, every 10 ms or so. With a P to
+	// spare, each such preemption woke an idle thread that took the loop
+	// over: futex wake-ups, migrations, and a third thread sharing the
+	// loops' work, whose switches cost more CPU per transaction than
+	// pgbench's two threads (bench/RESULTS.md).
+	raw := runtime.GOMAXPROCS(0) >= len(groups)
 	var wg sync.WaitGroup
 	for _, g := range groups {
 		wg.Go(func() { e.loop(ctx, g, raw) })
@@ -101,9 +108,10 @@ func (e *engine) loop(ctx context.Context, clients []*client, raw bool) {
 		}
 	}()
 	pfds := make([]unix.PollFd, len(cos))
+	done := ctx.Done() // a closed channel is cheaper to look at than ctx.Err()
 	for {
 		now := e.nowUs()
-		wake, active := now+100000, false // to notice ctx and -T's end
+		wake, active, timed := now+100000, false, false // at the latest, when the poll has a timeout: to notice ctx and -T's end
 		for i, co := range cos {
 			pfds[i] = unix.PollFd{Fd: -1}
 			if co.done {
@@ -113,24 +121,30 @@ func (e *engine) loop(ctx context.Context, clients []*client, raw bool) {
 			if co.w.fd >= 0 {
 				pfds[i] = unix.PollFd{Fd: int32(co.w.fd), Events: co.w.events}
 			}
-			if co.w.untilUs > 0 && co.w.untilUs < wake {
-				wake = co.w.untilUs
+			if co.w.untilUs > 0 {
+				timed = true
+				wake = min(wake, co.w.untilUs)
 			}
 		}
 		if !active {
 			return
 		}
-		if ctx.Err() != nil {
+		select {
+		case <-done:
 			e.interrupt(ctx, cos)
 			return
+		default:
 		}
 		if e.endUs > now && e.endUs < wake {
 			wake = e.endUs
 		}
-		if err := pgwire.Poll(pfds, wake-now, raw); err != nil && err != unix.EINTR {
+		if err := poll(pfds, wake-now, raw, timed); err != nil && err != unix.EINTR {
 			panic("pgbench: poll: " + err.Error()) // EFAULT, EINVAL, ENOMEM: a bug
 		}
 		now = e.nowUs()
+		if e.endUs > 0 && now >= e.endUs {
+			e.stopClient() // -T's end, without waiting for its timer to get a P
+		}
 		stop := e.stop.Load()
 		for i, co := range cos {
 			w := co.w
@@ -141,6 +155,19 @@ func (e *engine) loop(ctx context.Context, clients []*client, raw bool) {
 			}
 		}
 	}
+}
+
+// poll waits for the sockets, for at most us microseconds. A raw loop none
+// of whose clients waits for the clock (timed) polls without a timeout, as
+// pgbench does (pgwire.PollUntilReady): the server's answers, or the
+// runtime's preemption of the loop every 10-20 ms, end the poll in time
+// for -T's end (clients stop before their next transaction) and for an
+// interruption.
+func poll(pfds []unix.PollFd, us int64, raw, timed bool) error {
+	if raw && !timed {
+		return pgwire.PollUntilReady(pfds, true)
+	}
+	return pgwire.Poll(pfds, us, raw)
 }
 
 // resume runs the client until it yields again or ends.

@@ -76,8 +76,9 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	// NeedCPUs, when set, is told before a run how many CPUs (GOMAXPROCS)
-	// the run engine needs: one per thread loop (-j) and one for the rest.
-	// The command applies it (driver.UseCPUs); nil leaves GOMAXPROCS alone.
+	// the run engine needs: one per thread loop (-j), and no spare (loop.go
+	// says why). The command applies it (driver.UseCPUs); nil leaves
+	// GOMAXPROCS alone.
 	NeedCPUs func(n int)
 }
 

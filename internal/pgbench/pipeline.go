@@ -47,18 +47,18 @@ func (c *client) pipelineCommand(_ context.Context, si, ci int, cmd *lang.Comman
 // preparePipeline prepares the SQL commands of the pipeline that starts
 // at command ci before entering it, as pgbench's prepareCommandsInPipeline.
 func (c *client) preparePipeline(si, ci int) {
-	for _, cmd := range c.e.scripts[si].Commands[ci+1:] {
+	for i, cmd := range c.e.scripts[si].Commands[ci+1:] {
 		if cmd.Meta == lang.MetaEndPipeline {
 			return
 		}
 		if cmd.IsSQL() {
-			c.prepare(cmd)
+			c.prepare(si, ci+1+i, cmd)
 		}
 	}
 }
 
 // pipelineSQL queues an SQL command in the open pipeline.
-func (c *client) pipelineSQL(cmd *lang.Command) outcome {
+func (c *client) pipelineSQL(si, ci int, cmd *lang.Command) outcome {
 	switch cmd.ResultSet {
 	case lang.MetaGset:
 		return c.failed(nil, "gset", "\\gset is not allowed in pipeline mode")
@@ -66,9 +66,9 @@ func (c *client) pipelineSQL(cmd *lang.Command) outcome {
 		return c.failed(nil, "aset", "\\aset is not allowed in pipeline mode")
 	}
 	if c.e.mode == lang.QueryExtended {
-		c.conn.extended(cmd.ParamSQL, "", c.bind(cmd))
+		c.conn.extended(cmd.ParamSQL, "", c.bind(si, ci, cmd))
 	} else {
-		c.conn.extended("", c.e.prepName[cmd], c.bind(cmd))
+		c.conn.extended("", c.e.cmds[si][ci].name, c.bind(si, ci, cmd))
 	}
 	return succeeded
 }

@@ -14,9 +14,9 @@ import (
 // as pgbench's readCommandResponse.
 func (c *client) sql(ctx context.Context, si, ci int, cmd *lang.Command) outcome {
 	if c.pipeline {
-		return c.pipelineSQL(cmd)
+		return c.pipelineSQL(si, ci, cmd)
 	}
-	if c.e.copies[cmd] {
+	if c.e.cmds[si][ci].copy {
 		// pgbench reads COPY's result and gives up
 		c.e.printf("%s: error: COPY is not supported in pgbench, aborting\n", progName)
 		return aborted
@@ -32,14 +32,14 @@ func (c *client) sql(ctx context.Context, si, ci int, cmd *lang.Command) outcome
 		if c.e.o.Debug {
 			c.e.debugf("client %d sending %s", c.id, cmd.ParamSQL)
 		}
-		c.conn.extended(cmd.ParamSQL, "", c.bind(cmd))
+		c.conn.extended(cmd.ParamSQL, "", c.bind(si, ci, cmd))
 		c.conn.sync()
 	default:
-		name := c.prepare(cmd)
+		name := c.prepare(si, ci, cmd)
 		if c.e.o.Debug {
 			c.e.debugf("client %d sending %s", c.id, name)
 		}
-		c.conn.extended("", name, c.bind(cmd))
+		c.conn.extended("", name, c.bind(si, ci, cmd))
 		c.conn.sync()
 	}
 	if c.e.o.Debug {
@@ -89,15 +89,17 @@ func (c *client) readResults(si, ci int, cmd *lang.Command) (q int, err error) {
 
 // bind is pgbench's getQueryParams: each parameter's text, NULL when the
 // variable is undefined. The slice is the client's, reused.
-func (c *client) bind(cmd *lang.Command) [][]byte {
+func (c *client) bind(si, ci int, cmd *lang.Command) [][]byte {
 	c.params, c.paramText, c.paramLen = c.params[:0], c.paramText[:0], c.paramLen[:0]
-	for _, name := range cmd.Params {
+	ref := c.e.cmds[si][ci].ref
+	for i, name := range cmd.Params {
 		n := len(c.paramText)
-		var ok bool
-		if c.paramText, ok = c.vars.AppendText(c.paramText, name); !ok {
+		v := c.variable(ref+i, name)
+		if v == nil {
 			c.params = append(c.params, nil)
 			continue
 		}
+		c.paramText = v.AppendText(c.paramText)
 		c.params = append(c.params, emptyParam) // sliced below
 		c.paramLen = append(c.paramLen, len(c.paramText)-n)
 	}
@@ -121,12 +123,13 @@ var emptyParam = []byte{}
 // prepare prepares cmd on the client's connection the first time it runs
 // there (pgbench's prepareCommand); a failure is reported and the
 // execution then fails on its own.
-func (c *client) prepare(cmd *lang.Command) string {
-	name := c.e.prepName[cmd]
-	if c.prepared[cmd] {
+func (c *client) prepare(si, ci int, cmd *lang.Command) string {
+	info := &c.e.cmds[si][ci]
+	name := info.name
+	if c.prepared[info.n] {
 		return name
 	}
-	c.prepared[cmd] = true
+	c.prepared[info.n] = true
 	if c.e.o.Debug {
 		c.e.debugf("client %d preparing %s", c.id, name)
 	}

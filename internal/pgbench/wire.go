@@ -170,7 +170,7 @@ func (c *conn) result(r *lang.QueryResult) (pgErr *pgconn.PgError, ready bool, e
 			return nil, false, err
 		}
 		if r != nil && !fresh && typ != 'Z' && typ != 'N' {
-			r.HasTuples, r.Rows, r.LastRow, r.Columns = false, 0, r.LastRow[:0], r.Columns[:0]
+			r.HasTuples, r.Rows, r.LastRow = false, 0, r.LastRow[:0]
 			fresh = true
 		}
 		switch typ {
@@ -182,7 +182,7 @@ func (c *conn) result(r *lang.QueryResult) (pgErr *pgconn.PgError, ready bool, e
 		case 'D':
 			if r != nil {
 				r.Rows++
-				r.LastRow = dataRow(body, r.LastRow[:0])
+				dataRow(body, r)
 			}
 		case 'C', 'I':
 			return nil, false, nil
@@ -251,7 +251,12 @@ func (c *conn) exec(sql []byte) error {
 	return c.drainErr()
 }
 
+// rowDescription returns the columns' names; it reuses the names in cols
+// (the last query's) where they are the same, so as not to allocate them
+// again for every query.
 func rowDescription(body []byte, cols []string) []string {
+	prev := cols
+	cols = cols[:0]
 	if len(body) < 2 {
 		return cols
 	}
@@ -262,7 +267,11 @@ func rowDescription(body []byte, cols []string) []string {
 		for end < len(body) && body[end] != 0 {
 			end++
 		}
-		cols = append(cols, string(body[:end]))
+		if i < len(prev) && prev[i] == string(body[:end]) {
+			cols = append(cols, prev[i])
+		} else {
+			cols = append(cols, string(body[:end]))
+		}
 		if end+19 > len(body) {
 			break
 		}
@@ -271,25 +280,38 @@ func rowDescription(body []byte, cols []string) []string {
 	return cols
 }
 
-// dataRow appends a row's values as text, NULL as "" (as PQgetvalue).
-func dataRow(body []byte, row []string) []string {
+// dataRow sets r's last row to a row's values as text, NULL as empty (as
+// PQgetvalue), copied into r.RowText: first the text, then (as it may have
+// moved while it grew) the values sliced from it.
+func dataRow(body []byte, r *lang.QueryResult) {
+	r.LastRow, r.RowText = r.LastRow[:0], r.RowText[:0]
+	for v, rest, ok := firstValue(body); ok; v, rest, ok = nextValue(rest) {
+		r.RowText = append(r.RowText, v...)
+	}
+	off := 0
+	for v, rest, ok := firstValue(body); ok; v, rest, ok = nextValue(rest) {
+		r.LastRow = append(r.LastRow, r.RowText[off:off+len(v):off+len(v)])
+		off += len(v)
+	}
+}
+
+// firstValue and nextValue walk a DataRow's values (NULL as empty); rest
+// is what follows v.
+func firstValue(body []byte) (v, rest []byte, ok bool) {
 	if len(body) < 2 {
-		return row
+		return nil, nil, false
 	}
-	n := int(binary.BigEndian.Uint16(body))
-	body = body[2:]
-	for i := 0; i < n && len(body) >= 4; i++ {
-		size := int(int32(binary.BigEndian.Uint32(body)))
-		body = body[4:]
-		if size < 0 {
-			row = append(row, "")
-			continue
-		}
-		size = min(size, len(body))
-		row = append(row, string(body[:size]))
-		body = body[size:]
+	return nextValue(body[2:])
+}
+
+func nextValue(body []byte) (v, rest []byte, ok bool) {
+	if len(body) < 4 {
+		return nil, nil, false
 	}
-	return row
+	size := int(int32(binary.BigEndian.Uint32(body)))
+	body = body[4:]
+	size = min(max(size, 0), len(body)) // NULL: -1
+	return body[:size], body[size:], true
 }
 
 // close says goodbye (Terminate) and closes the socket.

@@ -45,3 +45,9 @@ func Poll(fds []unix.PollFd, us int64, _ bool) error {
 	_, err := unix.Poll(fds, int((max(us, 0)+999)/1000))
 	return err
 }
+
+// PollUntilReady is Poll without a timeout.
+func PollUntilReady(fds []unix.PollFd, _ bool) error {
+	_, err := unix.Poll(fds, -1)
+	return err
+}

@@ -7,8 +7,10 @@ import (
 
 // Env is what evaluating an expression needs from the client running it.
 type Env interface {
-	// Lookup returns a variable's value, or an error ("undefined variable").
-	Lookup(name string) (Value, error)
+	// Lookup returns the value of the variable ref names (ref.Var; ref.Ref
+	// numbers the reference when NumberVarRefs numbered it), or an error
+	// ("undefined variable").
+	Lookup(ref *Expr) (Value, error)
 	// RNG is the client's expression generator (pgbench's cs_func_rs).
 	RNG() *PRNG
 	// Debug receives the argument of debug(); pgbench prints it to stderr
@@ -42,7 +44,7 @@ func Eval(e *Expr, env Env) (Value, error) {
 	case ExprConst:
 		return e.Const, nil
 	case ExprVar:
-		return env.Lookup(e.Var)
+		return env.Lookup(e)
 	}
 	switch e.Func {
 	case FuncAnd, FuncOr:
@@ -58,8 +60,19 @@ func Eval(e *Expr, env Env) (Value, error) {
 		}
 		return Value{}, evalErr("too many function arguments, maximum is %d", maxFuncArgs)
 	}
-	var buf [maxFuncArgs]Value
-	args := buf[:len(e.Args)]
+	if len(e.Args) > fewArgs {
+		var buf [maxFuncArgs]Value
+		return evalCall(e, buf[:len(e.Args)], env)
+	}
+	var buf [fewArgs]Value // most functions: not zeroing 16 values on every call
+	return evalCall(e, buf[:len(e.Args)], env)
+}
+
+// fewArgs is as many arguments as most functions take.
+const fewArgs = 3
+
+// evalCall evaluates e's arguments into args and calls its function.
+func evalCall(e *Expr, args []Value, env Env) (Value, error) {
 	hasNull := false
 	for i, a := range e.Args {
 		v, err := Eval(a, env)

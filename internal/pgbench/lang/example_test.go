@@ -12,9 +12,9 @@ type client struct {
 	rng  *lang.PRNG
 }
 
-func (c *client) Lookup(name string) (lang.Value, error) { return c.vars.Lookup(name) }
-func (c *client) RNG() *lang.PRNG                        { return c.rng }
-func (c *client) Debug(v lang.Value)                     { fmt.Println(lang.DebugLine(0, 0, v)) }
+func (c *client) Lookup(ref *lang.Expr) (lang.Value, error) { return c.vars.Lookup(ref.Var) }
+func (c *client) RNG() *lang.PRNG                           { return c.rng }
+func (c *client) Debug(v lang.Value)                        { fmt.Println(lang.DebugLine(0, 0, v)) }
 
 // An engine parses the scripts, draws the generators in pgbench's order,
 // then walks each script's commands: \set evaluates, \if jumps, SQL is sent

@@ -108,8 +108,35 @@ type Expr struct {
 	Kind  ExprKind
 	Const Value
 	Var   string
+	Ref   int // a variable reference's number (NumberVarRefs), 0 when not numbered
 	Func  Func
 	Args  []*Expr
+}
+
+// NumberVarRefs numbers the variable references of the scripts'
+// expressions from 1 (Expr.Ref) and returns how many there are, so that an
+// engine can keep what each reference found (a *Var per client) in a
+// slice rather than look its name up on every evaluation.
+func NumberVarRefs(scripts ...*Script) int {
+	n := 0
+	var walk func(e *Expr)
+	walk = func(e *Expr) {
+		if e.Kind == ExprVar {
+			n++
+			e.Ref = n
+		}
+		for _, a := range e.Args {
+			walk(a)
+		}
+	}
+	for _, s := range scripts {
+		for _, c := range s.Commands {
+			if c.Expr != nil {
+				walk(c.Expr)
+			}
+		}
+	}
+	return n
 }
 
 // infix are the operators String writes between their arguments.

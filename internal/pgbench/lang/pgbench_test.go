@@ -73,7 +73,8 @@ type testClient struct {
 	debug   []string
 }
 
-func (c *testClient) Lookup(name string) (Value, error) {
+func (c *testClient) Lookup(ref *Expr) (Value, error) {
+	name := ref.Var
 	if v, ok := c.vars[name]; ok {
 		return v, nil
 	}

@@ -6,8 +6,11 @@ import "fmt"
 type QueryResult struct {
 	HasTuples bool     // the query returned a row set (even empty), not a command tag
 	Columns   []string // column names
-	LastRow   []string // text of the last row, "" for NULL (as PQgetvalue); nil without rows
+	LastRow   [][]byte // text of the last row, empty for NULL (as PQgetvalue); nil without rows
 	Rows      int
+	// RowText holds LastRow's values end to end: an engine reuses it (and
+	// the slices) from row to row, so that reading results allocates nothing.
+	RowText []byte
 }
 
 // StoreResult applies the command's \gset or \aset to the result of one of
@@ -32,7 +35,7 @@ func (c *Command) StoreResult(vars *Vars, client, script, command, query int, la
 	}
 	for i, col := range r.Columns {
 		name := c.Prefix + col
-		if err := vars.SetText(context, name, r.LastRow[i]); err != nil {
+		if err := vars.SetBytes(context, name, r.LastRow[i]); err != nil {
 			return fmt.Errorf("%v\npgbench: error: client %d script %d command %d query %d: error storing into variable %s",
 				err, client, script, command, query, name)
 		}

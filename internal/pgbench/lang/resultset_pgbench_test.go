@@ -72,7 +72,7 @@ func storeOutcome(t *testing.T, conn *pgconn.PgConn, s *Script) string {
 		}
 		if len(r.Rows) > 0 {
 			for _, v := range r.Rows[len(r.Rows)-1] {
-				qr.LastRow = append(qr.LastRow, string(v))
+				qr.LastRow = append(qr.LastRow, v)
 			}
 		}
 		if err := sql.StoreResult(vars, 0, 0, 2, i, i == len(results)-1, qr); err != nil {
@@ -93,6 +93,6 @@ type varsEnv struct {
 	client *testClient
 }
 
-func (e *varsEnv) Lookup(name string) (Value, error) { return e.vars.Lookup(name) }
-func (e *varsEnv) RNG() *PRNG                        { return e.client.rng }
-func (e *varsEnv) Debug(v Value)                     { e.client.Debug(v) }
+func (e *varsEnv) Lookup(ref *Expr) (Value, error) { return e.vars.Lookup(ref.Var) }
+func (e *varsEnv) RNG() *PRNG                      { return e.client.rng }
+func (e *varsEnv) Debug(v Value)                   { e.client.Debug(v) }

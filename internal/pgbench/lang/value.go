@@ -109,6 +109,39 @@ func ParseValue(name, s string) (Value, error) {
 	return DoubleValue(d), nil
 }
 
+// parseValueBytes is ParseValue of text given as bytes: a plain decimal
+// integer (what \gset of an integer column stores) without converting it
+// to a string.
+func parseValueBytes(name string, b []byte) (Value, error) {
+	if i, ok := plainInt(b); ok {
+		return IntValue(i), nil
+	}
+	return ParseValue(name, string(b))
+}
+
+// plainInt reads an optional minus sign and 1 to 18 decimal digits, which
+// cannot overflow: ParseValue would read them as the same int.
+func plainInt(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var i int64
+	for _, c := range b {
+		if !isDigit(c) {
+			return 0, false
+		}
+		i = 10*i + int64(c-'0')
+	}
+	if neg {
+		i = -i
+	}
+	return i, true
+}
+
 // cStrtod is strtod over the whole string: leading spaces allowed, nothing
 // after the number, and false where C sets ERANGE (overflow, underflow).
 func cStrtod(s string) (float64, bool) {

@@ -2,23 +2,28 @@ package lang
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 )
 
 // Vars are a client's variables as pgbench keeps them: a variable set from
 // text (-D, \setshell, \gset) becomes a value when an expression uses it,
 // and one set to a value (\set) gets its text when SQL substitutes it.
-type Vars struct{ m map[string]*variable }
+type Vars struct{ m map[string]*Var }
 
-type variable struct {
-	text     string
+// Var is one variable of a Vars. Variables are never removed, so an engine
+// may keep a *Var it found (Find) for its client's life rather than look
+// the name up on every use. Its text lives in a buffer it reuses, so that
+// setting it from a query's result (\gset) allocates nothing.
+type Var struct {
+	text     []byte
 	hasText  bool
 	value    Value
 	hasValue bool
 }
 
 // NewVars returns an empty set of variables.
-func NewVars() *Vars { return &Vars{m: map[string]*variable{}} }
+func NewVars() *Vars { return &Vars{m: map[string]*Var{}} }
 
 // ValidVariableName is pgbench's valid_variable_name: ASCII letters, digits,
 // underscores and any non-ASCII byte, not starting with a digit.
@@ -34,14 +39,14 @@ func ValidVariableName(name string) bool {
 	return true
 }
 
-func (vs *Vars) create(context, name string) (*variable, error) {
+func (vs *Vars) create(context, name string) (*Var, error) {
 	if v, ok := vs.m[name]; ok {
 		return v, nil
 	}
 	if !ValidVariableName(name) {
 		return nil, fmt.Errorf("%s: invalid variable name: \"%s\"", context, name)
 	}
-	v := &variable{}
+	v := &Var{}
 	vs.m[name] = v
 	return v, nil
 }
@@ -53,7 +58,17 @@ func (vs *Vars) SetText(context, name, text string) error {
 	if err != nil {
 		return err
 	}
-	*v = variable{text: text, hasText: true}
+	v.text, v.hasText, v.hasValue = append(v.text[:0], text...), true, false
+	return nil
+}
+
+// SetBytes is SetText of text given as bytes, which the variable copies.
+func (vs *Vars) SetBytes(context, name string, text []byte) error {
+	v, err := vs.create(context, name)
+	if err != nil {
+		return err
+	}
+	v.text, v.hasText, v.hasValue = append(v.text[:0], text...), true, false
 	return nil
 }
 
@@ -63,12 +78,20 @@ func (vs *Vars) Set(context, name string, val Value) error {
 	if err != nil {
 		return err
 	}
-	*v = variable{value: val, hasValue: true}
+	v.Set(val)
 	return nil
+}
+
+// Set gives the variable v the value val (as Vars.Set).
+func (v *Var) Set(val Value) {
+	v.value, v.hasValue, v.hasText = val, true, false
 }
 
 // Has says whether the variable exists.
 func (vs *Vars) Has(name string) bool { _, ok := vs.m[name]; return ok }
+
+// Find returns the variable, nil when it is not defined.
+func (vs *Vars) Find(name string) *Var { return vs.m[name] }
 
 // Lookup returns a variable's value for an expression, parsing its text the
 // first time (pgbench's makeVariableValue).
@@ -77,8 +100,13 @@ func (vs *Vars) Lookup(name string) (Value, error) {
 	if !ok {
 		return Value{}, evalErr("undefined variable \"%s\"", name)
 	}
+	return v.Value(name)
+}
+
+// Value is Lookup of the variable v, named name.
+func (v *Var) Value(name string) (Value, error) {
 	if !v.hasValue {
-		val, err := ParseValue(name, v.text)
+		val, err := parseValueBytes(name, v.text)
 		if err != nil {
 			return Value{}, err
 		}
@@ -93,33 +121,46 @@ func (vs *Vars) Text(name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if !v.hasText {
-		v.text, v.hasText = v.value.String(), true
-	}
-	return v.text, true
+	return v.Text(), true
 }
 
-// AppendText appends a variable's text (as Text) to dst. An integer
-// value is formatted into dst without keeping its text, so that a \set
-// variable sent to the server allocates nothing.
+// Text is the variable's text, formatted from its value the first time.
+func (v *Var) Text() string { return string(v.bytes()) }
+
+// bytes is the variable's text, formatted from its value the first time.
+func (v *Var) bytes() []byte {
+	if !v.hasText {
+		v.text, v.hasText = append(v.text[:0], v.value.String()...), true
+	}
+	return v.text
+}
+
+// AppendText appends a variable's text (as Text) to dst.
 func (vs *Vars) AppendText(dst []byte, name string) ([]byte, bool) {
 	v, ok := vs.m[name]
 	if !ok {
 		return dst, false
 	}
+	return v.AppendText(dst), true
+}
+
+// AppendText appends the variable's text to dst. An integer value is
+// formatted into dst without keeping its text, so that a \set variable
+// sent to the server allocates nothing.
+func (v *Var) AppendText(dst []byte) []byte {
 	if !v.hasText && v.value.Kind == Int {
-		return strconv.AppendInt(dst, v.value.Int, 10), true
+		return strconv.AppendInt(dst, v.value.Int, 10)
 	}
-	text, _ := vs.Text(name)
-	return append(dst, text...), true
+	return append(dst, v.bytes()...)
 }
 
 // Clone copies the variables (for each client's copy of -D values, and for
 // restoring them before a retry).
 func (vs *Vars) Clone() *Vars {
-	c := &Vars{m: make(map[string]*variable, len(vs.m))}
+	c := &Vars{m: make(map[string]*Var, len(vs.m))}
 	for k, v := range vs.m {
 		cp := *v
+		cp.text = slices.Clone(v.text) // each variable reuses its own buffer
 		c.m[k] = &cp
 	}
 	return c
