@@ -122,18 +122,26 @@ func (m *Machine) write(name, value string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NOFOLLOW, 0)
+	if name == NrHugepages {
+		return m.writeNrHugepages(p, value)
+	}
+	if err := writeFile(p, value); err != nil {
+		return fmt.Errorf("setting %s=%s: %w", name, value, err)
+	}
+	return nil
+}
+
+// writeFile writes value to a kernel file (never through a symbolic link).
+func writeFile(path, value string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return fmt.Errorf("setting %s: %w", name, err)
+		return err
 	}
 	_, err = f.WriteString(value)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return fmt.Errorf("setting %s=%s: %w", name, value, err)
-	}
-	return nil
+	return err
 }
 
 // selected returns the bracketed choice of a sysfs list: "mq-deadline" in
