@@ -106,3 +106,35 @@ func TestNewOrderServerStatements(t *testing.T) {
 		}
 	}
 }
+
+// TestNewOrderServerPlanSurvivesRollback runs New-Orders on the server path,
+// every other one rolled back by the unused item, and checks that one
+// prepared statement served them all (pg_prepared_statements counts its
+// executions as plans chosen). pgx drops a statement of its cache on any
+// error, so on the old code every call after a rollback was parsed,
+// described and planned again, as a new statement.
+func TestNewOrderServerPlanSurvivesRollback(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ss := pathSession(t, loadForRun(t, 1))
+	const calls = 9 // the last one commits
+	for i := range calls {
+		lines := []orderLine{{item: 5, supplyW: 1, qty: 2}, {item: 77, supplyW: 1, qty: 4}}
+		if i%2 == 1 {
+			lines[1].item = unusedItem
+		}
+		rolled, err := ss.newOrderServer(ctx, &newOrderInput{w: 1, d: 4, c: 9, allLocal: true, lines: lines})
+		if err != nil || rolled != (i%2 == 1) {
+			t.Fatalf("New-Order %d: rolled back %v, err %v", i, rolled, err)
+		}
+	}
+	var stmts, executions int64
+	if err := ss.conn.QueryRow(ctx, `SELECT count(*), coalesce(sum(generic_plans + custom_plans), 0)::int8
+		FROM pg_prepared_statements WHERE statement = $1`, sqlSrvNewOrder).Scan(&stmts, &executions); err != nil {
+		t.Fatal(err)
+	}
+	if stmts != 1 || executions != calls {
+		t.Errorf("%d New-Orders (every other one rolled back) ran as %d executions of %d prepared statement(s), want %d of 1",
+			calls, executions, stmts, calls)
+	}
+}
