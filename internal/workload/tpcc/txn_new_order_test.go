@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -68,9 +69,10 @@ func TestNewOrderRepeatedStockRow(t *testing.T) {
 // TestNewOrderServerStatements counts the SQL statements pgoltp_new_order
 // runs (pg_stat_statements with track = all in this session): two for an
 // order whose lines name distinct stock rows (the head, then the items,
-// stock, lines and output in one), as for the rolled-back order with the
-// unused item. Aggregating the lines into arrays and reading them back in a
-// third statement cost the server more per New-Order than the client path.
+// stock, lines and output in one); the rolled-back order with the unused
+// item runs one more, which tells it from lines naming a stock row twice.
+// Aggregating the lines into arrays and reading them back in a third
+// statement cost the server more per New-Order than the client path.
 func TestNewOrderServerStatements(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -90,19 +92,20 @@ func TestNewOrderServerStatements(t *testing.T) {
 	}
 	ss := &session{conn: conn}
 	for _, c := range []struct {
-		lines    []orderLine
-		rollback bool
+		lines      []orderLine
+		rollback   bool
+		statements int64
 	}{
-		{[]orderLine{{item: 5, supplyW: 1, qty: 2}, {item: 77, supplyW: 1, qty: 4}, {item: 90, supplyW: 1, qty: 1}}, false},
-		{[]orderLine{{item: 5, supplyW: 1, qty: 2}, {item: unusedItem, supplyW: 1, qty: 1}}, true},
+		{[]orderLine{{item: 5, supplyW: 1, qty: 2}, {item: 77, supplyW: 1, qty: 4}, {item: 90, supplyW: 1, qty: 1}}, false, 2},
+		{[]orderLine{{item: 5, supplyW: 1, qty: 2}, {item: unusedItem, supplyW: 1, qty: 1}}, true, 3},
 	} {
 		before := nested()
 		rolled, err := ss.newOrderServer(ctx, &newOrderInput{w: 1, d: 2, c: 7, allLocal: true, lines: c.lines})
 		if err != nil || rolled != c.rollback {
 			t.Fatalf("New-Order %v: rolled back %v, err %v; want rolled back %v", c.lines, rolled, err, c.rollback)
 		}
-		if n := nested() - before; n != 2 {
-			t.Errorf("New-Order %v ran %d statements inside pgoltp_new_order, want 2", c.lines, n)
+		if n := nested() - before; n != c.statements {
+			t.Errorf("New-Order %v ran %d statements inside pgoltp_new_order, want %d", c.lines, n, c.statements)
 		}
 	}
 }
@@ -136,5 +139,31 @@ func TestNewOrderServerPlanSurvivesRollback(t *testing.T) {
 	if stmts != 1 || executions != calls {
 		t.Errorf("%d New-Orders (every other one rolled back) ran as %d executions of %d prepared statement(s), want %d of 1",
 			calls, executions, stmts, calls)
+	}
+}
+
+// TestNewOrderServerRefusesRepeatedStockRow calls pgoltp_new_order with two
+// lines naming one stock row: it updates each stock row once, so it must
+// refuse such an order (the driver calls pgoltp_new_order_repeated for it,
+// TestNewOrderRepeatedStockRow) and leave nothing behind. The old function
+// checked the lines' order in a PL/pgSQL loop on every call instead.
+func TestNewOrderServerRefusesRepeatedStockRow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	conn := pathSession(t, loadForRun(t, 1)).conn
+	var before, after int
+	count := `SELECT s_order_cnt FROM stock WHERE s_w_id = 1 AND s_i_id = 77`
+	if err := conn.QueryRow(ctx, count).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	_, err := conn.Exec(ctx, sqlSrvNewOrder, 1, 3, 5, []int32{77, 77, 90}, []int32{1, 1, 1}, []int32{4, 6, 1})
+	if err == nil || !strings.Contains(err.Error(), "stock row twice") {
+		t.Fatalf("pgoltp_new_order with a stock row named twice: err %v, want a refusal", err)
+	}
+	if err := conn.QueryRow(ctx, count).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Errorf("the refused order changed s_order_cnt: %d → %d", before, after)
 	}
 }
