@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -38,6 +39,7 @@ func (ss *session) newOrderServer(ctx context.Context, in *newOrderInput) (rolle
 		s.items = append(s.items, l.item)
 		s.supply = append(s.supply, l.supplyW)
 		s.qty = append(s.qty, l.qty)
+		out.Lines = append(out.Lines, NewOrderLineOutput{SupplyW: l.supplyW, IID: l.item, Qty: l.qty})
 		if i > 0 && l.item == in.lines[i-1].item && l.supplyW == in.lines[i-1].supplyW {
 			name, sql = stmtSrvNewOrderRep, sqlSrvNewOrderRep
 		}
@@ -54,20 +56,45 @@ func (ss *session) newOrderServer(ctx context.Context, in *newOrderInput) (rolle
 	if err != nil {
 		return newOrderRolledBack(err, out)
 	}
-	var brand bool
-	for rows.Next() {
-		out.Lines = append(out.Lines, NewOrderLineOutput{})
-		l := &out.Lines[len(out.Lines)-1]
-		if err := rows.Scan(&out.OID, &out.CLast, &out.CCredit, &out.CDiscount, &out.WTax, &out.DTax,
-			&out.EntryD, &out.TotalCents,
-			&l.SupplyW, &l.IID, &l.IName, &l.Qty, &l.SQuantity, &brand, &l.IPriceCents, &l.AmountCents); err != nil {
-			rows.Close()
-			return false, err
-		}
-		l.BrandGeneric = brandGeneric(brand, true)
-	}
+	err = scanNewOrderServer(rows, out)
 	rows.Close()
-	return newOrderRolledBack(rows.Err(), out)
+	if err == nil {
+		err = rows.Err()
+	}
+	return newOrderRolledBack(err, out)
+}
+
+// scanNewOrderServer reads pgoltp_new_order's rows, one per line (r_n, in no
+// order), into the lines, and computes ol_amount and the order's total from
+// the prices as the client path does.
+func scanNewOrderServer(rows pgx.Rows, out *NewOrderOutput) error {
+	var (
+		n, cents, sQty int32
+		iName          string
+		brand          bool
+		sum            int64
+		got            int
+	)
+	for rows.Next() {
+		if err := rows.Scan(&out.OID, &out.CLast, &out.CCredit, &out.CDiscount, &out.WTax, &out.DTax,
+			&out.EntryD, &n, &iName, &cents, &sQty, &brand); err != nil {
+			return err
+		}
+		if n < 1 || int(n) > len(out.Lines) {
+			return fmt.Errorf("pgoltp_new_order: line %d of %d", n, len(out.Lines))
+		}
+		l := &out.Lines[n-1]
+		l.IName, l.IPriceCents, l.SQuantity = iName, int64(cents), sQty
+		l.BrandGeneric = brandGeneric(brand, true)
+		l.AmountCents = int64(l.Qty) * l.IPriceCents // ol_amount = qty × i_price
+		sum += l.AmountCents
+		got++
+	}
+	if rows.Err() == nil && got != len(out.Lines) {
+		return fmt.Errorf("pgoltp_new_order: %d rows for %d lines", got, len(out.Lines))
+	}
+	out.TotalCents = orderTotalCents(sum, out.CDiscount, out.WTax, out.DTax)
+	return nil
 }
 
 // newOrderRolledBack tells pgoltp_new_order's rollback on the unused item

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // TestNewOrderRepeatedStockRow orders the same item from the same warehouse
@@ -165,5 +166,54 @@ func TestNewOrderServerRefusesRepeatedStockRow(t *testing.T) {
 	}
 	if after != before {
 		t.Errorf("the refused order changed s_order_cnt: %d → %d", before, after)
+	}
+}
+
+// TestNewOrderServerPlans reads the plans of the statements inside
+// pgoltp_new_order (auto_explain with nested statements, its log sent to
+// this session as notices): no window aggregate and no sort. The driver has
+// the lines and computes ol_amount and the total as the client path does;
+// the old function summed the amounts over a window in numeric and sorted
+// the output rows by line.
+func TestNewOrderServerPlans(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg, err := pgx.ParseConfig(loadForRun(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plans []string
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { plans = append(plans, n.Message) }
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := InstallFunctions(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{"LOAD 'auto_explain'", "SET auto_explain.log_min_duration = 0",
+		"SET auto_explain.log_nested_statements = on", "SET client_min_messages = log"} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ss := &session{conn: conn}
+	in := &newOrderInput{w: 1, d: 6, c: 11, allLocal: true,
+		lines: []orderLine{{item: 5, supplyW: 1, qty: 2}, {item: 77, supplyW: 1, qty: 4}, {item: 90, supplyW: 1, qty: 1}}}
+	if rolled, err := ss.newOrderServer(ctx, in); err != nil || rolled {
+		t.Fatalf("New-Order: rolled back %v, err %v", rolled, err)
+	}
+	nested := 0
+	for _, p := range plans {
+		if !strings.Contains(p, "pgoltp_new_order") && strings.Contains(p, "Query Text") {
+			nested++
+			if strings.Contains(p, "WindowAgg") || strings.Contains(p, "Sort") {
+				t.Errorf("a statement inside pgoltp_new_order aggregates over a window or sorts:\n%s", p)
+			}
+		}
+	}
+	if nested != 2 {
+		t.Errorf("auto_explain showed %d plans of statements inside pgoltp_new_order, want 2:\n%s", nested, strings.Join(plans, "\n"))
 	}
 }
