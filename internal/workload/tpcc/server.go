@@ -48,11 +48,18 @@ func (ss *session) newOrderServer(ctx context.Context, in *newOrderInput) (rolle
 	// any error, and 1% of New-Orders end in one (the unused item's
 	// rollback), so the next call would parse, describe and plan it again.
 	// An explicitly prepared statement survives the error; preparing it
-	// again with the same SQL is a map look-up in pgx.
-	if _, err := conn.Prepare(ctx, name, sql); err != nil {
-		return false, err
+	// again with the same SQL is a map look-up in pgx. Only in pgx's mode
+	// of named statements: through a pooler that cannot keep them, the DSN
+	// sets another mode, and a statement prepared on one server connection
+	// would be missing on the next.
+	query := sql
+	if conn.Config().DefaultQueryExecMode == pgx.QueryExecModeCacheStatement {
+		if _, err := conn.Prepare(ctx, name, sql); err != nil {
+			return false, err
+		}
+		query = name
 	}
-	rows, err := conn.Query(ctx, name, in.w, in.d, in.c, s.items, s.supply, s.qty)
+	rows, err := conn.Query(ctx, query, in.w, in.d, in.c, s.items, s.supply, s.qty)
 	if err != nil {
 		return newOrderRolledBack(err, out)
 	}

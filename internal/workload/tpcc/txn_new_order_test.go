@@ -217,3 +217,41 @@ func TestNewOrderServerPlans(t *testing.T) {
 		t.Errorf("auto_explain showed %d plans of statements inside pgoltp_new_order, want 2:\n%s", nested, strings.Join(plans, "\n"))
 	}
 }
+
+// TestNewOrderServerUnnamedThroughPooler runs New-Orders on a connection in
+// pgx's cache_describe mode, the one a pooler that cannot keep prepared
+// statements gets (cluster.PoolerDSN): no named statement may be left on the
+// server connection, which the pooler would not give back to this client
+// (TestTpccRunThroughPooler failed on pgbouncer 1.18 when the server path
+// prepared one in every mode).
+func TestNewOrderServerUnnamedThroughPooler(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg, err := pgx.ParseConfig(loadForRun(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := InstallFunctions(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	ss := &session{conn: conn}
+	for _, item := range []int32{77, unusedItem, 78} {
+		lines := []orderLine{{item: 5, supplyW: 1, qty: 2}, {item: item, supplyW: 1, qty: 4}}
+		if _, err := ss.newOrderServer(ctx, &newOrderInput{w: 1, d: 5, c: 8, allLocal: true, lines: lines}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var named int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_prepared_statements").Scan(&named); err != nil {
+		t.Fatal(err)
+	}
+	if named != 0 {
+		t.Errorf("%d named prepared statements on a cache_describe connection, want 0", named)
+	}
+}
