@@ -12,8 +12,9 @@ DECLARE f regprocedure;
 BEGIN
 	FOR f IN SELECT p.oid FROM pg_proc p
 		WHERE p.pronamespace = current_schema()::regnamespace
-		  AND p.proname IN ('pgoltp_new_order', 'pgoltp_payment', 'pgoltp_order_status')
-		  AND (p.prorettype <> 'record'::regtype OR NOT (p.proargnames[array_length(p.proargnames, 1)] LIKE 'r\_%'))
+		  AND p.proname IN ('pgoltp_new_order', 'pgoltp_new_order_repeated', 'pgoltp_payment', 'pgoltp_order_status')
+		  AND (p.prorettype <> 'record'::regtype OR NOT (p.proargnames[array_length(p.proargnames, 1)] LIKE 'r\_%')
+			OR (p.proname LIKE 'pgoltp\_new\_order%' AND NOT 'r_n' = ANY (p.proargnames)))
 	LOOP
 		EXECUTE 'DROP FUNCTION ' || f;
 	END LOOP;
@@ -22,31 +23,33 @@ END $$;
 -- New-Order (2.4), the steps of clause 2.4.2.2 in the client path's order:
 -- warehouse, district (read and increment d_next_o_id), customer, the orders
 -- and new_order rows, then the items with the stock rows, and the order lines,
--- each step for all lines at once. An item not found (the unused item of
+-- each step for all lines at once. The lines must name distinct stock rows in
+-- strictly increasing (supply warehouse, item) order, the lock order, as the
+-- driver sorts them; it calls pgoltp_new_order_repeated for an order naming a
+-- stock row twice (0.9% of orders). An item not found (the unused item of
 -- 2.4.1.4, always the last line) skips only that item's steps: the lines
 -- before it are done, then SQLSTATE TPC01 rolls the whole transaction back
 -- (2.4.2.3) with DETAIL "o_id c_credit c_last", what 2.4.3.4 displays. The
--- driver counts it as a completed New-Order that rolled back. Returns the
--- output of 2.4.3.3, one row per line with the order's fields repeated;
--- money in cents, rates in 1/10,000.
+-- driver counts it as a completed New-Order that rolled back. Returns what
+-- the output of 2.4.3.3 needs from the database, one row per line (r_n, in
+-- no order) with the order's fields repeated; money in cents, rates in
+-- 1/10,000. The driver has the lines' inputs, and computes ol_amount and the
+-- total from the prices as the client path does (orderTotalCents): no window
+-- sum, no sort and no numeric arithmetic per row here.
+--
+-- Two statements and one PL/pgSQL expression per order: every expression
+-- PL/pgSQL evaluates (a DECLARE initialiser, a loop's condition) is set up
+-- again in every transaction, so the inputs' checks are in the SQL.
 CREATE OR REPLACE FUNCTION pgoltp_new_order(p_w int, p_d int, p_c int,
 	p_items int[], p_supply int[], p_qty int[])
 RETURNS TABLE (r_o_id int, r_c_last text, r_c_credit text, r_c_discount bigint, r_w_tax bigint,
-	r_d_tax bigint, r_o_entry_d timestamp, r_total bigint,
-	r_supply_w int, r_i_id int, r_i_name text, r_qty int, r_s_quantity int, r_brand boolean,
-	r_i_price bigint, r_ol_amount bigint)
+	r_d_tax bigint, r_o_entry_d timestamp,
+	r_n int, r_i_name text, r_i_price int, r_s_quantity int, r_brand boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
-	v_w_tax numeric; v_d_tax numeric; v_o_id int; v_entry timestamp;
-	v_discount numeric; v_last text; v_credit text;
-	v_n int := cardinality(p_items);
-	v_all_local int := CASE WHEN p_w = ALL (p_supply) THEN 1 ELSE 0 END;
-	v_price numeric[]; v_name text[]; v_i_orig boolean[];
-	v_missing int; v_upto int;
-	v_s_qty int[] := '{}'; v_dist text[] := '{}'; v_s_orig boolean[] := '{}';
-	v_q int; v_di text; v_so boolean;
-	v_distinct boolean; v_found bigint;
-	i int;
+	v_w_tax bigint; v_d_tax bigint; v_o_id int; v_entry timestamp;
+	v_discount bigint; v_last text; v_credit text;
+	v_found bigint;
 BEGIN
 	-- The warehouse, the district, the customer, the orders and new_order
 	-- rows in one statement, the client path's (sqlNOHead).
@@ -55,68 +58,89 @@ BEGIN
 			WHERE d_w_id = p_w AND d_id = p_d RETURNING d_tax, d_next_o_id - 1 AS o_id),
 		c AS (SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = p_c),
 		o AS (INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
-			SELECT d.o_id, p_d, p_w, p_c, localtimestamp, NULL, v_n, v_all_local FROM d RETURNING o_entry_d),
+			SELECT d.o_id, p_d, p_w, p_c, localtimestamp, NULL, cardinality(p_items),
+				CASE WHEN p_w = ALL (p_supply) THEN 1 ELSE 0 END FROM d RETURNING o_entry_d),
 		n AS (INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT d.o_id, p_d, p_w FROM d)
-	SELECT w.w_tax, d.d_tax, d.o_id, c.c_discount, c.c_last, c.c_credit, o.o_entry_d
+	SELECT (w.w_tax * 10000)::int8, (d.d_tax * 10000)::int8, d.o_id, (c.c_discount * 10000)::int8,
+			c.c_last, c.c_credit, o.o_entry_d
 		INTO v_w_tax, v_d_tax, v_o_id, v_discount, v_last, v_credit, v_entry
 		FROM w, d, c, o;
-	-- The items and the stock rows, in the array order (the lock order): in
-	-- one statement when the lines are in strictly increasing (supply
-	-- warehouse, item) order, as the driver sorts them, so that no stock row
-	-- is named twice (checked with PL/pgSQL expressions, not a query); else
-	-- the items, then one UPDATE per line up to the first item not found.
-	-- In the one statement every line's stock row is updated: an item not
-	-- found is the unused item, which has no stock row.
-	v_distinct := true;
-	FOR i IN 2 .. v_n LOOP
-		IF (p_supply[i], p_items[i]) <= (p_supply[i - 1], p_items[i - 1]) THEN
-			v_distinct := false;
-			EXIT;
+	-- The items, the stock rows (updated in the array order, the lock
+	-- order), the order lines and the output in one statement, the lines in
+	-- array order. A line has an output row when its item was found and its
+	-- stock row updated for it: the unused item has no stock row, and of two
+	-- lines naming one stock row the UPDATE applies one. Fewer rows than
+	-- lines rolls the order back, which discards the lines inserted and the
+	-- output.
+	RETURN QUERY WITH it AS (SELECT i_id, i_price, i_name, strpos(i_data, 'ORIGINAL') > 0 AS orig
+			FROM item WHERE i_id = ANY (p_items)),
+		u AS (UPDATE stock SET
+			s_quantity = CASE WHEN s_quantity >= v.q + 10 THEN s_quantity - v.q ELSE s_quantity - v.q + 91 END,
+			s_ytd = s_ytd + v.q, s_order_cnt = s_order_cnt + 1,
+			s_remote_cnt = s_remote_cnt + CASE WHEN v.w <> p_w THEN 1 ELSE 0 END
+			FROM unnest(p_supply, p_items, p_qty) WITH ORDINALITY AS v(w, i, q, n)
+			WHERE s_w_id = v.w AND s_i_id = v.i
+			RETURNING v.n, s_quantity,
+			CASE p_d WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03
+			WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06
+			WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09
+			ELSE s_dist_10 END AS dist, strpos(s_data, 'ORIGINAL') > 0 AS orig),
+		l AS (SELECT l.n, l.w, l.i, l.q, it.i_price, it.i_name, it.orig AS i_orig,
+				u.s_quantity, u.dist, u.orig AS s_orig
+			FROM unnest(p_supply, p_items, p_qty) WITH ORDINALITY AS l(w, i, q, n)
+			JOIN it ON it.i_id = l.i
+			JOIN u ON u.n = l.n),
+		ins AS (INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
+				ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
+			SELECT v_o_id, p_d, p_w, l.n, l.i, l.w, NULL, l.q, l.q * l.i_price, l.dist FROM l)
+		SELECT v_o_id, v_last, v_credit, v_discount, v_w_tax, v_d_tax, v_entry,
+			l.n::int, l.i_name::text, (l.i_price * 100)::int, l.s_quantity, l.i_orig AND l.s_orig
+		FROM l;
+	GET DIAGNOSTICS v_found = ROW_COUNT;
+	IF v_found < cardinality(p_items) THEN
+		-- Rare (1% of orders): tell a misuse from the unused item.
+		IF EXISTS (SELECT FROM unnest(p_supply, p_items) AS l(w, i) GROUP BY l.w, l.i HAVING count(*) > 1) THEN
+			RAISE EXCEPTION 'pgoltp_new_order: the lines name a stock row twice'
+				USING HINT = 'Call pgoltp_new_order_repeated for such an order.';
 		END IF;
-	END LOOP;
-	IF v_distinct THEN
-		-- The items, the stock rows, the order lines and the output in one
-		-- statement, the lines in array order: no arrays aggregated and read
-		-- back by subscript (six sorts and O(n²) element walks per call), one
-		-- statement fewer. Only found items make lines and output rows, so
-		-- fewer rows than lines is an item not found: the order rolls back,
-		-- which discards the lines inserted and the output.
-		RETURN QUERY WITH it AS (SELECT i_id, i_price, i_name, strpos(i_data, 'ORIGINAL') > 0 AS orig
-				FROM item WHERE i_id = ANY (p_items)),
-			u AS (UPDATE stock SET
-				s_quantity = CASE WHEN s_quantity >= v.q + 10 THEN s_quantity - v.q ELSE s_quantity - v.q + 91 END,
-				s_ytd = s_ytd + v.q, s_order_cnt = s_order_cnt + 1,
-				s_remote_cnt = s_remote_cnt + CASE WHEN v.w <> p_w THEN 1 ELSE 0 END
-				FROM unnest(p_supply, p_items, p_qty) AS v(w, i, q)
-				WHERE s_w_id = v.w AND s_i_id = v.i
-				RETURNING s_w_id, s_i_id, s_quantity,
-				CASE p_d WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03
-				WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06
-				WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09
-				ELSE s_dist_10 END AS dist, strpos(s_data, 'ORIGINAL') > 0 AS orig),
-			l AS (SELECT l.n, l.w, l.i, l.q, it.i_price, it.i_name, it.orig AS i_orig,
-					u.s_quantity, u.dist, u.orig AS s_orig
-				FROM unnest(p_supply, p_items, p_qty) WITH ORDINALITY AS l(w, i, q, n)
-				JOIN it ON it.i_id = l.i
-				LEFT JOIN u ON u.s_w_id = l.w AND u.s_i_id = l.i),
-			ins AS (INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
-					ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-				SELECT v_o_id, p_d, p_w, l.n, l.i, l.w, NULL, l.q, l.q * l.i_price, l.dist FROM l)
-			SELECT v_o_id, v_last, v_credit, (v_discount * 10000)::bigint, (v_w_tax * 10000)::bigint,
-				(v_d_tax * 10000)::bigint, v_entry,
-				(round(sum(l.q * l.i_price) OVER () * (1 - v_discount) * (1 + v_w_tax + v_d_tax), 2) * 100)::bigint,
-				l.w, l.i, l.i_name::text, l.q, l.s_quantity, l.i_orig AND l.s_orig,
-				(l.i_price * 100)::bigint, (l.q * l.i_price * 100)::bigint
-			FROM l ORDER BY l.n;
-		GET DIAGNOSTICS v_found = ROW_COUNT;
-		IF v_found < v_n THEN
-			RAISE EXCEPTION 'item not found' USING ERRCODE = 'TPC01',
-				DETAIL = v_o_id || ' ' || v_credit || ' ' || v_last;
-		END IF;
-		RETURN;
+		RAISE EXCEPTION 'item not found' USING ERRCODE = 'TPC01',
+			DETAIL = v_o_id || ' ' || v_credit || ' ' || v_last;
 	END IF;
-	-- Lines naming a stock row twice: the items, then one UPDATE per line up
-	-- to the first item not found, then the order lines and the output.
+END $$;
+
+-- New-Order for an order naming a stock row twice (the lines sorted as for
+-- pgoltp_new_order): the same steps and output, with one UPDATE per line up
+-- to the first item not found, so that each line applies the stock rule.
+CREATE OR REPLACE FUNCTION pgoltp_new_order_repeated(p_w int, p_d int, p_c int,
+	p_items int[], p_supply int[], p_qty int[])
+RETURNS TABLE (r_o_id int, r_c_last text, r_c_credit text, r_c_discount bigint, r_w_tax bigint,
+	r_d_tax bigint, r_o_entry_d timestamp,
+	r_n int, r_i_name text, r_i_price int, r_s_quantity int, r_brand boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+	v_w_tax bigint; v_d_tax bigint; v_o_id int; v_entry timestamp;
+	v_discount bigint; v_last text; v_credit text;
+	v_n int := cardinality(p_items);
+	v_price numeric[]; v_name text[]; v_i_orig boolean[];
+	v_missing int; v_upto int;
+	v_s_qty int[] := '{}'; v_dist text[] := '{}'; v_s_orig boolean[] := '{}';
+	v_q int; v_di text; v_so boolean;
+	i int;
+BEGIN
+	WITH w AS (SELECT w_tax FROM warehouse WHERE w_id = p_w),
+		d AS (UPDATE district SET d_next_o_id = d_next_o_id + 1
+			WHERE d_w_id = p_w AND d_id = p_d RETURNING d_tax, d_next_o_id - 1 AS o_id),
+		c AS (SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = p_c),
+		o AS (INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
+			SELECT d.o_id, p_d, p_w, p_c, localtimestamp, NULL, v_n,
+				CASE WHEN p_w = ALL (p_supply) THEN 1 ELSE 0 END FROM d RETURNING o_entry_d),
+		n AS (INSERT INTO new_order (no_o_id, no_d_id, no_w_id) SELECT d.o_id, p_d, p_w FROM d)
+	SELECT (w.w_tax * 10000)::int8, (d.d_tax * 10000)::int8, d.o_id, (c.c_discount * 10000)::int8,
+			c.c_last, c.c_credit, o.o_entry_d
+		INTO v_w_tax, v_d_tax, v_o_id, v_discount, v_last, v_credit, v_entry
+		FROM w, d, c, o;
+	-- The items, then one UPDATE per line up to the first item not found,
+	-- then the order lines and the output.
 	SELECT array_agg(it.i_price ORDER BY l.n), array_agg(it.i_name ORDER BY l.n),
 			array_agg(strpos(it.i_data, 'ORIGINAL') > 0 ORDER BY l.n)
 		INTO v_price, v_name, v_i_orig
@@ -138,21 +162,16 @@ BEGIN
 		v_s_qty := v_s_qty || v_q; v_dist := v_dist || v_di; v_s_orig := v_s_orig || v_so;
 	END LOOP;
 	-- The order lines (ol_amount = qty × i_price, ol_dist_info = s_dist_xx)
-	-- and the output in one statement; then the rollback of an order with an
-	-- item not found, which discards the output.
+	-- and the output of the lines inserted in one statement; then the
+	-- rollback of an order with an item not found, which discards it.
 	RETURN QUERY WITH ins AS (
 			INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
 				ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
 			SELECT v_o_id, p_d, p_w, l.n, l.i, l.s, NULL, l.q, l.q * v_price[l.n], v_dist[l.n]
 			FROM unnest(p_items[1:v_upto], p_supply[1:v_upto], p_qty[1:v_upto]) WITH ORDINALITY AS l(i, s, q, n))
-		SELECT v_o_id, v_last, v_credit, (v_discount * 10000)::bigint, (v_w_tax * 10000)::bigint,
-			(v_d_tax * 10000)::bigint, v_entry,
-			(round(t.total * (1 - v_discount) * (1 + v_w_tax + v_d_tax), 2) * 100)::bigint,
-			l.s, l.i, v_name[l.n], l.q, v_s_qty[l.n], v_i_orig[l.n] AND v_s_orig[l.n],
-			(v_price[l.n] * 100)::bigint, (l.q * v_price[l.n] * 100)::bigint
-		FROM unnest(p_items, p_supply, p_qty) WITH ORDINALITY AS l(i, s, q, n),
-			(SELECT sum(u.q * v_price[u.n]) AS total FROM unnest(p_qty) WITH ORDINALITY AS u(q, n)) t
-		ORDER BY l.n;
+		SELECT v_o_id, v_last, v_credit, v_discount, v_w_tax, v_d_tax, v_entry,
+			l.n::int, v_name[l.n], (v_price[l.n] * 100)::int, v_s_qty[l.n], v_i_orig[l.n] AND v_s_orig[l.n]
+		FROM generate_series(1, v_upto) AS l(n);
 	IF v_missing IS NOT NULL THEN
 		RAISE EXCEPTION 'item not found' USING ERRCODE = 'TPC01',
 			DETAIL = v_o_id || ' ' || v_credit || ' ' || v_last;
