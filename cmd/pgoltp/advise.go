@@ -3,12 +3,15 @@ package main
 import (
 	"cmp"
 	"context"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgoltp/pgoltp/internal/advise"
 	"github.com/pgoltp/pgoltp/internal/cluster"
 	"github.com/pgoltp/pgoltp/internal/host"
+	"github.com/pgoltp/pgoltp/internal/ossettings"
 	"github.com/pgoltp/pgoltp/internal/problem"
 )
 
@@ -83,5 +86,26 @@ func runAdvise(ctx context.Context, cmd *cobra.Command, f advise.AdviseOptions) 
 			advice.Notes = append(advice.Notes, n)
 		}
 	}
+	if f.Format == "os-plan" {
+		return writeAdviceOSPlan(cmd.OutOrStdout(), advice)
+	}
 	return advice.Write(cmd.OutOrStdout(), f.Format)
+}
+
+// writeAdviceOSPlan prints advise's OS recommendations as doctor prints its
+// own: an experiment plan, one step each, measured on top of the
+// shared_buffers advise recommends (huge pages are sized for it).
+func writeAdviceOSPlan(w io.Writer, a advise.Advice) error {
+	var recs []ossettings.Recommendation
+	for _, r := range a.Items {
+		if len(r.OS) > 0 {
+			recs = append(recs, ossettings.Recommendation{Name: strings.ReplaceAll(r.Name, "_", "-"), Title: r.Reason, OS: r.OS})
+		}
+	}
+	if len(recs) == 0 {
+		return problem.Failed("advise recommends no OS change for this machine (huge pages only pay from shared_buffers of 2GB)")
+	}
+	baseline := map[string]string{"shared_buffers": a.Settings()["shared_buffers"]}
+	_, err := io.WriteString(w, ossettings.PlanTextFrom("advise", baseline, recs))
+	return err
 }

@@ -17,7 +17,7 @@ func addAdviseFlags(f *pflag.FlagSet, o *advise.AdviseOptions) {
 	// tpcb); TestAdviseHelpNamesTheProfiles keeps it the registry's.
 	f.StringVar(&o.Workload, "workload", advise.WorkloadOLTP, "tpcc, tpcb or oltp")
 	f.IntVar(&o.Major, "pg", 0, "PostgreSQL major version (default: the server's, else 18)")
-	f.StringVar(&o.Format, "format", "conf", "output: conf (postgresql.conf snippet), sql (ALTER SYSTEM) or json")
+	f.StringVar(&o.Format, "format", "conf", "output: conf (postgresql.conf snippet), sql (ALTER SYSTEM), json, or os-plan (its OS recommendations as an experiment plan on top of its shared_buffers, for 'pgoltp experiment --allow-os')")
 	f.DurationVar(&o.MeasureWAL, "measure-wal", 0, "sample the server's WAL rate for this long (run it during a workload) to size max_wal_size")
 	f.StringVar(&o.WALRate, "wal-rate", "", "WAL rate per second measured elsewhere, e.g. 12MB, to size max_wal_size")
 	f.BoolVar(&o.Offline, "offline", false, "do not connect to any server; validate against pgoltp's catalog")

@@ -54,6 +54,10 @@ type Recommendation struct {
 	Risk     settings.Risk `json:"risk"`
 	RiskText string        `json:"risk_text"`
 	Adjusted string        `json:"adjusted,omitempty"` // why the value differs from what the rule wanted
+	// OS is the machine-wide change this setting needs, in an experiment
+	// plan's os: form ('advise --format os-plan'): huge pages for a large
+	// shared_buffers.
+	OS map[string]string `json:"os,omitempty"`
 }
 
 // Advice is the advisor's output.
@@ -348,6 +352,9 @@ func hugePages(h host.Host, sb int64) Recommendation {
 		page = 2 * mB
 	}
 	need := (sb + sb*3/100 + 64*mB + page - 1) / page
+	if sb >= 2*gB {
+		r.OS = map[string]string{"hugepages": "auto"}
+	}
 	switch {
 	case sb < 2*gB:
 		r.Reason = "shared memory is small; use huge pages if the kernel has them, start anyway if not"

@@ -30,7 +30,7 @@ type AdviseOptions struct {
 	Connections int
 	Workload    string
 	Major       int
-	Format      string // conf, sql or json
+	Format      string // conf, sql, json or os-plan
 	MeasureWAL  time.Duration
 	WALRate     string // e.g. 12MB (per second); "": not given
 	Offline     bool
@@ -49,8 +49,8 @@ func (o *AdviseOptions) Validate(json bool) error {
 	if json {
 		o.Format = "json"
 	}
-	if o.Format != "conf" && o.Format != "sql" && o.Format != "json" {
-		return field.Bad("Format", strconv.Quote(given), "is not an output format", "conf, sql or json")
+	if o.Format != "conf" && o.Format != "sql" && o.Format != "json" && o.Format != "os-plan" {
+		return field.Bad("Format", strconv.Quote(given), "is not an output format", "conf, sql, json or os-plan")
 	}
 	if _, ok := o.profile(); !ok {
 		return field.Bad("Workload", strconv.Quote(o.Workload), "is not a workload profile", o.ProfileList())

@@ -25,8 +25,26 @@ repetitions: auto
 // PlanText is recs as a plan: PlanHeader and one step per recommendation,
 // each with its os: block.
 func PlanText(recs []Recommendation) string {
+	return planText(PlanHeader, recs)
+}
+
+// PlanTextFrom is PlanText for another command's recommendations (source:
+// "advise"), each step measured on top of the baseline's settings.
+func PlanTextFrom(source string, baseline map[string]string, recs []Recommendation) string {
+	header := strings.ReplaceAll(PlanHeader, "doctor's", source+"'s")
+	if len(baseline) > 0 {
+		var kv []string
+		for _, n := range Values(baseline).Sorted() {
+			kv = append(kv, n+": "+baseline[n])
+		}
+		header += "baseline:\n  settings: {" + strings.Join(kv, ", ") + "}\n"
+	}
+	return planText(header, recs)
+}
+
+func planText(header string, recs []Recommendation) string {
 	var b strings.Builder
-	b.WriteString(PlanHeader)
+	b.WriteString(header)
 	b.WriteString("steps:\n")
 	for _, r := range recs {
 		v, err := Parse(r.OS)
