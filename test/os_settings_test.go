@@ -210,7 +210,7 @@ steps:
 name: doctor, quickly
 workload: {kind: ledger, clients: 2}
 duration: 1s
-repetitions: 1
+repetitions: 2
 `)
 	r = runPgoltp(t, 10*time.Minute, "experiment", "--from-doctor", noSteps, "--dsn", dsn, "--lab", lab, "--allow-os")
 	if r.code != 0 {
