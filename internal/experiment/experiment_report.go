@@ -49,7 +49,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, run := range s.Runs {
 			writeRunLine(&b, run)
 		}
-		if len(s.Runs) == 0 && s.Switchback == nil {
+		if unmeasured(&b, s) {
 			continue
 		}
 		t := s.Throughput
@@ -95,6 +95,22 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// unmeasured reports whether a step has no effect to show: none of its
+// runs (never started: nothing to say), or a stop before its first step
+// run (a line saying so on b, not an empty verdict).
+func unmeasured(b *strings.Builder, s StepResult) bool {
+	switch {
+	case s.Switchback != nil:
+		return false
+	case len(s.Runs) == 0:
+		return true
+	case !slices.ContainsFunc(s.Runs, func(r RunRecord) bool { return r.Arm == ArmStep }):
+		b.WriteString("  no step run finished: nothing to compare (the experiment stopped first)\n")
+		return true
+	}
+	return false
 }
 
 // writeSwitchbackTail ends a switchback step: how its settings were checked
