@@ -101,6 +101,12 @@ func writeNoFollow(path, content string, flag int, mode os.FileMode) error {
 	if err != nil {
 		return err
 	}
+	return writeAndClose(f, content)
+}
+
+// writeAndClose writes content to f and closes it, reporting the first
+// error (a failed write still closes the file).
+func writeAndClose(f *os.File, content string) error {
 	if _, err := f.WriteString(content); err != nil {
 		f.Close()
 		return err
@@ -115,11 +121,7 @@ func (u serverUser) writeInData(path, content string, flag int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.WriteString(content); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeAndClose(f, content)
 }
 
 // openInData opens a file in the data directory, which belongs to the server
