@@ -77,3 +77,36 @@ remove_lab_work() {
   "$PGOLTP" cluster destroy --lab "$LAB" >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
+
+# pgbench_case_scripts DIR: writes issue 27's custom scripts for
+# bench/pgbench.sh and bench/pgbench_counts.sh into DIR: custom.sql (case c:
+# \set random_zipfian, \gset, \if) and pipeline.sql (case d: batches of ten
+# selects in \startpipeline).
+pgbench_case_scripts() {
+  cat >"$1/custom.sql" <<'SQL'
+\set aid random_zipfian(1, 100000 * :scale, 1.1)
+SELECT abalance AS bal FROM pgbench_accounts WHERE aid = :aid \gset
+\if :bal > 0
+UPDATE pgbench_accounts SET abalance = abalance - 1 WHERE aid = :aid;
+\else
+UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
+\endif
+SQL
+  {
+    echo '\set aid random(1, 100000 * :scale)'
+    echo '\startpipeline'
+    for i in $(seq 1 10); do echo 'SELECT abalance FROM pgbench_accounts WHERE aid = :aid;'; done
+    echo '\endpipeline'
+  } >"$1/pipeline.sql"
+}
+
+# pgbench_case_args CASE DIR: the pgbench options of case a-d, with the
+# scripts pgbench_case_scripts wrote in DIR.
+pgbench_case_args() {
+  case $1 in
+    a) echo "-b tpcb-like" ;;
+    b) echo "-S" ;;
+    c) echo "-f $2/custom.sql" ;;
+    d) echo "-f $2/pipeline.sql" ;;
+  esac
+}

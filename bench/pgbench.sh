@@ -23,30 +23,8 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 build_pgoltp "$WORK/pgoltp"
 
-cat >"$WORK/custom.sql" <<'SQL'
-\set aid random_zipfian(1, 100000 * :scale, 1.1)
-SELECT abalance AS bal FROM pgbench_accounts WHERE aid = :aid \gset
-\if :bal > 0
-UPDATE pgbench_accounts SET abalance = abalance - 1 WHERE aid = :aid;
-\else
-UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
-\endif
-SQL
-{
-  echo '\set aid random(1, 100000 * :scale)'
-  echo '\startpipeline'
-  for i in $(seq 1 10); do echo 'SELECT abalance FROM pgbench_accounts WHERE aid = :aid;'; done
-  echo '\endpipeline'
-} >"$WORK/pipeline.sql"
-
-args_of() {
-  case $1 in
-    a) echo "-b tpcb-like" ;;
-    b) echo "-S" ;;
-    c) echo "-f $WORK/custom.sql" ;;
-    d) echo "-f $WORK/pipeline.sql" ;;
-  esac
-}
+pgbench_case_scripts "$WORK"
+args_of() { pgbench_case_args "$1" "$WORK"; }
 
 pgbench -i -q -s "$SCALE" "$DSN" >/dev/null 2>&1
 echo "# bench/pgbench.sh $(date -u +%FT%TZ) scale=$SCALE rounds=$ROUNDS dur=${DUR}s; host: $(nproc) CPUs, load $(load_average)"

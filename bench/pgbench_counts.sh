@@ -20,41 +20,15 @@ DSN=${1:?usage: bench/pgbench_counts.sh DSN}
 SCALE=${SCALE:-10}
 TXNS=${TXNS:-3000}
 CASES=${CASES:-a b c d}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-if [ -z "${PGOLTP:-}" ]; then
-  PGOLTP=$WORK/pgoltp
-  (cd "$ROOT" && go build -o "$PGOLTP" ./cmd/pgoltp)
-fi
+build_pgoltp "$WORK/pgoltp"
 PGBENCH=$(ls -d /usr/lib/postgresql/*/bin/pgbench 2>/dev/null | tail -1)
 PGBENCH=${PGBENCH:-$(command -v pgbench)} # not Debian's Perl wrapper: its start-up is not the driver's
 
-# the same scripts as bench/pgbench.sh
-cat >"$WORK/custom.sql" <<'SQL'
-\set aid random_zipfian(1, 100000 * :scale, 1.1)
-SELECT abalance AS bal FROM pgbench_accounts WHERE aid = :aid \gset
-\if :bal > 0
-UPDATE pgbench_accounts SET abalance = abalance - 1 WHERE aid = :aid;
-\else
-UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
-\endif
-SQL
-{
-  echo '\set aid random(1, 100000 * :scale)'
-  echo '\startpipeline'
-  for i in $(seq 1 10); do echo 'SELECT abalance FROM pgbench_accounts WHERE aid = :aid;'; done
-  echo '\endpipeline'
-} >"$WORK/pipeline.sql"
-
-args_of() {
-  case $1 in
-    a) echo "-b tpcb-like" ;;
-    b) echo "-S" ;;
-    c) echo "-f $WORK/custom.sql" ;;
-    d) echo "-f $WORK/pipeline.sql" ;;
-  esac
-}
+pgbench_case_scripts "$WORK"
+args_of() { pgbench_case_args "$1" "$WORK"; }
 
 driver() { if [ "$1" = pgbench ]; then echo "$PGBENCH"; else echo "$PGOLTP pgbench"; fi; }
 
