@@ -278,7 +278,7 @@ func TestRunSchemas(t *testing.T) {
 					t.Errorf("delivery log has no line of %s", n)
 				}
 			}
-			progressOncePerSecond(t, progress.String(), ran)
+			progressOncePerSecond(t, progress.String(), ran, res.Measured)
 			chk, err := w.Check(ctx, dsn)
 			if err != nil || !chk.Passed || len(CheckReportOf(chk).Schemas) != 2 {
 				t.Errorf("check after the run: %v, %+v; want both schemas checked and passed", err, chk)
@@ -319,10 +319,18 @@ func TestRunOptionsSchemaAndSchemas(t *testing.T) {
 // progressOncePerSecond checks a run's progress at 1 s: one line a second
 // at most for the whole run (one per schema would be twice as many), at
 // least one.
-func progressOncePerSecond(t *testing.T, progress string, ran time.Duration) {
+func progressOncePerSecond(t *testing.T, progress string, ran, measured time.Duration) {
 	t.Helper()
-	if lines, most := strings.Count(progress, "\n"), int(ran/time.Second)+1; lines < 1 || lines > most {
-		t.Errorf("%d progress lines in a %v run at 1 s: want 1 to %d, at most one a second for the whole run, not one per schema:\n%s",
-			lines, ran.Round(time.Millisecond), most, progress)
+	// The meter prints a line each full second it has measured and none at
+	// the end, so a run measured for under a second (a deck of 23 cards on a
+	// fast machine; CI at 6f42373 measured 1.5 s from connect to finish)
+	// rightly prints none: ask for one only when it measured well over one.
+	least := 0
+	if measured >= 1500*time.Millisecond {
+		least = 1
+	}
+	if lines, most := strings.Count(progress, "\n"), int(ran/time.Second)+1; lines < least || lines > most {
+		t.Errorf("%d progress lines in a %v run (%v measured) at 1 s: want %d to %d, at most one a second for the whole run, not one per schema:\n%s",
+			lines, ran.Round(time.Millisecond), measured.Round(time.Millisecond), least, most, progress)
 	}
 }
