@@ -105,13 +105,16 @@ func TestLoadRejectsBadOptions(t *testing.T) {
 }
 
 // The extra (bid, abalance) index makes every update of an account non-HOT,
-// which is what it is for; without it most are HOT.
+// which is what it is for; without it most are HOT. Fillfactor 90 leaves
+// room in every page for a new row version: at pgbench's 100 the pages are
+// full, an update is HOT only where one before it had made room on its page,
+// and 200 updates among 1,640 pages made none HOT in a CI run at 6f42373.
 func TestExtraIndexDefeatsHOT(t *testing.T) {
 	t.Parallel()
 	for _, extra := range []bool{true, false} {
 		ctx := context.Background()
 		dsn := pgtestDatabase(t)
-		if _, err := Load(ctx, dsn, LoadOptions{Scale: 1, ExtraIndex: extra}); err != nil {
+		if _, err := Load(ctx, dsn, LoadOptions{Scale: 1, Fillfactor: 90, ExtraIndex: extra}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := Run(ctx, dsn, RunOptions{Clients: 2, Transactions: 100, Script: ScriptSimpleUpdate}); err != nil {
@@ -134,8 +137,9 @@ func TestExtraIndexDefeatsHOT(t *testing.T) {
 		if upd < 200 {
 			t.Fatalf("extra index %v: only %d account updates counted", extra, upd)
 		}
-		if extra && hot != 0 || !extra && hot == 0 {
-			t.Errorf("extra index %v: %d of %d updates HOT", extra, hot, upd)
+		t.Logf("extra index %v: %d of %d updates HOT", extra, hot, upd)
+		if extra && hot != 0 || !extra && 2*hot < upd {
+			t.Errorf("extra index %v: %d of %d updates HOT; want none with it, most without", extra, hot, upd)
 		}
 	}
 }
