@@ -30,7 +30,8 @@
 #        OBJECTIVE=tps|per-cpu  DESIGN=auto|separate  DUR=30s PREWARM=10s
 #        TPCB_SCALE=10 TPCB_CLIENTS=4  TPCC_WH=4 TPCC_CONNS=8  LEDGER_CLIENTS=4
 #        N=20 AA_MAX=6 (aa)   REPS=10 KNOWN_MAX=6 TRUTH_PAIRS=20 TRUTH_DUR=60s
-#        SHARES="2 5 10" (known)   BUDGET=30m (mde30)  ONLY=tpcb|tpcc
+#        SHARES="2 5 10" (known)   BUDGET=30m MDE_DESIGNS="switchback separate" (mde30)
+#        ONLY=tpcb|tpcc
 # Reports (JSON) and the experiments' logs stay in OUT (default: a new
 # directory under /tmp, printed at the end).
 set -euo pipefail
@@ -64,6 +65,7 @@ SHARES=${SHARES:-2 5 10}
 COMMIT_DELAY=${COMMIT_DELAY:-}
 BUDGET=${BUDGET:-30m}
 ONLY=${ONLY:-}
+MDE_DESIGNS=${MDE_DESIGNS:-switchback separate}
 . "$(dirname "$0")/lib.sh"
 TABLE="python3 $ROOT/bench/resolution.py"
 lab_work
@@ -203,33 +205,37 @@ mde30() {
   prewarm=$(seconds "$PREWARM")
   for kind in $(kinds); do
     # switchback: one run of 2 × pairs × DUR after one prewarm.
-    pairs=$(((budget - prewarm) / (2 * dur)))
-    {
-      header "MDE in $BUDGET: $kind, switchback" "$kind" "$DUR"
-      echo "repetitions: $((pairs < 2 ? 2 : pairs))"
-      echo "baseline: {settings: {commit_delay: 0}}"
-      echo "steps: [{name: reload setting (no-op), settings: {commit_delay: 0}}]"
-    } >"$OUT/mde30-$kind-switchback.yaml"
-    experiment "mde30-$kind-switchback"
-    # separate runs: each run is a restart, a checkpoint, a prewarm and
-    # DUR; the last baseline run closes the sequence. The restart and the
-    # checkpoint took under a second a run here (35 runs of 30 s + 10 s in
-    # 23.7 min, TPC-B scale 10): 2 s is planned for them.
-    pairs=$(((budget - dur - prewarm) / (2 * (dur + prewarm + 2))))
-    {
-      header "MDE in $BUDGET: $kind, separate runs" "$kind" "$DUR"
-      echo "repetitions: $((pairs < 2 ? 2 : pairs))"
-      echo "baseline: {settings: {max_connections: 100}}"
-      echo "steps: [{name: restart setting, settings: {max_connections: 101}}]"
-    } >"$OUT/mde30-$kind-separate.yaml"
-    experiment "mde30-$kind-separate"
+    if [[ " $MDE_DESIGNS " == *" switchback "* ]]; then
+      pairs=$(((budget - prewarm) / (2 * dur)))
+      {
+        header "MDE in $BUDGET: $kind, switchback" "$kind" "$DUR"
+        echo "repetitions: $((pairs < 2 ? 2 : pairs))"
+        echo "baseline: {settings: {commit_delay: 0}}"
+        echo "steps: [{name: reload setting (no-op), settings: {commit_delay: 0}}]"
+      } >"$OUT/mde30-$kind-switchback.yaml"
+      experiment "mde30-$kind-switchback"
+    fi
+    if [[ " $MDE_DESIGNS " == *" separate "* ]]; then
+      # separate runs: each run is a restart, a checkpoint, a prewarm and
+      # DUR; the last baseline run closes the sequence. The restart and the
+      # checkpoint took under a second a run here (35 runs of 30 s + 10 s in
+      # 23.7 min, TPC-B scale 10): 2 s is planned for them.
+      pairs=$(((budget - dur - prewarm) / (2 * (dur + prewarm + 2))))
+      {
+        header "MDE in $BUDGET: $kind, separate runs" "$kind" "$DUR"
+        echo "repetitions: $((pairs < 2 ? 2 : pairs))"
+        echo "baseline: {settings: {max_connections: 100}}"
+        echo "steps: [{name: restart setting, settings: {max_connections: 101}}]"
+      } >"$OUT/mde30-$kind-separate.yaml"
+      experiment "mde30-$kind-separate"
+    fi
   done
   $TABLE mde30 "$BUDGET" "$OUT"/mde30-*.json
 }
 
 LOAD_BEFORE=$(load_average)
 echo "# bench/resolution.sh $MODE $(date -u +%FT%TZ): $(nproc) CPUs, load before $LOAD_BEFORE"
-echo "# DUR=$DUR PREWARM=$PREWARM OBJECTIVE=$OBJECTIVE DESIGN=$DESIGN TPCB_SCALE=$TPCB_SCALE TPCB_CLIENTS=$TPCB_CLIENTS TPCC_WH=$TPCC_WH TPCC_CONNS=$TPCC_CONNS N=$N AA_MAX=$AA_MAX REPS=$REPS KNOWN_MAX=$KNOWN_MAX TRUTH_PAIRS=$TRUTH_PAIRS TRUTH_DUR=$TRUTH_DUR SHARES='$SHARES' BUDGET=$BUDGET NICE=$NICE"
+echo "# DUR=$DUR PREWARM=$PREWARM OBJECTIVE=$OBJECTIVE DESIGN=$DESIGN TPCB_SCALE=$TPCB_SCALE TPCB_CLIENTS=$TPCB_CLIENTS TPCC_WH=$TPCC_WH TPCC_CONNS=$TPCC_CONNS N=$N AA_MAX=$AA_MAX REPS=$REPS KNOWN_MAX=$KNOWN_MAX TRUTH_PAIRS=$TRUTH_PAIRS TRUTH_DUR=$TRUTH_DUR SHARES='$SHARES' BUDGET=$BUDGET MDE_DESIGNS='$MDE_DESIGNS' NICE=$NICE"
 nice -n "$NICE" "$PGOLTP" cluster up --lab "$LAB" --pg "$PG" >/dev/null
 case "$MODE" in
 all)
