@@ -83,15 +83,7 @@ remove_lab_work() {
 # \set random_zipfian, \gset, \if) and pipeline.sql (case d: batches of ten
 # selects in \startpipeline).
 pgbench_case_scripts() {
-  cat >"$1/custom.sql" <<'SQL'
-\set aid random_zipfian(1, 100000 * :scale, 1.1)
-SELECT abalance AS bal FROM pgbench_accounts WHERE aid = :aid \gset
-\if :bal > 0
-UPDATE pgbench_accounts SET abalance = abalance - 1 WHERE aid = :aid;
-\else
-UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
-\endif
-SQL
+  cp "$ROOT/internal/pgbench/testdata/custom.sql" "$1/custom.sql" # also TestTransactionsAllocateNothing's
   {
     echo '\set aid random(1, 100000 * :scale)'
     echo '\startpipeline'

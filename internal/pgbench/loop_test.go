@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -33,14 +34,10 @@ func TestTransactionsAllocateNothing(t *testing.T) {
 	if code := Main(context.Background(), []string{"-i", "-q", "-s", "1", dsn}, Env{Stdout: &e, Stderr: &e, Getenv: os.Getenv}); code != 0 {
 		t.Fatalf("init: %s", e.String())
 	}
-	custom := writeScript(t, "custom.sql", `\set aid random_zipfian(1, 100000 * :scale, 1.1)
-SELECT abalance AS bal FROM pgbench_accounts WHERE aid = :aid \gset
-\if :bal > 0
-UPDATE pgbench_accounts SET abalance = abalance - 1 WHERE aid = :aid;
-\else
-UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
-\endif
-`)
+	custom, err := filepath.Abs(filepath.Join("testdata", "custom.sql")) // bench/pgbench.sh's case c too
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, run := range []struct{ mode, script string }{{"simple", "-S"}, {"extended", "-S"}, {"prepared", "-S"}, {"simple", custom}, {"prepared", custom}} {
 		mode := run.mode
 		script := []string{"-S"}
