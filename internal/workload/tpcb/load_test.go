@@ -104,8 +104,9 @@ func TestLoadRejectsBadOptions(t *testing.T) {
 	}
 }
 
-// The extra (bid, abalance) index makes every update of an account non-HOT,
-// which is what it is for; without it most are HOT. Fillfactor 90 leaves
+// The extra (bid, abalance) index makes every update of an account that
+// changes its balance non-HOT, which is what it is for; without it most are
+// HOT. Fillfactor 90 leaves
 // room in every page for a new row version: at pgbench's 100 the pages are
 // full, an update is HOT only where one before it had made room on its page,
 // and 200 updates among 1,640 pages made none HOT in a CI run at 6f42373.
@@ -138,8 +139,12 @@ func TestExtraIndexDefeatsHOT(t *testing.T) {
 			t.Fatalf("extra index %v: only %d account updates counted", extra, upd)
 		}
 		t.Logf("extra index %v: %d of %d updates HOT", extra, hot, upd)
-		if extra && hot != 0 || !extra && 2*hot < upd {
-			t.Errorf("extra index %v: %d of %d updates HOT; want none with it, most without", extra, hot, upd)
+		// With the index an update can still be HOT when its delta is 0
+		// (random(-5000, 5000): 1 in 10,001) and abalance is unchanged: a
+		// CI run saw 1 of 200. More than 1 in 20 would be the index not
+		// doing its work.
+		if extra && 20*hot > upd || !extra && 2*hot < upd {
+			t.Errorf("extra index %v: %d of %d updates HOT; want almost none with it, most without", extra, hot, upd)
 		}
 	}
 }
