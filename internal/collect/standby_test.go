@@ -19,12 +19,15 @@ func TestStandbySamplerWithoutAStandby(t *testing.T) {
 	dsn := pgtest.NewDatabase(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, err := collect.Start(ctx, dsn, collect.Options{Interval: 200 * time.Millisecond, NoOS: true, NoBloat: true, GrowthEvery: -1,
+	// A standby's connect may take as long as the interval: at 200 ms the
+	// race detector on a loaded CI machine missed it, and the next try
+	// comes only after standbyRetry (10 s).
+	s, err := collect.Start(ctx, dsn, collect.Options{Interval: time.Second, NoOS: true, NoBloat: true, GrowthEvery: -1,
 		Standbys: []collect.Standby{{Name: "gone", DSN: "host=127.0.0.1 port=1 user=x dbname=x connect_timeout=1"}, {Name: "self", DSN: dsn}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(3500 * time.Millisecond) // three ticks: a rate needs two
 	got, err := s.Stop()
 	if err != nil {
 		t.Fatalf("a standby that cannot be reached failed the collection: %v", err)
