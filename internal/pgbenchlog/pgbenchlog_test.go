@@ -45,7 +45,8 @@ func runPgbench(t *testing.T, args ...string) (string, string) {
 var scriptCount = regexp.MustCompile(`(?m)^ - ([0-9]+) transactions`)
 
 // The logs of two threads and two weighted scripts read back to exactly the
-// counts pgbench printed, per script, and to its tps within 0.5%.
+// count pgbench printed, to its per-script counts (which can miss a few) and
+// to its tps within 0.5%.
 func TestSummarizeMatchesPgbench(t *testing.T) {
 	t.Parallel()
 	stdout, dir := runPgbench(t, "-c", "4", "-j", "2", "-T", "4", "-b", "tpcb-like@2", "-b", "select-only@1")
@@ -65,9 +66,13 @@ func TestSummarizeMatchesPgbench(t *testing.T) {
 	if sum.Committed != out.Processed {
 		t.Errorf("the logs hold %d committed transactions, pgbench says %d", sum.Committed, out.Processed)
 	}
+	// pgbench's per-script counters are shared by its threads without a
+	// lock (pgbench.c, processXactStats: "XXX could use a mutex here, but
+	// we choose not to"), so with -j 2 they can miss a transaction that its
+	// log and its per-thread total hold: the logs may count a few more.
 	for i, m := range scriptCount.FindAllStringSubmatch(stdout, -1) {
 		want, _ := strconv.ParseInt(m[1], 10, 64)
-		if got := sum.Total.Count(i); got != want {
+		if got := sum.Total.Count(i); got < want || got > want+max(3, want/1000) {
 			t.Errorf("script %d: %d transactions in the logs, pgbench says %d", i+1, got, want)
 		}
 	}
