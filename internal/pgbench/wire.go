@@ -151,13 +151,11 @@ func (c *conn) receive() (byte, []byte, error) {
 			c.rd += size
 			return typ, body, nil
 		}
-		if c.justSent && c.nc == nil {
-			c.justSent = false
-			if _, err := c.wait(pgwire.POLLIN); err != nil {
-				return 0, nil, err
-			}
+		err := errWouldBlock // just sent: wait before reading
+		if !c.justSent || c.nc != nil {
+			err = c.readSome()
 		}
-		err := c.readSome()
+		c.justSent = false
 		if err == errWouldBlock {
 			if _, err = c.wait(pgwire.POLLIN); err != nil {
 				return 0, nil, err

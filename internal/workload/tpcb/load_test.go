@@ -106,10 +106,10 @@ func TestLoadRejectsBadOptions(t *testing.T) {
 
 // The extra (bid, abalance) index makes every update of an account that
 // changes its balance non-HOT, which is what it is for; without it most are
-// HOT. Fillfactor 90 leaves
-// room in every page for a new row version: at pgbench's 100 the pages are
-// full, an update is HOT only where one before it had made room on its page,
-// and 200 updates among 1,640 pages made none HOT in a CI run at 6f42373.
+// HOT. Fillfactor 90 leaves room in every page for a new row version: at
+// pgbench's 100 the pages are full, an update is HOT only where one before
+// it had made room on its page, and 200 updates among 1,640 pages made none
+// HOT in a CI run at 6f42373.
 func TestExtraIndexDefeatsHOT(t *testing.T) {
 	t.Parallel()
 	for _, extra := range []bool{true, false} {
