@@ -190,7 +190,9 @@ func (e *Experiment) serverPID(ctx context.Context) int {
 }
 
 // blockCPU gives each measured block the server's and the driver's CPU over
-// its seconds, when the server's CPU could be read.
+// its seconds, when the server's CPU could be read. /proc counts in clock
+// ticks (10 ms): a block whose server used less than one reads 0, keeps
+// CPU 0 and is left out of work per CPU (switchback.PerCPU).
 func blockCPU(res *switchback.Result, meter *collect.CPUMeter) {
 	if meter == nil {
 		return
