@@ -139,7 +139,7 @@ func osRecommendations(d *doctor.Diagnosis) []ossettings.Recommendation {
 
 // runFromDoctor asks doctor what it recommends for the OS under the server
 // and measures it, one step each: doctor's steps in the plan of args[0]
-// (its workload, duration and baseline) or in ossettings.PlanHeader.
+// (its workload, duration and baseline) or in the header ossettings.PlanText writes.
 func runFromDoctor(ctx context.Context, out io.Writer, args []string, f experimentFlags) error {
 	if err := refuseOS(f.allowOS); err != nil {
 		return err

@@ -12,26 +12,29 @@ type Recommendation struct {
 	OS    map[string]string
 }
 
-// PlanHeader is the workload part of a plan of doctor's recommendations;
-// edit it (or give 'experiment --from-doctor' a plan whose header to use).
-const PlanHeader = `# doctor's OS recommendations as an experiment plan, one step each
+// planHeader is the workload part of a plan of source's recommendations
+// ("doctor"); edit it in the plan written (or give 'experiment
+// --from-doctor' a plan whose header to use).
+func planHeader(source string) string {
+	return fmt.Sprintf(`# %[1]s's OS recommendations as an experiment plan, one step each
 # (machine-wide: run as root with 'pgoltp experiment --allow-os PLAN.yaml').
-name: doctor's OS recommendations
+name: %[1]s's OS recommendations
 workload: {kind: tpcb, scale: 1, clients: 4}
 duration: 60s
 repetitions: auto
-`
+`, source)
+}
 
-// PlanText is recs as a plan: PlanHeader and one step per recommendation,
-// each with its os: block.
+// PlanText is doctor's recs as a plan: the header and one step per
+// recommendation, each with its os: block.
 func PlanText(recs []Recommendation) string {
-	return planText(PlanHeader, recs)
+	return PlanTextFrom("doctor", nil, recs)
 }
 
 // PlanTextFrom is PlanText for another command's recommendations (source:
 // "advise"), each step measured on top of the baseline's settings.
 func PlanTextFrom(source string, baseline map[string]string, recs []Recommendation) string {
-	header := strings.ReplaceAll(PlanHeader, "doctor's", source+"'s")
+	header := planHeader(source)
 	if len(baseline) > 0 {
 		var kv []string
 		for _, n := range Values(baseline).Sorted() {
