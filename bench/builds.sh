@@ -10,8 +10,8 @@
 # TPC-C: one managed cluster per build (LAB/build-NAME), the same data (W
 # warehouses loaded on each), the builds interleaved across REPS runs, and
 # prints per build throughput and latency with 95% intervals and each
-# build's throughput against default (Welch's interval). The text is kept in
-# LAB/comparison.txt.
+# build's throughput against default (each run paired with default's runs
+# before and after it). The text is kept in LAB/comparison.txt.
 #
 # Usage: bench/builds.sh [LAB]   (default: a fresh directory under /tmp)
 # Env:   PGOLTP=path/to/binary (default: built from this checkout)

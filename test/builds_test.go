@@ -199,7 +199,7 @@ func TestBuildsPlan(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("experiment builds plan: exit %d\n%s", r.code, r.stderr)
 	}
-	for _, want := range []string{"PostgreSQL builds compared", "build default (2 runs)", "build o3-native (2 runs)", "throughput against build default", "build o3-native "} {
+	for _, want := range []string{"PostgreSQL builds compared", "build default (3 runs)", "build o3-native (2 runs)", "throughput against build default", "build o3-native ", "(paired, 2 pairs"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}

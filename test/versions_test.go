@@ -276,7 +276,9 @@ func TestCompareVersionsBadInput(t *testing.T) {
 	}
 }
 
-// An experiment plan with versions: runs the study of compare-versions.
+// An experiment plan with versions: runs the study of compare-versions;
+// repeated, it closes with a run of the first major and pairs each run of
+// the second with the first's runs before and after it.
 func TestExperimentVersionsPlan(t *testing.T) {
 	t.Parallel()
 	lab := labDir(t)
@@ -284,7 +286,7 @@ func TestExperimentVersionsPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := lab + "/versions.yaml"
-	if err := os.WriteFile(plan, []byte("workload: {kind: tpcb, scale: 1, clients: 2}\nduration: 2s\nrepetitions: 1\nversions: [10, 15]\n"), 0o644); err != nil {
+	if err := os.WriteFile(plan, []byte("workload: {kind: tpcb, scale: 1, clients: 2}\nduration: 2s\nrepetitions: 2\nversions: [10, 15]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -296,7 +298,7 @@ func TestExperimentVersionsPlan(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("experiment versions plan: exit %d\n%s", r.code, r.stderr)
 	}
-	for _, want := range []string{"PG 10.", "PG 15.", "WAL per transaction", "top statements"} {
+	for _, want := range []string{"PG 10.", "PG 15.", "WAL per transaction", "top statements", " (3 runs)", " (2 runs)", "(paired, 2 pairs, each run against PG 10."} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}

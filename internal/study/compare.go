@@ -26,6 +26,7 @@ type Run struct {
 	P99        float64             `json:"p99_ms"`
 	Effect     Snapshot            `json:"effect"` // after − before
 	Statements []collect.Statement `json:"-"`
+	PerSecond  []float64           `json:"-"` // committed transactions in each second: the run's own noise
 }
 
 // Figure is one measure of a major: the mean over its repetitions and, with
@@ -214,11 +215,7 @@ func Compare(workload string, translations []Translation, runs []Run) Comparison
 	for _, q := range rowOrder {
 		c.Statements = append(c.Statements, *rows[q])
 	}
-	tps := map[string][]float64{}
-	for _, r := range runs {
-		tps[r.key()] = append(tps[r.key()], r.TPS)
-	}
-	c.Verdicts = verdicts(c.Majors, tps)
+	c.Verdicts = verdicts(c.Majors, byKey)
 	return c
 }
 

@@ -86,8 +86,9 @@ func (a arm) lab(under string) string {
 	return filepath.Join(under, fmt.Sprintf("pg%d", a.major))
 }
 
-// Run prepares every major's cluster, runs the repetitions interleaved and
-// compares them.
+// Run prepares every major's cluster, runs the repetitions interleaved
+// (and, when repeated, a closing run of the first arm: the verdicts' pairs)
+// and compares them.
 func (s *Study) Run(ctx context.Context) (_ *Comparison, _ []Run, err error) {
 	arms := s.arms()
 	targets := make([]target, 0, len(arms))
@@ -115,6 +116,18 @@ func (s *Study) Run(ctx context.Context) (_ *Comparison, _ []Run, err error) {
 			}
 			runs = append(runs, r)
 		}
+	}
+	if s.Repetitions >= 2 {
+		// A closing run of the first arm: every other arm's last run then
+		// has a run of the first arm after it too, as each of its earlier
+		// runs has, and the verdict's pairs cancel a drift on both sides.
+		t, rep := targets[0], s.Repetitions+1
+		s.say("== closing run on %s (PostgreSQL %s): the last pairs' second baseline", t.arm, t.version)
+		r, err := s.runOnce(ctx, t, rep)
+		if err != nil {
+			return nil, runs, fmt.Errorf("%s, closing run: %w", t.arm, err)
+		}
+		runs = append(runs, r)
 	}
 	c := Compare(s.Workload, s.Translations(), runs)
 	return &c, runs, nil
@@ -200,6 +213,7 @@ func (s *Study) runOnce(ctx context.Context, t target, rep int) (Run, error) {
 	if out != nil && out.Result != nil {
 		f := s.Bench.Figures(out.Result)
 		r.Txns, r.TPS, r.P50, r.P95, r.P99 = f.Txns, f.TPS, ms(f.P50), ms(f.P95), ms(f.P99)
+		r.PerSecond = out.Result.PerSecond
 	}
 	if err != nil {
 		return r, err
