@@ -59,9 +59,9 @@ run ('pgoltp runs' shows them with the sweep's id), in randomised blocks: every
 repetition runs every value once, in an order of its own, so that the machine's
 drift spreads over the curve instead of bending it. The result is throughput and
 p99 latency against the number of clients with 95% intervals across the
-repetitions, the throughput gained per added client with Welch's interval, and
-the knee: the last number of clients whose gain over the one before is still
-significant. The data are loaded first when the database does not hold them.
+repetitions, the throughput gained per added client with its interval from the
+differences within each repetition, and the knee: the last number of clients
+whose gain over the one before is still significant. The data are loaded first when the database does not hold them.
 
 --phases FILE runs one continuous run instead, whose offered rate steps by
 phase (HammerDB's step load, BenchBase's phases): each line of FILE is a

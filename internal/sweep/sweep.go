@@ -73,7 +73,8 @@ type Level struct {
 	Gain        float64 `json:"gain_per_unit"` // throughput gained per unit of the axis over the level before
 	GainLo      float64 `json:"gain_low"`
 	GainHi      float64 `json:"gain_high"`
-	Significant bool    `json:"gain_significant"` // the gain's interval is above 0
+	Significant bool    `json:"gain_significant"`      // the gain's interval is above 0
+	GainMethod  string  `json:"gain_method,omitempty"` // GainPaired or GainWelch; none without an interval
 }
 
 // Analysis is a sweep's curve and its knee.
@@ -100,21 +101,18 @@ func Analyze(axis string, results []Result) Analysis {
 	}
 	sort.Ints(values)
 	a := Analysis{Axis: axis}
-	var tps [][]float64
 	for _, v := range values {
-		l, t := level(v, by[v])
-		a.Levels = append(a.Levels, l)
-		tps = append(tps, t)
+		a.Levels = append(a.Levels, level(v, by[v]))
 	}
 	for i := 1; i < len(a.Levels); i++ {
-		gain(&a.Levels[i], a.Levels[i-1], tps[i], tps[i-1])
+		gain(&a.Levels[i], a.Levels[i-1], by[values[i]], by[values[i-1]])
 	}
 	a.Knee, a.KneeNote = knee(a.Levels)
 	return a
 }
 
-// level is one value's means and intervals, and its throughputs.
-func level(v int, rs []Result) (Level, []float64) {
+// level is one value's means and intervals.
+func level(v int, rs []Result) Level {
 	tps := make([]float64, len(rs))
 	p99 := make([]float64, len(rs))
 	for i, r := range rs {
@@ -123,7 +121,7 @@ func level(v int, rs []Result) (Level, []float64) {
 	l := Level{Value: v, N: len(rs)}
 	l.TPS, l.TPSLow, l.TPSHi = interval(tps)
 	l.P99ms, l.P99Low, l.P99Hi = interval(p99)
-	return l, tps
+	return l
 }
 
 // interval is the mean of xs and its 95% interval (the mean twice for one
@@ -139,23 +137,63 @@ func interval(xs []float64) (mean, lo, hi float64) {
 }
 
 // gain is the throughput gained per unit of the axis from prev to l, with
-// Welch's 95% interval.
-func gain(l *Level, prev Level, tps, prevTPS []float64) {
+// its 95% interval. The repetitions are blocks (every value once each):
+// with two or more repetitions that ran both values, the gain is the mean
+// of their differences, each taken within one repetition, so that what
+// moves a whole repetition (the machine's drift between them) cancels;
+// otherwise Welch's interval on the two means.
+func gain(l *Level, prev Level, rs, prevRs []Result) {
 	step := float64(l.Value - prev.Value)
 	l.Gain = (l.TPS - prev.TPS) / step
-	if len(tps) < 2 || len(prevTPS) < 2 {
+	prevTPS := map[int]float64{}
+	for _, r := range prevRs {
+		prevTPS[r.Rep] = r.TPS
+	}
+	var diffs []float64
+	for _, r := range rs {
+		if p, ok := prevTPS[r.Rep]; ok {
+			diffs = append(diffs, r.TPS-p)
+		}
+	}
+	var mean, se, df float64
+	switch {
+	case len(diffs) >= 2:
+		l.GainMethod = GainPaired
+		m, sd := stat.MeanStdDev(diffs, nil)
+		mean, se, df = m, sd/math.Sqrt(float64(len(diffs))), float64(len(diffs)-1)
+	case len(rs) >= 2 && len(prevRs) >= 2:
+		l.GainMethod = GainWelch
+		tps, prevs := tpsOf(rs), tpsOf(prevRs)
+		v1, v2 := stat.Variance(tps, nil)/float64(len(tps)), stat.Variance(prevs, nil)/float64(len(prevs))
+		mean, se = l.TPS-prev.TPS, math.Sqrt(v1+v2)
+		if se > 0 {
+			df = (v1 + v2) * (v1 + v2) / (v1*v1/float64(len(tps)-1) + v2*v2/float64(len(prevs)-1))
+		}
+	default:
 		return
 	}
-	v1, v2 := stat.Variance(tps, nil)/float64(len(tps)), stat.Variance(prevTPS, nil)/float64(len(prevTPS))
-	se := math.Sqrt(v1 + v2)
+	l.Gain = mean / step
 	if se == 0 {
 		l.GainLo, l.GainHi, l.Significant = l.Gain, l.Gain, l.Gain > 0
 		return
 	}
-	df := (v1 + v2) * (v1 + v2) / (v1*v1/float64(len(tps)-1) + v2*v2/float64(len(prevTPS)-1))
 	h := stats.StudentQuantile(0.975, df) * se / step
 	l.GainLo, l.GainHi = l.Gain-h, l.Gain+h
 	l.Significant = l.GainLo > 0
+}
+
+// How a level's gain was judged.
+const (
+	GainPaired = "paired by repetition"
+	GainWelch  = "Welch"
+)
+
+func tpsOf(rs []Result) []float64 {
+	out := make([]float64, len(rs))
+	for i, r := range rs {
+		out[i] = r.TPS
+	}
+	return out
 }
 
 // knee scans up from the first value while each gain is significant.

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +45,8 @@ func TestAnalyzeFindsTheKnee(t *testing.T) {
 	noise := []float64{-20, 0, 25}
 	var rs []Result
 	for v, m := range mean {
-		for i, n := range noise {
+		for i := range noise {
+			n := noise[(i+v)%len(noise)] // each value's noise in its own order
 			rs = append(rs, Result{Point: Point{Value: v, Rep: i + 1}, TPS: m + n, P99: time.Duration(v) * time.Millisecond})
 		}
 	}
@@ -63,6 +65,35 @@ func TestAnalyzeFindsTheKnee(t *testing.T) {
 	var b strings.Builder
 	if err := a.WriteText(&b); err != nil || !strings.Contains(b.String(), "knee: clients 4") {
 		t.Errorf("text: %v\n%s", err, b.String())
+	}
+}
+
+// A machine 20% slower in one repetition and 20% faster in another: the
+// gain from 4 to 8 clients (+5%) is within each repetition, so the
+// differences there see it where the means' spread hides it.
+func TestGainIsPairedByRepetition(t *testing.T) {
+	speed := []float64{0.8, 1, 1.2}
+	wobble := []float64{1.002, 0.998, 1}
+	var rs []Result
+	for i := range speed {
+		rs = append(rs, Result{Point: Point{Value: 4, Rep: i + 1}, TPS: 3000 * speed[i]},
+			Result{Point: Point{Value: 8, Rep: i + 1}, TPS: 3150 * speed[i] * wobble[i]})
+	}
+	a := Analyze("clients", rs)
+	l := a.Levels[1]
+	if l.GainMethod != GainPaired || !l.Significant || l.GainLo > l.Gain || math.Abs(l.Gain-150.0/4) > 2 {
+		t.Errorf("level 8: %+v, want a significant gain of about 37.5 per client, paired", l)
+	}
+	var b strings.Builder
+	if err := a.WriteText(&b); err != nil || !strings.Contains(b.String(), "gain per unit: 95% interval of the differences within each repetition") {
+		t.Errorf("text: %v\n%s", err, b.String())
+	}
+	// The same runs without their repetitions: Welch on the means.
+	for i := range rs {
+		rs[i].Rep = i + 1
+	}
+	if l := Analyze("clients", rs).Levels[1]; l.GainMethod != GainWelch || l.Significant {
+		t.Errorf("unpaired: %+v, want Welch, not significant", l)
 	}
 }
 

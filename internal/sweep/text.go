@@ -22,6 +22,16 @@ func (a Analysis) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "%8d  %3d  %9.1f (%7.1f .. %7.1f)  %9.2f (%7.2f .. %7.2f)  %s\n",
 			l.Value, l.N, l.TPS, l.TPSLow, l.TPSHi, l.P99ms, l.P99Low, l.P99Hi, gain)
 	}
+	for _, l := range a.Levels {
+		if l.GainMethod != "" {
+			how := "the differences within each repetition (every value runs once per repetition)"
+			if l.GainMethod == GainWelch {
+				how = "Welch's, on the means"
+			}
+			fmt.Fprintf(w, "gain per unit: 95%% interval of %s\n", how)
+			break
+		}
+	}
 	if a.Knee > 0 {
 		_, err := fmt.Fprintf(w, "knee: %s %d — %s\n", a.Axis, a.Knee, a.KneeNote)
 		return err
