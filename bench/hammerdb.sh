@@ -209,7 +209,7 @@ vudestroy
 EOF
   } >"$WORK/run.tcl"
   if [ -n "$SERVER_PID" ]; then
-    python3 "$ROOT/bench/server_cpu.py" "$SERVER_PID" 0.5 >"$WORK/server_cpu" &
+    python3 "$BENCH/server_cpu.py" "$SERVER_PID" 0.5 >"$WORK/server_cpu" &
     sampler=$!
   fi
   local t0

@@ -3,8 +3,10 @@
 # binary, the host's load average, a work directory with a lab, a private
 # PostgreSQL server, a lab's server and a database's DSN.
 
-# ROOT is this checkout.
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# ROOT is this checkout; BENCH the scripts' own directory, where their
+# helpers are (a copy of bench/ run from elsewhere finds its own).
+BENCH=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$BENCH/.." && pwd)
 
 # build_pgoltp PATH: unless PGOLTP names a binary, builds one from this
 # checkout at PATH and sets PGOLTP to it.

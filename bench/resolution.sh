@@ -67,7 +67,7 @@ BUDGET=${BUDGET:-30m}
 ONLY=${ONLY:-}
 MDE_DESIGNS=${MDE_DESIGNS:-switchback separate}
 . "$(dirname "$0")/lib.sh"
-TABLE="python3 $ROOT/bench/resolution.py"
+TABLE="python3 $BENCH/resolution.py"
 lab_work
 OUT=${OUT:-$(mktemp -d /tmp/resolution.XXXXXX)}
 mkdir -p "$OUT"

@@ -41,7 +41,7 @@ fi
 export PGOPTIONS="-c client_min_messages=warning"
 PSQL=(psql -qAtX -v ON_ERROR_STOP=1 "$DSN")
 PM_PID=$(head -1 "$("${PSQL[@]}" -c 'show data_directory')/postmaster.pid")
-server_cpu() { python3 "$ROOT/bench/server_cpu.py" "$PM_PID" | cut -d' ' -f1; }
+server_cpu() { python3 "$BENCH/server_cpu.py" "$PM_PID" | cut -d' ' -f1; }
 loadavg() { cut -d' ' -f1 /proc/loadavg; }
 
 echo "# bench/tpcc_load_scale.sh $(date -u +%FT%TZ) warehouses=\"$WS\" workers=$WORKERS nice=$NICE ($(cd "$ROOT" && git rev-parse --short HEAD))"

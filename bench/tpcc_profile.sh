@@ -82,7 +82,7 @@ for run in $runs; do
   psql -q "$DSN" -c "select pg_stat_statements_reset()" -c "select pg_stat_reset()" >/dev/null
   sampler=""
   if [ -n "$PM_PID" ]; then
-    python3 "$ROOT/bench/server_cpu.py" "$PM_PID" 0.5 >"$WORK/server_cpu" &
+    python3 "$BENCH/server_cpu.py" "$PM_PID" 0.5 >"$WORK/server_cpu" &
     sampler=$!
   fi
   "$PGOLTP" --dsn "$DSN" --json tpcc run --record=false --check none --path "$path" --conns "$CONNS" \

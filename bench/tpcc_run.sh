@@ -116,10 +116,10 @@ run_tpcc() {
   # change the server's work per transaction without any change of plan.
   wal0=$(psql -Atc "select pg_current_wal_lsn() - '0/0', checkpoints_timed + checkpoints_req from pg_stat_bgwriter" "$ADMIN_DSN")
   if [ -n "$SERVER_PID" ]; then
-    python3 "$ROOT/bench/server_cpu.py" "$SERVER_PID" 0.5 >"$WORK/server_cpu" &
+    python3 "$BENCH/server_cpu.py" "$SERVER_PID" 0.5 >"$WORK/server_cpu" &
     sampler=$!
   fi
-  python3 "$ROOT/bench/host_cpu.py" 0.5 >"$WORK/host_cpu" &
+  python3 "$BENCH/host_cpu.py" 0.5 >"$WORK/host_cpu" &
   local hostsampler=$!
   "$bin" --dsn "$TPCC_DSN" --json tpcc run --record=false --check none --path "$path" --conns "$conns" \
     --duration "${DUR}s" --ramp "${RAMP}s" --progress 0 ${EXTRA:-} >"$WORK/run.json" 2>"$WORK/run.err" &
@@ -213,10 +213,10 @@ PY
 run_ref() {
   local sampler="" t0 t1
   if [ -n "$SERVER_PID" ]; then
-    python3 "$ROOT/bench/server_cpu.py" "$SERVER_PID" 0.5 >"$WORK/ref_server_cpu" &
+    python3 "$BENCH/server_cpu.py" "$SERVER_PID" 0.5 >"$WORK/ref_server_cpu" &
     sampler=$!
   fi
-  python3 "$ROOT/bench/host_cpu.py" 0.5 >"$WORK/ref_host_cpu" &
+  python3 "$BENCH/host_cpu.py" 0.5 >"$WORK/ref_host_cpu" &
   local hostsampler=$!
   t0=$(date +%s.%N)
   /usr/bin/time -f '%U %S' -o "$WORK/time" pgbench -n -M prepared -c "$REF_CONNS" -j 2 -T "$REF_DUR" "$REF_DSN" >"$WORK/ref.out" 2>&1

@@ -88,7 +88,7 @@ weights() {
 run() {
   local label=$1 bin=$2 path=$3 type=$4 sampler
   psql -q "$DSN" -c "DO \$\$ DECLARE f regprocedure; BEGIN FOR f IN SELECT oid FROM pg_proc WHERE proname LIKE 'pgoltp\\_%' AND pronamespace = current_schema()::regnamespace LOOP EXECUTE 'DROP FUNCTION ' || f; END LOOP; END \$\$"
-  python3 "$ROOT/bench/server_cpu.py" "$SERVER_PID" 0.5 >"$WORK/server_cpu" &
+  python3 "$BENCH/server_cpu.py" "$SERVER_PID" 0.5 >"$WORK/server_cpu" &
   sampler=$!
   "$bin" --dsn "$DSN" --json tpcc run --record=false --check none --path "$path" --conns "$CONNS" \
     --weights "$(weights "$type")" --allow-noncompliant --duration "${DUR}s" --ramp "${RAMP}s" --progress 0 \
