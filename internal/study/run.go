@@ -192,7 +192,7 @@ func (s *Study) runOnce(ctx context.Context, t target, rep int) (Run, error) {
 		{Name: "postgres major", Value: strconv.Itoa(t.major)},
 		{Name: "postgres version", Value: t.version},
 		{Name: "compare-versions", Value: s.MajorsList()},
-		{Name: "repetition", Value: strconv.Itoa(rep)}}
+		{Name: "repetition", Value: repetitionLabel(rep, s.Repetitions)}}
 	if len(s.Builds) > 0 {
 		params[2] = workload.Param{Name: "compare-builds", Value: strings.Join(s.Builds, ",")}
 	}
@@ -227,6 +227,15 @@ func (s *Study) runOnce(ctx context.Context, t target, rep int) (Run, error) {
 	}
 	r.Effect = after.Sub(before)
 	return r, nil
+}
+
+// repetitionLabel is a run's repetition as its stored parameter says it:
+// the one past the last is the study's closing run of the first arm.
+func repetitionLabel(rep, of int) string {
+	if rep > of {
+		return strconv.Itoa(rep) + " (closing run: the last pairs' second baseline)"
+	}
+	return strconv.Itoa(rep)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -66,3 +66,12 @@ func TestVerdictUnpairable(t *testing.T) {
 		t.Errorf("one run each: %+v, want no interval", one)
 	}
 }
+
+func TestRepetitionLabelNamesTheClosingRun(t *testing.T) {
+	if got := repetitionLabel(2, 2); got != "2" {
+		t.Errorf("repetition 2 of 2: %q", got)
+	}
+	if got := repetitionLabel(3, 2); !strings.HasPrefix(got, "3 (closing run") {
+		t.Errorf("repetition 3 of 2: %q", got)
+	}
+}
