@@ -3,7 +3,8 @@ package study
 import (
 	"fmt"
 	"io"
-	"math"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/pgoltp/pgoltp/internal/stats"
 )
@@ -107,28 +108,25 @@ func tpsOf(runs []Run) []float64 {
 }
 
 // welch is b's mean against a's, in percent of a's, with Welch's interval
-// of the difference of the means.
+// of the difference of the means (stats.Welch).
 func welch(arm, against string, a, b []float64) Verdict {
 	v := Verdict{Arm: arm, Against: against, Method: MethodWelch, Says: "one run each: no interval (give repetitions: 2 or more)"}
-	ma, va := meanVar(a)
-	mb, vb := meanVar(b)
-	if len(a) == 0 || len(b) == 0 || ma == 0 {
+	var ma float64
+	if len(a) > 0 {
+		ma = stat.Mean(a, nil)
+	}
+	if len(b) == 0 || ma == 0 {
 		v.Says = "no throughput to compare"
 		return v
 	}
-	v.Change = 100 * (mb - ma) / ma
+	pct := func(x float64) float64 { return 100 * x / ma }
+	w := stats.Welch(a, b, 0.95)
+	v.Change = pct(w.Diff)
 	v.Low, v.High = v.Change, v.Change
-	if len(a) < 2 || len(b) < 2 {
+	if !w.Valid {
 		return v
 	}
-	sa, sb := va/float64(len(a)), vb/float64(len(b))
-	se := math.Sqrt(sa + sb)
-	df := (sa + sb) * (sa + sb) / (sa*sa/float64(len(a)-1) + sb*sb/float64(len(b)-1))
-	half := 0.0
-	if se > 0 {
-		half = stats.StudentQuantile(0.975, df) * se
-	}
-	v.Low, v.High, v.HasCI = 100*(mb-ma-half)/ma, 100*(mb-ma+half)/ma, true
+	v.Low, v.High, v.HasCI = pct(w.Low), pct(w.High), true
 	v.Says = says(v.Low, v.High)
 	return v
 }
@@ -142,23 +140,6 @@ func says(low, high float64) string {
 		return "slower"
 	}
 	return "no clear difference"
-}
-
-func meanVar(xs []float64) (mean, variance float64) {
-	for _, x := range xs {
-		mean += x
-	}
-	if len(xs) == 0 {
-		return 0, 0
-	}
-	mean /= float64(len(xs))
-	for _, x := range xs {
-		variance += (x - mean) * (x - mean)
-	}
-	if len(xs) > 1 {
-		variance /= float64(len(xs) - 1)
-	}
-	return mean, variance
 }
 
 // writeVerdicts is the verdict lines of the comparison's text, each with

@@ -155,30 +155,21 @@ func gain(l *Level, prev Level, rs, prevRs []Result) {
 			diffs = append(diffs, r.TPS-p)
 		}
 	}
-	var mean, se, df float64
+	var diff, low, high float64
 	switch {
 	case len(diffs) >= 2:
 		l.GainMethod = GainPaired
 		m, sd := stat.MeanStdDev(diffs, nil)
-		mean, se, df = m, sd/math.Sqrt(float64(len(diffs))), float64(len(diffs)-1)
+		h := stats.StudentQuantile(0.975, float64(len(diffs)-1)) * sd / math.Sqrt(float64(len(diffs)))
+		diff, low, high = m, m-h, m+h
 	case len(rs) >= 2 && len(prevRs) >= 2:
 		l.GainMethod = GainWelch
-		tps, prevs := tpsOf(rs), tpsOf(prevRs)
-		v1, v2 := stat.Variance(tps, nil)/float64(len(tps)), stat.Variance(prevs, nil)/float64(len(prevs))
-		mean, se = l.TPS-prev.TPS, math.Sqrt(v1+v2)
-		if se > 0 {
-			df = (v1 + v2) * (v1 + v2) / (v1*v1/float64(len(tps)-1) + v2*v2/float64(len(prevs)-1))
-		}
+		w := stats.Welch(tpsOf(prevRs), tpsOf(rs), 0.95)
+		diff, low, high = w.Diff, w.Low, w.High
 	default:
 		return
 	}
-	l.Gain = mean / step
-	if se == 0 {
-		l.GainLo, l.GainHi, l.Significant = l.Gain, l.Gain, l.Gain > 0
-		return
-	}
-	h := stats.StudentQuantile(0.975, df) * se / step
-	l.GainLo, l.GainHi = l.Gain-h, l.Gain+h
+	l.Gain, l.GainLo, l.GainHi = diff/step, low/step, high/step
 	l.Significant = l.GainLo > 0
 }
 

@@ -16,8 +16,9 @@ type WelchEffect struct {
 
 // Welch returns mean(b) − mean(a) with a two-sided interval at level from
 // Welch's t-test on the values (e.g. run means), which does not assume equal
-// variances. Experiments used it on run means before Paired; it stays, in a
-// test file, as the reference Paired is measured against (see the power test).
+// variances. Experiments used it on run means before Paired; it is the
+// reference Paired is measured against (see the power test), and what
+// studies and sweeps fall back to when their runs cannot be paired.
 func Welch(a, b []float64, level float64) WelchEffect {
 	ma, sa := stat.MeanStdDev(a, nil)
 	mb, sb := stat.MeanStdDev(b, nil)
