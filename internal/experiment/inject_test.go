@@ -73,8 +73,12 @@ steps:
 	if !long.Worse() || long.Percent > -3 {
 		t.Fatalf("the long run does not show the injected cost: %+v", long)
 	}
-	if short.Verdict != experiment.VerdictWorse || !(e.Low <= long.Percent && long.Percent <= e.High) {
-		t.Errorf("short run: verdict %q, interval [%+.1f, %+.1f] should cover the long-run %+.1f%%", short.Verdict, e.Low, e.High, long.Percent)
+	// The short run must cover the long-run value, and say worse unless it
+	// says it could not see an effect this size: on a loaded CI machine 4
+	// pairs of 8 s once had an MDE of ±46% against a long-run -30%.
+	seen := short.Verdict == experiment.VerdictWorse || short.Verdict == experiment.VerdictSame && e.MDE > -long.Percent
+	if !seen || !(e.Low <= long.Percent && long.Percent <= e.High) {
+		t.Errorf("short run: verdict %q (MDE ±%.1f%%), interval [%+.1f, %+.1f] should cover the long-run %+.1f%%", short.Verdict, e.MDE, e.Low, e.High, long.Percent)
 	}
 	if v := readSettings(t, dsn, settings.InjectRows)[settings.InjectRows]; v != "" {
 		t.Errorf("%s left at %q after the experiment", settings.InjectRows, v)
