@@ -43,6 +43,13 @@ type client struct {
 	late    int64
 	connUs  int64 // -C: time spent connecting
 	aborted bool
+
+	// Drive's hooks (drive.go); nil for pgbench's own runs
+	sink     Sink
+	schedule Schedule
+	err      error // why the client aborted, for Drive
+	failedAt int   // the SQL statement (cmdInfo.n) of a transaction's last failure
+	lostErr  error // the connection was lost, and Drive.Reconnect may bring it back
 }
 
 func newClient(e *engine, id int, vars *lang.Vars, rng *lang.PRNG) *client {
@@ -109,10 +116,18 @@ func (c *client) connect(ctx context.Context) error {
 		c.e.printf("%s: error: %s\n", progName, connectErrorText(err))
 		return err
 	}
-	conn, err := takeOver(ctx, pc.PgConn())
-	if err != nil {
+	if err := c.adopt(ctx, pc.PgConn()); err != nil {
 		pc.Close(ctx)
 		c.e.printf("%s: error: %s\n", progName, err)
+		return err
+	}
+	return nil
+}
+
+// adopt takes an open connection over for the client's loop.
+func (c *client) adopt(ctx context.Context, pc *pgconn.PgConn) error {
+	conn, err := takeOver(ctx, pc)
+	if err != nil {
 		return err
 	}
 	conn.notice = func(n *pgconn.Notice) { printNotice(c.e.log, n) }
@@ -150,7 +165,7 @@ func (c *client) run(ctx context.Context) {
 			c.e.debugf("client %d executing script \"%s\"", c.id, c.e.o.Scripts[si].Desc)
 		}
 		scheduled := int64(0)
-		if o.Rate > 0 {
+		if c.paced() {
 			var skip, finished bool
 			for scheduled, skip, finished = c.throttle(); skip; scheduled, skip, finished = c.throttle() {
 				c.skip(si, scheduled)
@@ -167,6 +182,14 @@ func (c *client) run(ctx context.Context) {
 			return
 		}
 		if !c.transaction(ctx, si, scheduled) {
+			if c.lostErr != nil {
+				if c.reconnect(ctx) {
+					continue // the transaction in flight is in doubt, and counts as run
+				}
+				if c.err == nil && !c.interrupted {
+					return // the run ended during the outage
+				}
+			}
 			c.abort()
 			return
 		}

@@ -14,18 +14,16 @@ import (
 func (c *client) runScript(ctx context.Context, si int) (outcome, int) {
 	cmds := c.e.scripts[si].Commands
 	perCommand := c.e.o.ReportPerCommand
+	timed := perCommand || c.sink != nil
 	var t0 time.Time
 	for i := 0; i < len(cmds); {
 		c.command = i
-		if perCommand {
+		if timed {
 			t0 = time.Now()
 		}
 		next, out := c.execute(ctx, si, i, cmds[i])
-		if perCommand && out == succeeded {
-			d := time.Since(t0).Seconds()
-			c.mu.Lock()
-			c.scripts[si].Commands[i].Latency.Add(d)
-			c.mu.Unlock()
+		if timed && out == succeeded {
+			c.measured(si, i, time.Since(t0))
 		}
 		if out != succeeded {
 			return out, i
@@ -37,6 +35,18 @@ func (c *client) runScript(ctx context.Context, si int) (outcome, int) {
 		return aborted, len(cmds) - 1
 	}
 	return succeeded, 0
+}
+
+// measured accounts command i's latency d: -r's, and the sink's for SQL.
+func (c *client) measured(si, i int, d time.Duration) {
+	if c.e.o.ReportPerCommand {
+		c.mu.Lock()
+		c.scripts[si].Commands[i].Latency.Add(d.Seconds())
+		c.mu.Unlock()
+	}
+	if c.sink != nil && c.e.scripts[si].Commands[i].IsSQL() {
+		c.sink.Statement(c.e.cmds[si][i].n, d)
+	}
 }
 
 // execute runs command i and returns the index of the next one.

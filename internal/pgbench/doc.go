@@ -18,4 +18,18 @@
 // formatters print them unchanged; -R draws
 // pgbench's Poisson gaps from the thread's throttle generator rather than
 // measure.Poisson, whose gaps come from math/rand.
+//
+// The engine is pgoltp's one: `tpcb run` is this engine running the
+// built-in script (drive.go, reconnect.go). A caller other than pgbench's
+// command line runs it through Drive, which adds hooks where pgbench has
+// its own way, none of which pgbench's own runs set: the caller's open
+// connections (one server per client: reads on standbys), its clock and
+// -T deadline, a schedule per client (measure.Poisson, --rate phases) in
+// place of -R's, a budget of transactions over all clients
+// (--stop-at-txns), a sink per client that gets every statement and
+// transaction (tpcb counts them into metrics.Local for measure.Meter), and
+// a reconnector given a client whose connection was lost (it reconnects in
+// a goroutine while the client sleeps in its loop, then the client goes
+// on). pgbench's own figures are still kept beside the sink, so that a
+// transaction costs the same either way.
 package pgbench

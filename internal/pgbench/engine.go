@@ -42,6 +42,7 @@ type engine struct {
 	aborted       atomic.Bool
 	outMu         sync.Mutex // stderr lines from several clients
 	interrupted   <-chan struct{}
+	drive         *Drive // a caller's run (drive.go); nil for pgbench's own
 }
 
 // thread is pgbench's TState: what its clients share.

@@ -159,11 +159,15 @@ func (c *client) finishSQL(err error, si, ci, q int, cmd *lang.Command, text str
 		}
 		return succeeded
 	}
+	if c.connLost(err) {
+		return aborted
+	}
 	var pg *pgconn.PgError
 	if !errors.As(err, &pg) {
 		if errors.Is(err, errReported) {
 			return aborted
 		}
+		c.err = err
 		c.e.printf("%s: error: client %d script %d aborted in command %d query %d: %s\n", progName, c.id, si, ci, q, errorText(err))
 		return aborted
 	}
@@ -173,6 +177,7 @@ func (c *client) finishSQL(err error, si, ci, q int, cmd *lang.Command, text str
 		}
 		return out
 	}
+	c.err = err
 	c.e.printf("%s: error: client %d script %d aborted in command %d query %d: %s\n", progName, c.id, si, ci, q, queryErrorText(err, text))
 	return aborted
 }

@@ -12,8 +12,16 @@ func (e *engine) nowUs() int64 { return time.Since(e.start).Microseconds() }
 
 // more says whether the client has transactions left under -t.
 func (c *client) more(n int) bool {
-	return !c.e.stop.Load() && (c.e.o.Duration > 0 || n < c.e.o.Transactions)
+	e := c.e
+	if e.stop.Load() || (e.o.Transactions > 0 && n >= e.o.Transactions) {
+		return false
+	}
+	return e.drive == nil || e.drive.Budget == nil || e.drive.Budget.Take()
 }
+
+// paced says the client's transactions are scheduled: -R, or Drive's
+// Schedules.
+func (c *client) paced() bool { return c.e.o.Rate > 0 || c.schedule != nil }
 
 // choose is pgbench's chooseScript, from the thread's generator.
 func (c *client) choose() int {
@@ -33,11 +41,15 @@ func (c *client) choose() int {
 // it falls after -T's end (this client is done).
 func (c *client) throttle() (scheduled int64, skip, finished bool) {
 	e := c.e
-	t := c.thread
-	t.mu.Lock()
-	t.trigger += lang.RandPoisson(t.streams.Throttle, e.throttleDelay)
-	scheduled = t.trigger
-	t.mu.Unlock()
+	if c.schedule != nil {
+		scheduled = c.schedule.Take().Sub(e.start).Microseconds()
+	} else {
+		t := c.thread
+		t.mu.Lock()
+		t.trigger += lang.RandPoisson(t.streams.Throttle, e.throttleDelay)
+		scheduled = t.trigger
+		t.mu.Unlock()
+	}
 	now := e.nowUs()
 	if e.o.LatencyLimitUs > 0 && scheduled < now-e.o.LatencyLimitUs {
 		return scheduled, true, false
@@ -61,7 +73,7 @@ func (c *client) transaction(ctx context.Context, si int, scheduled int64) bool 
 	// try stays)
 	savedRNG := *c.rng
 	begin := e.nowUs()
-	if e.o.Rate <= 0 {
+	if !c.paced() {
 		scheduled = begin
 	}
 	for tries := 1; ; tries++ {
@@ -88,8 +100,12 @@ func (c *client) transaction(ctx context.Context, si int, scheduled int64) bool 
 		}
 		c.mu.Unlock()
 		if !retry {
+			c.failedAt = e.cmds[si][ci].n
 			c.account(si, scheduled, begin, tries, out, false)
 			return true
+		}
+		if c.sink != nil {
+			c.sink.Retry(e.cmds[si][ci].n)
 		}
 		*c.rng = savedRNG
 	}
@@ -143,6 +159,10 @@ func (c *client) rollback(ctx context.Context) bool {
 		return true
 	case 'T', 'E':
 		if err := c.conn.exec(rollbackSQL); err != nil {
+			if c.connLost(err) {
+				return false
+			}
+			c.err = err
 			c.e.printf("%s: error: client %d aborted while rolling back the transaction after an error; %s\n", progName, c.id, errorText(err))
 			return false
 		}
@@ -163,9 +183,14 @@ func (c *client) account(si int, scheduled, begin int64, tries int, out outcome,
 	e := c.e
 	now := e.nowUs()
 	latency, lag := float64(now-scheduled), float64(begin-scheduled)
+	paced := c.paced()
+	if c.sink != nil {
+		c.sink.Transaction(Tx{Latency: time.Duration(now-scheduled) * time.Microsecond, Lag: time.Duration(begin-scheduled) * time.Microsecond,
+			Paced: paced, Tries: tries, Skipped: skipped, Failed: out != succeeded, At: c.failedAt})
+	}
 	c.mu.Lock()
-	addTx(&c.stats, skipped, latency, lag, out, tries, e.o.Rate > 0)
-	addTx(&c.scripts[si].Stats, skipped, latency, lag, out, tries, e.o.Rate > 0)
+	addTx(&c.stats, skipped, latency, lag, out, tries, paced)
+	addTx(&c.scripts[si].Stats, skipped, latency, lag, out, tries, paced)
 	if !skipped && out == succeeded && e.o.LatencyLimitUs > 0 && int64(latency) > e.o.LatencyLimitUs {
 		c.late++
 	}

@@ -6,46 +6,26 @@
 // pgbench-shaped summary (summary.go) and the balance/history consistency
 // check (check.go).
 //
-// Clients run like pgbench's: on Linux each job (-j) is an event loop over
-// its clients' sockets, sending the scripts' protocol messages from reused
-// buffers (eventloop_linux.go over internal/pgwire, the low level it shares
-// with pgoltp pgbench's engine), which costs the same CPU per transaction
-// as pgbench.
-// Over TLS, on request, or on other systems, each client is a goroutine
-// going through pgconn instead (client.go). Both engines schedule and count
-// through the same bookkeeping (bookkeeping.go), so retries, failures,
-// skips, late transactions and lag mean the same in either.
+// Clients run on pgoltp pgbench's engine (internal/pgbench): one engine,
+// not two (issue 27). The built-in script's text (script.go) is given to it
+// with tpcb's own ways as hooks (engine.go, pgbench.Drive): the clients'
+// connections, each to the server of its turn (reads.go: select-only
+// clients on standbys); the run's clock and -T deadline, shared with the
+// meter; each client's measure.Poisson schedule (--rate, --phases); the
+// --stop-at-txns budget; a --part's own range of branches, as the script's
+// \set bid; and a lost connection handed to the reconnector (reconnect.go),
+// which records the outage and gives the client a new connection while
+// its loop goes on with the others. Each client's statements and
+// transactions come back through its sink (tally), which counts them into
+// a metrics.Local for measure.Meter: kinds per statement, schedule lag,
+// retried/failed/skipped/late. Each job (-j) is an event loop over its
+// clients' sockets, as in pgbench, and over TLS each client gets a loop of
+// its own. The keys come from pgbench's PRNG seeded by --seed, as pgoltp
+// pgbench --random-seed draws them (runs stored before the one engine drew
+// them from math/rand's PCG: the same distribution, another sequence).
 //
 // A database initialised by `pgbench -i -s N` runs under Run, and one loaded
 // by Load runs under pgbench. The package knows nothing about the CLI, the
 // managed cluster or the results store: it takes a DSN and options and
 // returns plain structs.
-//
-// One engine, not two (issue 27): what remains. The socket takeover, raw
-// system calls, CancelRequest and wire messages are shared (pgwire); the
-// transaction loop is not yet internal/pgbench's engine running the
-// built-in script. That engine lacks, as hooks a caller could set:
-//   - a measurement sink: it counts into pgbench's SimpleStats under a
-//     per-client mutex and its log files; tpcb needs each statement and
-//     transaction in a metrics.Local (kinds per statement, lag, the
-//     retried/failed/skipped/late counters) drained by measure.Meter for
-//     the series, windows, OnInterval and --stop-at-txns (measure.Budget);
-//   - per-client connection configs (reads.go sends select-only clients to
-//     standbys) where it dials one config for all;
-//   - a lost connection handed to a reconnector that records the outage and
-//     the in-doubt transaction and lets the client go on; pgbench aborts the
-//     client, and a pgx reconnect inside a coroutine would block its loop;
-//   - a start given by the caller (the group start gate, the run's clock
-//     and -T deadline shared with the meter) and measure.Poisson schedules
-//     with --rate phases, where it draws pgbench's -R gaps itself;
-//   - --group/--part key ranges (space): the built-in scripts draw
-//     random(1, 100000 * :scale); a part needs its own ranges, as -D
-//     variables or a script per part, and the draws (math/rand/v2 PCG from
-//     --seed today, pgbench's PRNG then) would change every stored run's
-//     sequence of keys.
-//
-// Each is a change to pgbench's hot path that has to keep its TAP suite and
-// its zero allocations per transaction; with them, eventloop_linux.go,
-// bookkeeping.go's scheduling and the goroutine engine (client.go, kept
-// for TLS and for clients after a reconnect) can go.
 package tpcb

@@ -44,11 +44,7 @@ type RunOptions struct {
 	Seed            uint64        `json:"seed"`          // --random-seed; 0 = from the clock
 	SnapshotEach    time.Duration `json:"snapshot_each"` // histogram snapshot interval (default 1 min)
 	SeriesEach      time.Duration `json:"series_each"`   // per-interval series point length (default 1 s)
-	// GoroutinePerClient runs each client in its own goroutine through pgconn
-	// instead of pgbench-style event loops over raw sockets (eventloop.go);
-	// TLS connections always do.
-	GoroutinePerClient bool      `json:"goroutine_per_client"`
-	Out                io.Writer `json:"-"` // progress lines ("progress: ..."); nil = none
+	Out             io.Writer     `json:"-"`             // progress lines ("progress: ..."); nil = none
 	// OnInterval, if set, gets each interval the series is built from (the
 	// transaction kind only), from the aggregating goroutine; it must return
 	// quickly and not keep the snapshot (workload.IntervalFunc).

@@ -2,7 +2,7 @@ package tpcb
 
 import (
 	"context"
-	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -10,25 +10,20 @@ import (
 	"github.com/pgoltp/pgoltp/internal/workload"
 )
 
-// TestDrawVarsStaysInThePartsBranches: a part draws each transaction's
-// branch uniformly from its own range, and accounts and tellers from all.
-func TestDrawVarsStaysInThePartsBranches(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	sp := space{scale: 10, bidFirst: 4, bidCount: 3}
-	var vals [numVars]int64
-	var text [numVars][]byte
-	seen := map[int64]bool{}
-	var maxAid int64
-	for range 2000 {
-		drawVars(rng, sp, &vals, &text)
-		if b := vals[varBid]; b < 4 || b > 6 {
-			t.Fatalf("bid %d outside the part's branches 4..6", b)
+// TestPartScriptDrawsItsBranches: a part's script draws each
+// transaction's branch from its own range, and accounts and tellers from
+// the whole database, as the whole run's (pgbench's own \set lines) does.
+func TestPartScriptDrawsItsBranches(t *testing.T) {
+	def, _ := ScriptTPCB.def()
+	part := def.script(space{scale: 10, bidFirst: 4, bidCount: 3})
+	whole := def.script(wholeSpace(10))
+	for _, want := range []string{`\set bid random(4, 6)`, `\set aid random(1, 100000 * :scale)`, `\set tid random(1, 10 * :scale)`} {
+		if !strings.Contains(part, want+"\n") {
+			t.Errorf("part's script lacks %q:\n%s", want, part)
 		}
-		seen[vals[varBid]] = true
-		maxAid = max(maxAid, vals[varAid])
 	}
-	if len(seen) != 3 || maxAid <= AccountsPerScale*6 {
-		t.Errorf("branches drawn %v, largest aid %d: want all of 4..6, and accounts from the whole database", seen, maxAid)
+	if !strings.Contains(whole, `\set bid random(1, 1 * :scale)`+"\n") || strings.Count(whole, "\n") != 4+len(def.stmts) {
+		t.Errorf("whole run's script:\n%s", whole)
 	}
 }
 

@@ -45,13 +45,13 @@ func (cc clientConfigs) of(i int) *pgconn.Config {
 
 // readSplit counts the clients' commits per node (nil without reads on
 // standbys).
-func readSplit(reads workload.Reads, books []*book, lag []workload.NodeLag) *workload.ReadSplit {
+func readSplit(reads workload.Reads, tallies []*tally, lag []workload.NodeLag) *workload.ReadSplit {
 	if !reads.On() {
 		return nil
 	}
 	perNode := make([]int64, len(reads.Nodes))
-	for i, b := range books {
-		perNode[reads.NodeOf(i)] += b.commits
+	for i, t := range tallies {
+		perNode[reads.NodeOf(i)] += t.commits
 	}
 	return workload.NewSplit(0, reads.Nodes, perNode, lag)
 }

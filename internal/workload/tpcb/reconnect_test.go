@@ -11,20 +11,19 @@ import (
 )
 
 // TestRunSurvivesServerRestart restarts (fast shutdown) and crashes (SIGKILL,
-// then crash recovery) the managed server in the middle of a run, on both
-// engines: every client reconnects and goes on, the run completes, reports
+// then crash recovery) the managed server in the middle of a run: every
+// client reconnects and goes on, the run completes, reports
 // the outages, and the check passes (a transaction in flight when the server
 // went is in doubt: it may or may not have committed).
 func TestRunSurvivesServerRestart(t *testing.T) {
 	cl := pgtest.Cluster(t)
 	dsn := loadedDatabase(t)
 	cases := []struct {
-		name       string
-		goroutines bool
-		crash      bool
+		name  string
+		crash bool
 	}{
-		{"eventloop/restart", false, false},
-		{"goroutines/kill", true, true},
+		{"restart", false},
+		{"kill", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,7 +45,7 @@ func TestRunSurvivesServerRestart(t *testing.T) {
 			// -race took over 6 s (clients were still reconnecting when an 8 s run
 			// ended): leave ample time after it.
 			const runFor = 20 * time.Second
-			res, err := Run(ctx, dsn, RunOptions{Clients: 3, Jobs: 1, Duration: runFor, GoroutinePerClient: tc.goroutines})
+			res, err := Run(ctx, dsn, RunOptions{Clients: 3, Jobs: 1, Duration: runFor})
 			if rerr := <-done; rerr != nil {
 				t.Fatalf("restarting the server: %v", rerr)
 			}

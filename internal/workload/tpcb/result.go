@@ -21,7 +21,7 @@ type RunResult struct {
 	Elapsed     time.Duration `json:"elapsed_ns"`      // from the first transaction to the last, connections excluded
 	ConnectTime time.Duration `json:"connect_time_ns"` // pgbench's "initial connection time"
 	Interrupted bool          `json:"interrupted"`     // ctx ended the run early
-	EventLoop   bool          `json:"event_loop"`      // clients ran in pgbench-style loops (else one goroutine each)
+	EventLoop   bool          `json:"event_loop"`      // clients ran in pgbench-style loops: always, since pgbench's engine runs them (false in runs stored before, for a goroutine each)
 
 	Committed int64   `json:"committed"` // "number of transactions actually processed"
 	Failed    int64   `json:"failed"`    // serialization failures/deadlocks out of tries

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -59,14 +58,15 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	clients, lag, err := openClients(ctx, cfgs, opts, &def, sp, rec, res)
+	conns, lag, err := openClients(ctx, cfgs, opts, res)
 	if err != nil {
 		return nil, err
 	}
-	defer closeClients(clients)
 	defer lag.Stop()
+	tallies := newTallies(rec, len(conns), &def, opts)
 	if opts.StartGate != nil {
 		if err := opts.StartGate(ctx); err != nil {
+			closeConns(conns)
 			return nil, err
 		}
 	}
@@ -81,16 +81,15 @@ func Run(ctx context.Context, dsn string, opts RunOptions) (*RunResult, error) {
 	if opts.Duration > 0 {
 		deadline = start.Add(opts.Duration)
 	}
-	books := newBooks(clients, &def, opts, start, deadline)
-	rc := newReconnector(ctx, cfgs, len(clients), deadline)
-	errs, looped, err := runClients(ctx, clients, books, rc, opts)
-	res.Split = readSplit(opts.Reads, books, lag.Stop())
+	rc := newReconnector(cfgs, deadline)
+	errs, err := runEngine(ctx, conns, tallies, &def, sp, opts, start, deadline, rc)
+	res.Split = readSplit(opts.Reads, tallies, lag.Stop())
 	if err != nil {
 		stopMeter()
 		return nil, err
 	}
 	rc.result(res)
-	res.EventLoop = looped
+	res.EventLoop = true
 	end := time.Now()
 	stopMeter()
 
@@ -126,28 +125,28 @@ func partSpace(part workload.Part, scale int, res *RunResult) (space, error) {
 // openClients connects the clients, once the standbys that take their
 // reads (if any) have caught up with the primary, and starts sampling the
 // standbys' lag.
-func openClients(ctx context.Context, cfgs clientConfigs, opts RunOptions, def *scriptDef, sp space, rec *metrics.Recorder, res *RunResult) ([]*client, *workload.LagWatch, error) {
+func openClients(ctx context.Context, cfgs clientConfigs, opts RunOptions, res *RunResult) ([]*pgconn.PgConn, *workload.LagWatch, error) {
 	if err := opts.Reads.CatchUp(ctx); err != nil {
 		return nil, nil, err
 	}
-	clients, connectTime, err := connectClients(ctx, cfgs, opts, def, sp, rec)
+	conns, connectTime, err := connectClients(ctx, cfgs, opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	res.ConnectTime = connectTime
 	lag, err := opts.Reads.WatchLag(ctx)
 	if err != nil {
-		closeClients(clients)
+		closeConns(conns)
 		return nil, nil, err
 	}
-	return clients, lag, nil
+	return conns, lag, nil
 }
 
-// closeClients closes the connections the run left open.
-func closeClients(clients []*client) {
-	for _, c := range clients {
-		if !c.conn.IsClosed() {
-			_ = c.conn.Close(context.Background())
+// closeConns closes the connections of a run that did not start.
+func closeConns(conns []*pgconn.PgConn) {
+	for _, c := range conns {
+		if c != nil {
+			_ = c.Close(context.Background())
 		}
 	}
 }
@@ -164,15 +163,6 @@ func (res *RunResult) fillMeasured(meter *measure.Meter, def *scriptDef, errs []
 	if res.Committed > 0 {
 		res.DriverCPUPer1k = res.DriverCPU.Seconds() / (float64(res.Committed) / 1000)
 	}
-}
-
-// newBooks opens each client's bookkeeping for a run from start.
-func newBooks(clients []*client, def *scriptDef, opts RunOptions, start, deadline time.Time) []*book {
-	books := make([]*book, len(clients))
-	for i, c := range clients {
-		books[i] = newBook(c.local, def, opts, i, start, deadline)
-	}
-	return books
 }
 
 // addClientErrors lists the clients that aborted, leaving out those only
@@ -230,32 +220,6 @@ func prepareRun(ctx context.Context, admin *pgx.Conn, opts RunOptions) (before S
 	return before, nil
 }
 
-// runClients runs the clients to the end, on event loops unless
-// GoroutinePerClient (or the platform has none), and returns each client's
-// error.
-func runClients(ctx context.Context, clients []*client, books []*book, rc *reconnector, opts RunOptions) (errs []error, looped bool, err error) {
-	if !opts.GoroutinePerClient {
-		if errs, looped, err = runLoops(ctx, clients, books, rc, opts); err != nil {
-			return nil, false, err
-		}
-		rc.wg.Wait() // clients that lost their connection went on as goroutines
-		for i := range errs {
-			if rc.handed[i] {
-				errs[i] = rc.errs[i]
-			}
-		}
-	}
-	if !looped {
-		errs = make([]error, len(clients))
-		var wg sync.WaitGroup
-		for i, c := range clients {
-			wg.Go(func() { errs[i] = rc.resume(i, c, books[i], c.loop(ctx, books[i])) })
-		}
-		wg.Wait()
-	}
-	return errs, looped, nil
-}
-
 // checkAfter reads the sums after the run, on a new connection when the
 // server went away during it (a restart), and checks them against before.
 func checkAfter(ctx context.Context, admin *pgx.Conn, dsn string, before Sums, def *scriptDef, res *RunResult) (*CheckResult, error) {
@@ -285,35 +249,27 @@ func notLoaded(err error) error {
 	return err
 }
 
-// connectClients opens and prepares every client's connection in parallel
-// and returns how long that took.
-func connectClients(ctx context.Context, cfgs clientConfigs, opts RunOptions, def *scriptDef, scale space, rec *metrics.Recorder) ([]*client, time.Duration, error) {
+// connectClients opens every client's connection in parallel and returns
+// how long that took.
+func connectClients(ctx context.Context, cfgs clientConfigs, opts RunOptions) ([]*pgconn.PgConn, time.Duration, error) {
 	t0 := time.Now()
-	clients := make([]*client, opts.Clients)
+	conns := make([]*pgconn.PgConn, opts.Clients)
 	var g errgroup.Group
-	for i := range clients {
-		local := rec.NewLocal()
+	for i := range conns {
 		g.Go(func() error {
 			conn, err := pgconn.ConnectConfig(ctx, cfgs.of(i))
 			if err != nil {
 				return fmt.Errorf("connecting client %d: %w", i, err)
 			}
-			seed := opts.Seed + uint64(i)*0x9e3779b97f4a7c15
-			if clients[i], err = newClient(ctx, conn, opts.Protocol, def, scale, seed, local); err != nil {
-				_ = conn.Close(context.Background())
-			}
-			return err
+			conns[i] = conn
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		for _, c := range clients {
-			if c != nil {
-				_ = c.conn.Close(context.Background())
-			}
-		}
+		closeConns(conns)
 		return nil, 0, err
 	}
-	return clients, time.Since(t0), nil
+	return conns, time.Since(t0), nil
 }
 
 // Scale returns the scale of the pgbench tables at dsn, or ErrNotLoaded

@@ -154,35 +154,31 @@ func TestRunTruncateHistoryLikePgbench(t *testing.T) {
 
 // TestStopAtTxnsRunsExactlyN: --stop-at-txns N over several clients starts
 // exactly N transactions in total and lets each finish, so without
-// serialization failures (read committed) exactly N commit, on both
-// engines; the live line estimates the time left.
+// serialization failures (read committed) exactly N commit; the live line
+// estimates the time left.
 func TestStopAtTxnsRunsExactlyN(t *testing.T) {
 	t.Parallel()
 	dsn := loadedDatabase(t)
-	for _, goroutines := range []bool{false, true} {
-		t.Run(map[bool]string{false: "eventloop", true: "goroutines"}[goroutines], func(t *testing.T) {
-			const n = 317 // not a multiple of the clients: the budget is shared, not split
-			var progress bytes.Buffer
-			res, err := Run(context.Background(), dsn, RunOptions{Clients: 4, Jobs: 2, StopAtTxns: n,
-				GoroutinePerClient: goroutines, Progress: time.Millisecond, SeriesEach: 10 * time.Millisecond, Out: &progress})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Committed+res.Failed != n || res.Failed != 0 || res.AbortedClients != 0 {
-				t.Fatalf("committed %d, failed %d, aborted %d (%v); want exactly %d committed", res.Committed, res.Failed, res.AbortedClients, res.Errors, n)
-			}
-			if res.Check == nil || !res.Check.OK || res.Check.Delta.HistoryRows != n {
-				t.Fatalf("check %+v, want ok with %d history rows", res.Check, n)
-			}
-			var out bytes.Buffer
-			res.WriteSummary(&out)
-			if !strings.Contains(out.String(), "number of transactions actually processed: 317/317") {
-				t.Errorf("summary:\n%s", out.String())
-			}
-			if !strings.Contains(progress.String(), "left (") {
-				t.Errorf("progress lines lack the time-left estimate:\n%s", progress.String())
-			}
-		})
+	const n = 317 // not a multiple of the clients: the budget is shared, not split
+	var progress bytes.Buffer
+	res, err := Run(context.Background(), dsn, RunOptions{Clients: 4, Jobs: 2, StopAtTxns: n,
+		Progress: time.Millisecond, SeriesEach: 10 * time.Millisecond, Out: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Committed+res.Failed != n || res.Failed != 0 || res.AbortedClients != 0 {
+		t.Fatalf("committed %d, failed %d, aborted %d (%v); want exactly %d committed", res.Committed, res.Failed, res.AbortedClients, res.Errors, n)
+	}
+	if res.Check == nil || !res.Check.OK || res.Check.Delta.HistoryRows != n {
+		t.Fatalf("check %+v, want ok with %d history rows", res.Check, n)
+	}
+	var out bytes.Buffer
+	res.WriteSummary(&out)
+	if !strings.Contains(out.String(), "number of transactions actually processed: 317/317") {
+		t.Errorf("summary:\n%s", out.String())
+	}
+	if !strings.Contains(progress.String(), "left (") {
+		t.Errorf("progress lines lack the time-left estimate:\n%s", progress.String())
 	}
 }
 

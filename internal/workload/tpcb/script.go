@@ -2,7 +2,6 @@ package tpcb
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -45,9 +44,6 @@ func (s statement) text() string {
 	return s.join(func(i int) string { return ":" + varNames[s.vars[i]] }) + ";"
 }
 
-// sql is the statement with $1..$n parameters.
-func (s statement) sql() string { return s.join(func(i int) string { return "$" + strconv.Itoa(i+1) }) }
-
 func (s statement) join(arg func(int) string) string {
 	var b strings.Builder
 	for i, p := range s.parts {
@@ -57,18 +53,6 @@ func (s statement) join(arg func(int) string) string {
 		}
 	}
 	return b.String()
-}
-
-// appendSimple appends the statement with the values inlined: the simple
-// protocol's query text. The values are integers the script generated.
-func (s statement) appendSimple(b []byte, vals *[numVars]int64) []byte {
-	for i, p := range s.parts {
-		b = append(b, p...)
-		if i < len(s.vars) {
-			b = strconv.AppendInt(b, vals[s.vars[i]], 10)
-		}
-	}
-	return b
 }
 
 func stmt(name string, parts []string, vars ...variable) statement {
@@ -114,14 +98,45 @@ func (s Script) def() (scriptDef, error) {
 func (s Script) ReadOnly() bool { return s == ScriptSelectOnly }
 
 // setLines are the script's \set commands as pgbench prints them.
-func (d scriptDef) setLines() []string {
+func (d scriptDef) setLines() []string { return d.sets(space{}) }
+
+// sets are the \set commands drawing from sp: pgbench's, or with a part's
+// branches (--part) its own range of bid.
+func (d scriptDef) sets(sp space) []string {
 	if len(d.stmts) == 1 {
 		return []string{`\set aid random(1, 100000 * :scale)`}
 	}
+	bid := `\set bid random(1, 1 * :scale)`
+	if sp.bidFirst > 0 && sp.bidCount != BranchesPerScale*sp.scale {
+		bid = fmt.Sprintf(`\set bid random(%d, %d)`, sp.bidFirst, sp.bidFirst+sp.bidCount-1)
+	}
 	return []string{
 		`\set aid random(1, 100000 * :scale)`,
-		`\set bid random(1, 1 * :scale)`,
+		bid,
 		`\set tid random(1, 10 * :scale)`,
 		`\set delta random(-5000, 5000)`,
 	}
+}
+
+// script is the script's text for pgbench's engine, drawing from sp.
+func (d scriptDef) script(sp space) string {
+	lines := d.sets(sp)
+	for _, s := range d.stmts {
+		lines = append(lines, s.text())
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// space is what the clients draw from: the scale, and the branches of this
+// process (all of them, or a part's range with --part: accounts and
+// tellers are still drawn from the whole database, as pgbench draws them
+// independently of the branch).
+type space struct {
+	scale              int64
+	bidFirst, bidCount int64
+}
+
+// wholeSpace draws every branch of scale, as pgbench does.
+func wholeSpace(scale int64) space {
+	return space{scale: scale, bidFirst: 1, bidCount: BranchesPerScale * scale}
 }
