@@ -49,13 +49,16 @@ trap cleanup EXIT
 # The start is PostgreSQL's defaults: nothing set with ALTER SYSTEM.
 "$PGOLTP" cluster psql --lab "$LAB" -- -XAtc "ALTER SYSTEM RESET ALL" >/dev/null
 
+# A search whose best is not shown better exits 1 after its summary (--format
+# refuses the unproven candidate): that is a result, and the next search runs.
+refused() { echo "(tune exited $1: see the summary above)"; }
 common=(--lab "$LAB" --budget "$BUDGET" --trial "$TRIAL" --seed "$SEED" --format conf ${EXTRA:-})
 if [ "$ONLY" != tpcb ]; then
   echo "== TPC-C, $WAREHOUSES warehouses, no-wait, $CONNS connections: $BUDGET trials of $TRIAL"
-  "$PGOLTP" tune "${common[@]}" --workload tpcc --warehouses "$WAREHOUSES" --conns "$CONNS" --objective tpmc
+  "$PGOLTP" tune "${common[@]}" --workload tpcc --warehouses "$WAREHOUSES" --conns "$CONNS" --objective tpmc || refused $?
 fi
 if [ "$ONLY" != tpcc ]; then
   echo "== TPC-B, scale $SCALE, $CLIENTS clients: $BUDGET trials of $TRIAL"
-  "$PGOLTP" tune "${common[@]}" --workload tpcb --scale "$SCALE" --clients "$CLIENTS" --objective tps
+  "$PGOLTP" tune "${common[@]}" --workload tpcb --scale "$SCALE" --clients "$CLIENTS" --objective tps || refused $?
 fi
 echo "search states (every trial, baseline drift): $LAB/tune/*.json"
