@@ -101,7 +101,10 @@ func (r *Result) WriteText(w io.Writer) error {
 func (r *Result) writeVerdict(p func(string, ...any)) {
 	gains := func() {
 		p("  gain over the start:      %s (objective %s)", effectText(r.VsStart), r.Objective)
-		if r.VsAdvise.Pairs > 0 {
+		switch {
+		case r.BestIsAdvise:
+			p("  gain over advise's:       none: the best is advise's configuration")
+		case r.VsAdvise.Pairs > 0:
 			p("  gain over advise's:       %s", effectText(r.VsAdvise))
 		}
 	}

@@ -533,7 +533,12 @@ func (s *session) confirm(res *Result, cands []search.Point) (better bool, err e
 	res.Best, res.VsStart, res.Confirmed = s.space.Settings(cands[bestIdx]), bestEffect, true
 	if len(t.Advise) > 0 && len(s.warm) > 0 && !res.Interrupted {
 		adv := s.space.Settings(s.warm[0])
-		if e, err := s.paired(adv, res.Best, RoleAdvise, "best vs advise"); err == nil {
+		if maps.Equal(adv, res.Best) {
+			// Trial 1 won: pairs of a configuration against itself would
+			// only measure the machine's noise.
+			res.BestIsAdvise = true
+			t.logf("best vs advise: the best is advise's configuration (not compared with itself)")
+		} else if e, err := s.paired(adv, res.Best, RoleAdvise, "best vs advise"); err == nil {
 			res.VsAdvise = e
 			t.logf("best vs advise: %s", effectText(e))
 		} else if errors.Is(err, errInterrupted) {

@@ -54,6 +54,7 @@ type Search struct {
 	Confirmed    bool              `json:"confirmed"` // re-run against the baseline (false: interrupted, best so far)
 	VsStart      stats.Effect      `json:"gain_over_start"`
 	VsAdvise     stats.Effect      `json:"gain_over_advise"`
+	BestIsAdvise bool              `json:"best_is_advise,omitempty"` // the best is advise's configuration: VsAdvise not measured
 	Ablation     []Contribution    `json:"ablation"`
 	Kept         map[string]string `json:"kept"`    // the settings to keep: changed from the start and not dropped
 	Dropped      []string          `json:"dropped"` // changed in the best, but removing them cost nothing measurable
