@@ -18,7 +18,15 @@ import (
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+// TestMain removes the binary the tests built: every run of the suite would
+// otherwise leave 40 MB in the temporary directory.
+func TestMain(m *testing.M) {
+	code := pgtest.Run(m)
+	if binPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
 
 var (
 	buildOnce sync.Once
