@@ -49,15 +49,32 @@ for c in $CASES; do
   done
 done
 python3 - "$WORK/res" <<'PY'
-import sys, statistics as st
+import math, sys, statistics as st
 rows = {}
 for line in open(sys.argv[1]):
     c, tool, tps, cpu = line.split()
     rows.setdefault((c, tool), []).append((float(tps), float(cpu)))
+# Two-sided 95% t quantiles by degrees of freedom (normal beyond 30).
+T95 = [12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26, 2.23, 2.20, 2.18, 2.16, 2.14, 2.13,
+       2.12, 2.11, 2.10, 2.09, 2.09, 2.08, 2.07, 2.07, 2.06, 2.06, 2.06, 2.05, 2.05, 2.05, 2.04]
+def paired(a, b):
+    """Geometric mean of the per-round ratios a/b with its 95% interval: the two
+    runs of a round are adjacent, so what drifts between rounds cancels."""
+    logs = [math.log(x / y) for x, y in zip(a, b)]
+    m = st.mean(logs)
+    if len(logs) < 2:
+        return f"{math.exp(m):.3f}"
+    h = T95[min(len(logs) - 1, len(T95)) - 1] * st.stdev(logs) / math.sqrt(len(logs))
+    return f"{math.exp(m):.3f} ({math.exp(m - h):.3f} .. {math.exp(m + h):.3f})"
 print("## medians (ratios pgoltp/pgbench; targets tps >= 0.97, CPU <= 1.10)")
 for c in sorted({k[0] for k in rows}):
     t = {tool: st.median(x[0] for x in rows[(c, tool)]) for tool in ("pgbench", "pgoltp")}
     u = {tool: st.median(x[1] for x in rows[(c, tool)]) for tool in ("pgbench", "pgoltp")}
     print(f"case {c}: tps pgbench {t['pgbench']:.0f} pgoltp {t['pgoltp']:.0f} ratio {t['pgoltp']/t['pgbench']:.3f}; "
           f"CPU-s/1k pgbench {u['pgbench']:.4f} pgoltp {u['pgoltp']:.4f} ratio {u['pgoltp']/u['pgbench']:.2f}")
+print("## per-round ratios pgoltp/pgbench, geometric mean (95% interval)")
+for c in sorted({k[0] for k in rows}):
+    a, b = rows[(c, "pgoltp")], rows[(c, "pgbench")]
+    print(f"case {c}: tps {paired([x[0] for x in a], [x[0] for x in b])}; "
+          f"CPU {paired([x[1] for x in a], [x[1] for x in b])}")
 PY
