@@ -44,8 +44,8 @@ func TestCollectorsAroundPgbench(t *testing.T) {
 			max[p.Metric] = p.Value
 		}
 	}
-	positive := []string{"pg.xact.commits_per_s", "pg.wal.mb_per_s", "pg.tuples.written_per_s", "pg.sessions.total", "os.context_switches_per_s"}
-	present := []string{"os.cpu.user_pct", "os.cpu.iowait_pct", "os.run_queue", "os.mem.dirty_mb", "pg.blks.hit_ratio_pct", "pg.table.dead_tuples", "pg.buffers.checkpointer_per_s"}
+	positive := []string{"pg.xact.commits_per_s", "pg.blks.hit_per_s", "pg.wal.mb_per_s", "pg.tuples.written_per_s", "pg.sessions.total", "os.context_switches_per_s"}
+	present := []string{"os.cpu.user_pct", "os.cpu.iowait_pct", "os.run_queue", "os.mem.dirty_mb", "pg.blks.hit_ratio_pct", "pg.blks.read_per_xact", "pg.table.dead_tuples", "pg.buffers.checkpointer_per_s"}
 	for _, m := range positive {
 		if max[m] <= 0 {
 			t.Errorf("%s never above zero (max %v)", m, max[m])

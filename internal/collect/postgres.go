@@ -286,6 +286,7 @@ func (s *pgSampler) sample(ctx context.Context, conn *pgx.Conn, at time.Time, ad
 		rate("pg.xact.commits_per_s", "commits", 1)
 		rate("pg.xact.rollbacks_per_s", "rollbacks", 1)
 		rate("pg.blks.read_per_s", "blks_read", 1)
+		rate("pg.blks.hit_per_s", "blks_hit", 1)
 		rate("pg.temp.mb_per_s", "temp_bytes", 1e-6)
 		rate("pg.tuples.read_per_s", "tup_read", 1)
 		rate("pg.tuples.written_per_s", "tup_written", 1)
@@ -300,6 +301,11 @@ func (s *pgSampler) sample(ctx context.Context, conn *pgx.Conn, at time.Time, ad
 		if read, ok := d("blks_read"); ok {
 			if hit, ok := d("blks_hit"); ok && hit+read > 0 {
 				add("pg.blks.hit_ratio_pct", "", 100*hit/(hit+read))
+			}
+			commits, ok1 := d("commits")
+			rollbacks, ok2 := d("rollbacks")
+			if ok1 && ok2 && commits+rollbacks > 0 {
+				add("pg.blks.read_per_xact", "", read/(commits+rollbacks))
 			}
 		}
 		if v, ok := d("deadlocks"); ok && v > 0 {

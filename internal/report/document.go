@@ -24,15 +24,20 @@ type document struct {
 	Sections   []section    // collector charts
 	LongRun    *LongRun     // per-hour drift panels; nil for runs under LongRunPanelsFrom
 	Markers    []marker
-	Spans      []span // outside the measured interval
-	X0, X1     float64
-	Waits      []waitRow
-	WaitChart  template.HTML
-	WaitTotal  int64
-	Changed    []collect.Setting
-	Facts      map[string][]collect.Fact // by scope
-	Cost       *collect.Cost
-	Data       template.JS // chart data for the cursor and tooltips
+	// EventSummary counts Markers by kind; FoldEvents hides their table
+	// behind it when there are more than manyEvents.
+	EventSummary string
+	FoldEvents   bool
+	Spans        []span // outside the measured interval
+	X0, X1       float64
+	Waits        []waitRow
+	WaitChart    template.HTML
+	WaitTotal    int64
+	Changed      []collect.Setting
+	Facts        map[string][]collect.Fact // by scope
+	Cost         *collect.Cost
+	IO           *ioPicture  // nil without collector samples
+	Data         template.JS // chart data for the cursor and tooltips
 }
 
 // waitRow is one line of the wait-event profile.
@@ -53,6 +58,7 @@ func newDocument(r *store.Run, now time.Time) *document {
 	d.Headline, d.Statements = splitStatements(r.Headline)
 	d.Main = throughputCharts(r)
 	d.Sections = collectorCharts(r.Samples, r.StartedAt)
+	d.IO = newIOPicture(r.Samples, r.MeasureStart, r.MeasureEnd)
 	if g := growthCharts(r.StartedAt, r.Samples); len(g) > 0 {
 		d.Sections = append(d.Sections, section{Title: "Growth", Charts: g})
 	}
@@ -97,6 +103,10 @@ func newDocument(r *store.Run, now time.Time) *document {
 			c := s.Cost
 			d.Cost = &c
 		}
+	}
+	if len(d.Markers) > 0 {
+		d.EventSummary = eventSummary(d.Markers, r.Duration().Seconds())
+		d.FoldEvents = len(d.Markers) > manyEvents
 	}
 	d.Data = chartData(all, d.X0, d.X1)
 	return d

@@ -15,6 +15,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/pgtest/browser"
 	"github.com/pgoltp/pgoltp/internal/pgtest/pgbench"
@@ -213,6 +214,12 @@ func TestHTMLOfSparseRuns(t *testing.T) {
 			Latency: map[string]*hdrhistogram.Snapshot{"hot.sql": histOf(1200, 5000), "builtin: select only": histOf(250, 900)}},
 			[]string{`id="statement-table"`, ">hot.sql<", `random_zipfian(1, :hot, 1.1)`, ">builtin: select only<", ">0.250<"},
 			[]string{`<div class="n">statement`}},
+		// data larger than memory: the I/O paragraph; 30 checkpoints: a
+		// summary line, the table folded behind it
+		{"io", &store.Run{ID: "r5", Workload: "tpcc", Status: store.Complete, StartedAt: start, EndedAt: start.Add(40 * time.Second),
+			Samples: ioSamples(start)},
+			[]string{`id="io-picture"`, "larger than memory", "2.0 blocks read per transaction", `id="events-summary"`,
+				"30 events: 30 checkpoint (30 requested; one every 1 s)", "<details><summary>every event</summary>"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -231,4 +238,22 @@ func TestHTMLOfSparseRuns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ioSamples is 40 seconds of a run on data twice the memory, with a
+// requested checkpoint every 1.33 s.
+func ioSamples(start time.Time) *collect.Samples {
+	s := &collect.Samples{Start: start, End: start.Add(40 * time.Second), Facts: []collect.Fact{
+		{Scope: "server", Name: "database_size_after", Value: "8589934592"}, {Scope: "os", Name: "memory", Value: "4 GiB"}}}
+	for i := 1; i <= 40; i++ {
+		at := start.Add(time.Duration(i) * time.Second)
+		s.Points = append(s.Points, collect.Point{At: at, Metric: "pg.xact.commits_per_s", Value: 500},
+			collect.Point{At: at, Metric: "pg.xact.rollbacks_per_s", Value: 0},
+			collect.Point{At: at, Metric: "pg.blks.read_per_s", Value: 1000},
+			collect.Point{At: at, Metric: "pg.blks.hit_per_s", Value: 9000})
+		if i%4 != 0 && len(s.Events) < 30 {
+			s.Events = append(s.Events, collect.Event{At: at, Kind: "checkpoint", Detail: "requested checkpoint"})
+		}
+	}
+	return s
 }

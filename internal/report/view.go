@@ -141,6 +141,7 @@ var collectorSections = []struct {
 	{"Database activity", []chartSpec{
 		{"Transactions seen by the server", "/s", []string{"pg.xact.commits_per_s", "pg.xact.rollbacks_per_s"}, map[string]string{"pg.xact.commits_per_s": "commits", "pg.xact.rollbacks_per_s": "rollbacks"}},
 		{"Buffer cache hit ratio", "%", []string{"pg.blks.hit_ratio_pct"}, map[string]string{"pg.blks.hit_ratio_pct": "hit ratio"}},
+		{"Blocks read per transaction from outside shared buffers (OS cache or disk)", "blocks", []string{"pg.blks.read_per_xact"}, map[string]string{"pg.blks.read_per_xact": "reads"}},
 		{"Sessions", "sessions", []string{"pg.sessions.active", "pg.sessions.idle_in_xact", "pg.sessions.total"},
 			map[string]string{"pg.sessions.active": "active", "pg.sessions.idle_in_xact": "idle in transaction", "pg.sessions.total": "connected"}},
 		{"Dead tuples", "tuples", []string{"pg.table.dead_tuples"}, map[string]string{"pg.table.dead_tuples": ""}},
