@@ -268,60 +268,66 @@ func (s *pgSampler) sample(ctx context.Context, conn *pgx.Conn, at time.Time, ad
 		add("pg."+metric, key, v)
 	}
 	if !s.prevAt.IsZero() {
-		secs := at.Sub(s.prevAt).Seconds()
-		d := func(name string) (float64, bool) {
-			prev, ok := s.prev[name]
-			cur, ok2 := t.counters[name]
-			if !ok || !ok2 || cur < prev { // reset or missing: no rate this tick
-				return 0, false
-			}
-			return cur - prev, true
-		}
-		rate := func(metric, name string, scale float64) {
-			if v, ok := d(name); ok && secs > 0 {
-				_, key := splitKey(name)
-				add(metric, key, v*scale/secs)
-			}
-		}
-		rate("pg.xact.commits_per_s", "commits", 1)
-		rate("pg.xact.rollbacks_per_s", "rollbacks", 1)
-		rate("pg.blks.read_per_s", "blks_read", 1)
-		rate("pg.blks.hit_per_s", "blks_hit", 1)
-		rate("pg.temp.mb_per_s", "temp_bytes", 1e-6)
-		rate("pg.tuples.read_per_s", "tup_read", 1)
-		rate("pg.tuples.written_per_s", "tup_written", 1)
-		rate("pg.wal.mb_per_s", "wal_bytes", 1e-6)
-		rate("pg.wal.fpi_per_s", "wal_fpi", 1)
-		rate("pg.wal.records_per_s", "wal_records", 1)
-		rate("pg.buffers.checkpointer_per_s", "buffers_checkpoint", 1)
-		rate("pg.buffers.bgwriter_per_s", "buffers_clean", 1)
-		if s.major < 17 {
-			rate("pg.buffers.backend_per_s", "buffers_backend", 1)
-		}
-		if read, ok := d("blks_read"); ok {
-			if hit, ok := d("blks_hit"); ok && hit+read > 0 {
-				add("pg.blks.hit_ratio_pct", "", 100*hit/(hit+read))
-			}
-			commits, ok1 := d("commits")
-			rollbacks, ok2 := d("rollbacks")
-			if ok1 && ok2 && commits+rollbacks > 0 {
-				add("pg.blks.read_per_xact", "", read/(commits+rollbacks))
-			}
-		}
-		if v, ok := d("deadlocks"); ok && v > 0 {
-			event(Event{At: at, Kind: "deadlock", Detail: fmt.Sprintf("%.0f deadlock(s)", v)})
-		}
-		for name := range t.counters {
-			switch metric, _ := splitKey(name); metric {
-			case "io_reads", "io_writes", "io_fsyncs":
-				rate("pg.io."+metric[3:]+"_per_s", name, 1)
-			}
-		}
+		s.rates(at, t, add, event)
 	}
 	s.checkpointEvents(at, t, event)
 	s.senderEvents(at, t, event)
 	s.prevAt, s.prev = at, t.counters
 	return nil
+}
+
+// rates appends the counters' rates since the previous tick, and what is
+// derived from them (hit ratio, reads per transaction, deadlocks).
+func (s *pgSampler) rates(at time.Time, t *tick, add func(metric, key string, v float64), event func(Event)) {
+	secs := at.Sub(s.prevAt).Seconds()
+	d := func(name string) (float64, bool) {
+		prev, ok := s.prev[name]
+		cur, ok2 := t.counters[name]
+		if !ok || !ok2 || cur < prev { // reset or missing: no rate this tick
+			return 0, false
+		}
+		return cur - prev, true
+	}
+	rate := func(metric, name string, scale float64) {
+		if v, ok := d(name); ok && secs > 0 {
+			_, key := splitKey(name)
+			add(metric, key, v*scale/secs)
+		}
+	}
+	rate("pg.xact.commits_per_s", "commits", 1)
+	rate("pg.xact.rollbacks_per_s", "rollbacks", 1)
+	rate("pg.blks.read_per_s", "blks_read", 1)
+	rate("pg.blks.hit_per_s", "blks_hit", 1)
+	rate("pg.temp.mb_per_s", "temp_bytes", 1e-6)
+	rate("pg.tuples.read_per_s", "tup_read", 1)
+	rate("pg.tuples.written_per_s", "tup_written", 1)
+	rate("pg.wal.mb_per_s", "wal_bytes", 1e-6)
+	rate("pg.wal.fpi_per_s", "wal_fpi", 1)
+	rate("pg.wal.records_per_s", "wal_records", 1)
+	rate("pg.buffers.checkpointer_per_s", "buffers_checkpoint", 1)
+	rate("pg.buffers.bgwriter_per_s", "buffers_clean", 1)
+	if s.major < 17 {
+		rate("pg.buffers.backend_per_s", "buffers_backend", 1)
+	}
+	if read, ok := d("blks_read"); ok {
+		if hit, ok := d("blks_hit"); ok && hit+read > 0 {
+			add("pg.blks.hit_ratio_pct", "", 100*hit/(hit+read))
+		}
+		commits, ok1 := d("commits")
+		rollbacks, ok2 := d("rollbacks")
+		if ok1 && ok2 && commits+rollbacks > 0 {
+			add("pg.blks.read_per_xact", "", read/(commits+rollbacks))
+		}
+	}
+	if v, ok := d("deadlocks"); ok && v > 0 {
+		event(Event{At: at, Kind: "deadlock", Detail: fmt.Sprintf("%.0f deadlock(s)", v)})
+	}
+	for name := range t.counters {
+		switch metric, _ := splitKey(name); metric {
+		case "io_reads", "io_writes", "io_fsyncs":
+			rate("pg.io."+metric[3:]+"_per_s", name, 1)
+		}
+	}
 }
 
 // checkpointEvents emits one event per finished checkpoint, at the time it
