@@ -23,13 +23,7 @@ func eventSummary(ms []marker, seconds float64) string {
 			starts[first]++
 		}
 	}
-	kinds := make([]string, 0, len(counts))
-	for k := range counts {
-		kinds = append(kinds, k)
-	}
-	sort.Slice(kinds, func(i, j int) bool {
-		return counts[kinds[i]] > counts[kinds[j]] || counts[kinds[i]] == counts[kinds[j]] && kinds[i] < kinds[j]
-	})
+	kinds := sortedByCount(counts)
 	var parts []string
 	for _, k := range kinds {
 		p := fmt.Sprintf("%d %s", counts[k], k)
@@ -53,6 +47,7 @@ func eventSummary(ms []marker, seconds float64) string {
 	return fmt.Sprintf("%d %s: %s", len(ms), noun, strings.Join(parts, ", "))
 }
 
+// sortedByCount is m's keys, the largest count first (ties by name).
 func sortedByCount(m map[string]int) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
