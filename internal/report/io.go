@@ -27,6 +27,10 @@ type ioPicture struct {
 	has         map[string]bool
 }
 
+// ioMetrics are the collector's metrics the I/O paragraph reads.
+var ioMetrics = []string{"pg.xact.commits_per_s", "pg.xact.rollbacks_per_s", "pg.blks.read_per_s", "pg.blks.hit_per_s",
+	"pg.blks.hit_ratio_pct", "os.cpu.iowait_pct", "os.disk.read_mb_per_s", "os.disk.read_iops"}
+
 // newIOPicture sums the collector's per-tick figures inside [from, to) (the
 // whole run when from is zero); nil when the run has none.
 func newIOPicture(s *collect.Samples, from, to time.Time) *ioPicture {
@@ -36,16 +40,22 @@ func newIOPicture(s *collect.Samples, from, to time.Time) *ioPicture {
 	in := func(at time.Time) bool {
 		return from.IsZero() || (!at.Before(from) && (to.IsZero() || at.Before(to)))
 	}
+	// Only the metrics the paragraph uses: a run of days holds millions of points.
 	sums, ticks := map[string]float64{}, map[string]map[time.Time]bool{}
+	for _, m := range ioMetrics {
+		ticks[m] = nil
+	}
 	for _, p := range s.Points {
-		if !in(p.At) {
+		seen, used := ticks[p.Metric]
+		if !used || !in(p.At) {
 			continue
 		}
 		sums[p.Metric] += p.Value
-		if ticks[p.Metric] == nil {
-			ticks[p.Metric] = map[time.Time]bool{}
+		if seen == nil {
+			seen = map[time.Time]bool{}
+			ticks[p.Metric] = seen
 		}
-		ticks[p.Metric][p.At] = true
+		seen[p.At] = true
 	}
 	mean := func(m string) float64 { return sums[m] / float64(max(len(ticks[m]), 1)) } // per tick, keys (disks) summed
 	io := &ioPicture{has: map[string]bool{}}
