@@ -383,18 +383,40 @@ func createTables(ctx context.Context, db interface {
 	})
 }
 
-// fillTables streams the rows of units over parallel workers, then builds the
-// primary keys and indexes and analyzes, timing each phase into stats.
+// fillTables streams the rows of units over parallel workers, building each
+// relation's primary key and indexes as soon as its data is in (loadQueue),
+// then attaches the keys and analyzes, timing each phase into stats: the
+// data phase ends with the last COPY, the index phase with the last build.
 func fillTables(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOptions, units []rowSource, kept map[string]bool, prog *loadProgress, stats *LoadStats) error {
 	workers, jobs, err := openCopy(ctx, conn, pathDSN, opts, units, kept)
 	if err != nil {
 		return err
 	}
 	defer closeWorkers(context.WithoutCancel(ctx), workers)
+	if err := prepareBuilds(ctx, workers); err != nil {
+		return err
+	}
 
 	t0 := time.Now()
-	rows, err := loadData(ctx, workers, jobs, prog.counts)
-	if err != nil {
+	builds, attach := indexPlan(opts.SchemaOptions)
+	var mu sync.Mutex
+	rows := map[string]int64{}
+	var dataEnd time.Time
+	q := newLoadQueue(jobs, builds, func(left int) {
+		dataEnd = time.Now()
+		prog.phase(fmt.Sprintf("building the last %d of %d indexes", left, len(builds)))
+	})
+	copyTask := func(ctx context.Context, c *pgx.Conn, j *copyJob) error {
+		n, err := j.run(ctx, c, prog.counts)
+		mu.Lock()
+		rows[j.table.name] += n
+		mu.Unlock()
+		return err
+	}
+	if err := q.run(ctx, workers, copyTask, buildIndex); err != nil {
+		return err
+	}
+	if err := attachIndexes(ctx, workers[0], attach); err != nil {
 		return err
 	}
 	if stats.Rows == nil {
@@ -403,15 +425,7 @@ func fillTables(ctx context.Context, conn *pgx.Conn, pathDSN string, opts LoadOp
 	for t, n := range rows {
 		stats.Rows[t] += n
 	}
-	stats.Data = time.Since(t0)
-
-	t0 = time.Now()
-	builds, attach := indexPlan(opts.SchemaOptions)
-	prog.phase(fmt.Sprintf("building %d indexes", len(builds)))
-	if err := buildIndexes(ctx, workers, builds, attach); err != nil {
-		return err
-	}
-	stats.Index = time.Since(t0)
+	stats.Data, stats.Index = dataEnd.Sub(t0), time.Since(dataEnd)
 
 	t0 = time.Now()
 	prog.phase("analyzing")
@@ -540,7 +554,21 @@ func loadData(ctx context.Context, conns []*pgx.Conn, jobs []copyJob, progress *
 // buildIndexes builds the indexes in parallel, biggest first, then attaches
 // them as primary keys (and adds foreign keys) one at a time.
 func buildIndexes(ctx context.Context, conns []*pgx.Conn, builds []indexBuild, attach []string) error {
-	slices.SortStableFunc(builds, func(a, b indexBuild) int { return b.cost - a.cost })
+	if err := prepareBuilds(ctx, conns); err != nil {
+		return err
+	}
+	sortBuilds(builds)
+	err := runParallel(ctx, conns, len(builds), func(ctx context.Context, conn *pgx.Conn, i int) error {
+		return buildIndex(ctx, conn, &builds[i])
+	})
+	if err != nil {
+		return err
+	}
+	return attachIndexes(ctx, conns[0], attach)
+}
+
+// prepareBuilds sets the workers' sessions up for index builds.
+func prepareBuilds(ctx context.Context, conns []*pgx.Conn) error {
 	for _, c := range conns {
 		// Our own parallelism already fills the CPUs; a sort that fits in
 		// memory avoids temp files. Session settings only.
@@ -552,17 +580,26 @@ func buildIndexes(ctx context.Context, conns []*pgx.Conn, builds []indexBuild, a
 			return err
 		}
 	}
-	err := runParallel(ctx, conns, len(builds), func(ctx context.Context, conn *pgx.Conn, i int) error {
-		if _, err := conn.Exec(ctx, builds[i].sql); err != nil {
-			return fmt.Errorf("%s: %w", builds[i].sql, err)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
+	return nil
+}
+
+// sortBuilds puts the biggest builds first.
+func sortBuilds(builds []indexBuild) {
+	slices.SortStableFunc(builds, func(a, b indexBuild) int { return b.cost - a.cost })
+}
+
+func buildIndex(ctx context.Context, conn *pgx.Conn, b *indexBuild) error {
+	if _, err := conn.Exec(ctx, b.sql); err != nil {
+		return fmt.Errorf("%s: %w", b.sql, err)
 	}
+	return nil
+}
+
+// attachIndexes turns the built indexes into primary keys and adds the
+// foreign keys, one statement at a time.
+func attachIndexes(ctx context.Context, conn *pgx.Conn, attach []string) error {
 	for _, stmt := range attach {
-		if _, err := conns[0].Exec(ctx, stmt); err != nil {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("%s: %w", stmt, err)
 		}
 	}

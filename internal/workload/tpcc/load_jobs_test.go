@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -33,8 +34,12 @@ func TestPlanCopyJobs(t *testing.T) {
 			t.Errorf("2 workers: job %s freeze=%v", j.rel, j.freeze)
 		}
 	}
-	if jobs[0].rel != "stock" {
-		t.Errorf("biggest job first: got %s", jobs[0].rel)
+	var order []string
+	for _, j := range jobs {
+		order = append(order, j.rel)
+	}
+	if !slices.Equal(order, copyOrder) {
+		t.Errorf("2 workers: tables loaded in the order %v, want %v", order, copyOrder)
 	}
 
 	// Eight workers: stock and others are too big for one worker and are
@@ -57,6 +62,14 @@ func TestPlanCopyJobs(t *testing.T) {
 	}
 	if stockSlices < 2 {
 		t.Errorf("8 workers: stock in %d jobs, want it split", stockSlices)
+	}
+	// A table's slices are handed out together, so that it is complete early.
+	seen := map[string]bool{}
+	for i, j := range jobs {
+		if seen[j.rel] && jobs[i-1].rel != j.rel {
+			t.Errorf("8 workers: %s's slices are not together", j.rel)
+		}
+		seen[j.rel] = true
 	}
 
 	// Partitions: one job per partition, named after it.

@@ -259,6 +259,7 @@ func (t tableDef) createSQL(o SchemaOptions) []string {
 // because they take an exclusive lock on the table.
 type indexBuild struct {
 	table string // for progress and ordering
+	rel   string // the relation it reads: the table, or one of its partitions
 	sql   string
 	cost  int // relative size, to start the biggest builds first
 }
@@ -272,7 +273,7 @@ func indexPlan(o SchemaOptions) (builds []indexBuild, attach []string) {
 		if len(t.primaryKey) > 0 {
 			pk := strings.Join(t.primaryKey, ", ")
 			for _, p := range parts {
-				builds = append(builds, indexBuild{t.name, fmt.Sprintf("CREATE UNIQUE INDEX %s_pkey ON %s (%s)", p, p, pk), cost / len(parts)})
+				builds = append(builds, indexBuild{t.name, p, fmt.Sprintf("CREATE UNIQUE INDEX %s_pkey ON %s (%s)", p, p, pk), cost / len(parts)})
 			}
 			for _, p := range parts {
 				attach = append(attach, fmt.Sprintf("ALTER TABLE %s ADD CONSTRAINT %s_pkey PRIMARY KEY USING INDEX %s_pkey", p, p, p))
@@ -286,11 +287,11 @@ func indexPlan(o SchemaOptions) (builds []indexBuild, attach []string) {
 		for _, ix := range t.indexes {
 			cols := strings.Join(ix.columns, ", ")
 			if !t.partitioned(o) {
-				builds = append(builds, indexBuild{t.name, fmt.Sprintf("CREATE INDEX %s ON %s (%s)", ix.name, t.name, cols), cost})
+				builds = append(builds, indexBuild{t.name, t.name, fmt.Sprintf("CREATE INDEX %s ON %s (%s)", ix.name, t.name, cols), cost})
 				continue
 			}
 			for _, p := range parts {
-				builds = append(builds, indexBuild{t.name, fmt.Sprintf("CREATE INDEX %s_%s ON %s (%s)", p, strings.TrimPrefix(ix.name, t.name+"_"), p, cols), cost / len(parts)})
+				builds = append(builds, indexBuild{t.name, p, fmt.Sprintf("CREATE INDEX %s_%s ON %s (%s)", p, strings.TrimPrefix(ix.name, t.name+"_"), p, cols), cost / len(parts)})
 			}
 			attach = append(attach, fmt.Sprintf("CREATE INDEX %s ON %s (%s)", ix.name, t.name, cols))
 		}
