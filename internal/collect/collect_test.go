@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/pgoltp/pgoltp/internal/collect"
 	"github.com/pgoltp/pgoltp/internal/pgtest"
 	"github.com/pgoltp/pgoltp/internal/pgtest/pgbench"
@@ -123,5 +125,44 @@ func TestSettingChanged(t *testing.T) {
 		if got := tc.s.Changed(); got != tc.want {
 			t.Errorf("%s=%s source %s: Changed()=%v, want %v", tc.s.Name, tc.s.Setting, tc.s.Source, got, tc.want)
 		}
+	}
+}
+
+// Checkpoints forced with CHECKPOINT are requested ones (the server counts
+// them in checkpoints_req): the events name that cause, whichever tick the
+// count and pg_control's new checkpoint time land on.
+func TestCheckpointEventsNameTheirCause(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sess, err := collect.Start(ctx, dsn, collect.Options{Interval: 200 * time.Millisecond, NoBloat: true, GrowthEvery: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	time.Sleep(500 * time.Millisecond)
+	for range 3 {
+		if _, err := conn.Exec(ctx, "CREATE TABLE IF NOT EXISTS ckpt (x int); INSERT INTO ckpt SELECT generate_series(1, 1000); CHECKPOINT"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+	}
+	s, err := sess.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	causes := map[string]int{}
+	for _, e := range s.Events {
+		if e.Kind == "checkpoint" {
+			cause, _, _ := strings.Cut(e.Detail, " ")
+			causes[cause]++
+		}
+	}
+	if causes["requested"] < 3 || causes["unattributed"] > 0 {
+		t.Errorf("checkpoint events by cause %v, want at least 3 requested and none unattributed", causes)
 	}
 }

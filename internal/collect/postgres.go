@@ -23,7 +23,8 @@ type pgSampler struct {
 	prevAt     time.Time
 	prev       map[string]float64 // counter name -> last value
 	lastCkpt   time.Time          // pg_control's latest checkpoint time
-	ckptPrev   [2]float64         // timed, requested at the previous tick
+	ckptSeen   [2]float64         // timed, requested counts already given to a checkpoint's event
+	heldCkpt   *heldCheckpoint    // an ended checkpoint whose count has not risen yet
 	waits      map[[2]string]int64
 	tableOIDs  []uint32
 	tableNames map[uint32]string
@@ -332,26 +333,77 @@ func (s *pgSampler) rates(at time.Time, t *tick, add func(metric, key string, v 
 
 // checkpointEvents emits one event per finished checkpoint, at the time it
 // started (pg_control's checkpoint time) when the server lets us read it, so a
-// latency stall lines up with the checkpoint that caused it.
+// latency stall lines up with the checkpoint that caused it. Its cause is the
+// counter (requested or timed) that rose since the last checkpoint's event:
+// the server counts a checkpoint when it starts (interim reports from 15 on)
+// or when it ends (a moment after pg_control changes), so the rise can come
+// seconds before the end or a tick after it; an end seen before its count is
+// held for a few ticks, then reported with its cause unknown.
 func (s *pgSampler) checkpointEvents(at time.Time, t *tick, event func(Event)) {
-	timed, req := t.counters["ckpt_timed"], t.counters["ckpt_req"]
-	first := s.prevAt.IsZero()
-	defer func() { s.ckptPrev = [2]float64{timed, req} }()
-	kind := "timed"
-	if req > s.ckptPrev[1] {
-		kind = "requested"
+	counts := [2]float64{t.counters["ckpt_timed"], t.counters["ckpt_req"]}
+	if s.prevAt.IsZero() { // the first tick: only prime
+		s.lastCkpt, s.ckptSeen, s.heldCkpt = t.ckptTime, counts, nil
+		return
 	}
-	if !t.ckptTime.IsZero() {
-		changed := !s.lastCkpt.IsZero() && t.ckptTime.After(s.lastCkpt)
-		s.lastCkpt = t.ckptTime
-		if changed && !first {
-			event(Event{At: t.ckptTime, Kind: "checkpoint", Detail: fmt.Sprintf("%s checkpoint, finished by %s", kind, at.Format("15:04:05"))})
+	if t.ckptTime.IsZero() { // pg_control not readable: a counter's rise is the event
+		if cause := s.checkpointCause(counts); cause != "" {
+			event(Event{At: at, Kind: "checkpoint", Detail: cause + " checkpoint finished"})
 		}
 		return
 	}
-	if !first && (timed > s.ckptPrev[0] || req > s.ckptPrev[1]) {
-		event(Event{At: at, Kind: "checkpoint", Detail: kind + " checkpoint finished"})
+	if t.ckptTime.After(s.lastCkpt) {
+		if s.heldCkpt != nil { // a second end before the first one's count
+			event(s.heldCkpt.labelled(checkpointUnknown))
+		}
+		s.heldCkpt = &heldCheckpoint{at: t.ckptTime, finished: at}
 	}
+	s.lastCkpt = t.ckptTime
+	if h := s.heldCkpt; h != nil {
+		cause := s.checkpointCause(counts)
+		if h.ticks++; cause == "" && h.ticks <= checkpointCountTicks {
+			return
+		}
+		if cause == "" {
+			cause = checkpointUnknown
+		}
+		event(h.labelled(cause))
+		s.heldCkpt = nil
+	}
+}
+
+// checkpointCountTicks: how many ticks an ended checkpoint waits for its count.
+const checkpointCountTicks = 3
+
+// checkpointUnknown is the cause of a checkpoint whose count did not rise.
+const checkpointUnknown = "unattributed"
+
+// checkpointCause says which counter rose since the last checkpoint's event
+// and takes that rise as seen: one requested checkpoint (the next one may
+// have started, and been counted, before this tick), or every timed count
+// (before 17 it also rises for the checkpoints an idle server skips).
+func (s *pgSampler) checkpointCause(counts [2]float64) string {
+	for i := range counts {
+		s.ckptSeen[i] = min(s.ckptSeen[i], counts[i]) // the statistics were reset
+	}
+	switch {
+	case counts[1] > s.ckptSeen[1]:
+		s.ckptSeen[1]++
+		return "requested"
+	case counts[0] > s.ckptSeen[0]:
+		s.ckptSeen[0] = counts[0]
+		return "timed"
+	}
+	return ""
+}
+
+// heldCheckpoint is an ended checkpoint waiting for its count.
+type heldCheckpoint struct {
+	at, finished time.Time
+	ticks        int
+}
+
+func (h *heldCheckpoint) labelled(cause string) Event {
+	return Event{At: h.at, Kind: "checkpoint", Detail: fmt.Sprintf("%s checkpoint, finished by %s", cause, h.finished.Format("15:04:05"))}
 }
 
 // restart forgets the previous counters after a reconnect (a restarted server

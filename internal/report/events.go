@@ -20,7 +20,7 @@ func eventSummary(ms []marker, seconds float64) string {
 		counts[m.Kind]++
 		if m.Kind == "checkpoint" {
 			first, _, _ := strings.Cut(m.Detail, " ")
-			starts[first]++
+			starts[first]++ // requested, timed, or unattributed (its count never rose)
 		}
 	}
 	kinds := sortedByCount(counts)
