@@ -148,13 +148,10 @@ func (c *Command) Run(ctx context.Context, _ string, ro workload.RunOptions) (*w
 	if err != nil {
 		return nil, err
 	}
-	var stdout tail
+	var stdout, stderr tail
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), c.Env...)
 	cmd.Stdin = os.Stdin
-	cmd.Stdout = io.MultiWriter(orDiscard(c.Stdout), &stdout)
-	var stderr tail
-	cmd.Stderr = io.MultiWriter(orDiscard(c.Stderr), &stderr)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 30 * time.Second
 	if c.gate != nil {
@@ -163,10 +160,11 @@ func (c *Command) Run(ctx context.Context, _ string, ro workload.RunOptions) (*w
 		}
 	}
 	started := time.Now()
-	if err := cmd.Start(); err != nil {
+	wait, err := startInOrder(cmd, io.MultiWriter(orDiscard(c.Stdout), &stdout), io.MultiWriter(orDiscard(c.Stderr), &stderr))
+	if err != nil {
 		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
 	}
-	runErr := cmd.Wait()
+	runErr := wait()
 	res := &workload.Result{End: time.Now(), Interrupted: ctx.Err() != nil}
 	res.Params = append(res.Params, workload.Param{Name: "command", Value: c.commandLine()})
 	if logs != nil {
