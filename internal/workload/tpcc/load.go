@@ -69,8 +69,8 @@ type LoadStats struct {
 	KeptUnits int           `json:"kept_units,omitempty"`
 	KeptCheck time.Duration `json:"kept_check_ns,omitempty"` // the check of the kept rows
 	Create    time.Duration `json:"create_ns"`
-	Data      time.Duration `json:"data_ns"`
-	Index     time.Duration `json:"index_ns"`
+	Data      time.Duration `json:"data_ns"`  // until the last COPY ends (in a whole load, the builds of the tables already in run beside it)
+	Index     time.Duration `json:"index_ns"` // from there until the last index is built
 	Analyze   time.Duration `json:"analyze_ns"`
 	Total     time.Duration `json:"total_ns"`
 	// Schema is the schema loaded; with several, Schemas holds each one's
