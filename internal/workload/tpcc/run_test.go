@@ -104,9 +104,14 @@ func TestRunPathsAndModes(t *testing.T) {
 				t.Errorf("spec mode efficiency %.1f", res.Efficiency)
 			}
 			if tc.opts.Rate > 0 {
-				// 6000/min for 3 s measured ≈ 300 transactions; allow for scheduling noise.
-				if res.TpmTotal > 7000 || res.TpmTotal < 3000 {
-					t.Errorf("rate-limited tpmTOTAL %.0f, want about 6000", res.TpmTotal)
+				// 6000/min for 3 s measured ≈ 300 transactions. The schedule
+				// never runs ahead, but terminals that fell behind in the ramp
+				// (the race detector, a busy machine) catch up in the measured
+				// interval: at most every slot of ramp and interval, plus one
+				// per terminal, can land in it.
+				slots := tc.opts.Rate/60*(tc.opts.Ramp+res.Measured).Seconds() + float64(res.Options.Terminals)
+				if most := slots / res.Measured.Minutes(); res.TpmTotal > most || res.TpmTotal < 3000 {
+					t.Errorf("rate-limited tpmTOTAL %.0f, want about 6000 (at most %.0f)", res.TpmTotal, most)
 				}
 				if res.Measured < 2*time.Second || res.Measured > 5*time.Second {
 					t.Errorf("measured %v, want about 3s after 1s ramp", res.Measured)
