@@ -557,11 +557,7 @@ func buildIndexes(ctx context.Context, conns []*pgx.Conn, builds []indexBuild, a
 	if err := prepareBuilds(ctx, conns); err != nil {
 		return err
 	}
-	sortBuilds(builds)
-	err := runParallel(ctx, conns, len(builds), func(ctx context.Context, conn *pgx.Conn, i int) error {
-		return buildIndex(ctx, conn, &builds[i])
-	})
-	if err != nil {
+	if err := newLoadQueue(nil, builds, nil).run(ctx, conns, nil, buildIndex); err != nil {
 		return err
 	}
 	return attachIndexes(ctx, conns[0], attach)
@@ -581,11 +577,6 @@ func prepareBuilds(ctx context.Context, conns []*pgx.Conn) error {
 		}
 	}
 	return nil
-}
-
-// sortBuilds puts the biggest builds first.
-func sortBuilds(builds []indexBuild) {
-	slices.SortStableFunc(builds, func(a, b indexBuild) int { return b.cost - a.cost })
 }
 
 func buildIndex(ctx context.Context, conn *pgx.Conn, b *indexBuild) error {

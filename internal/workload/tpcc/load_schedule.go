@@ -2,10 +2,10 @@ package tpcc
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/sync/errgroup"
 )
 
 // A loadQueue hands the load's workers their next task: an index build
@@ -116,33 +116,32 @@ func (q *loadQueue) stop() {
 	q.wake.Broadcast()
 }
 
-// run drives the workers through the queue; the first error stops it.
+// run drives the workers through the queue, each connection taking tasks
+// until none is left (runParallel with one turn per connection); the first
+// error stops it.
 func (q *loadQueue) run(ctx context.Context, conns []*pgx.Conn, copyTask func(context.Context, *pgx.Conn, *copyJob) error, buildTask func(context.Context, *pgx.Conn, *indexBuild) error) error {
-	g, gctx := errgroup.WithContext(ctx)
-	defer context.AfterFunc(gctx, q.stop)()
-	for _, c := range conns {
-		g.Go(func() error {
-			for {
-				t, ok := q.take()
-				if !ok {
-					return nil
-				}
-				var err error
-				if t.job != nil {
-					err = copyTask(gctx, c, t.job)
-				} else {
-					err = buildTask(gctx, c, t.build)
-				}
-				q.finish(t, err)
-				if err != nil {
-					return err
-				}
+	return runParallel(ctx, conns, len(conns), func(ctx context.Context, c *pgx.Conn, _ int) error {
+		defer context.AfterFunc(ctx, q.stop)() // cancelled: wake the workers waiting in take
+		for {
+			t, ok := q.take()
+			if !ok {
+				return nil
 			}
-		})
-	}
-	err := g.Wait()
-	if ctx.Err() != nil {
-		return context.Cause(ctx) // interrupted: say so, not what the cut connections reported
-	}
-	return err
+			var err error
+			if t.job != nil {
+				err = copyTask(ctx, c, t.job)
+			} else {
+				err = buildTask(ctx, c, t.build)
+			}
+			q.finish(t, err)
+			if err != nil {
+				return err
+			}
+		}
+	})
+}
+
+// sortBuilds puts the biggest builds first.
+func sortBuilds(builds []indexBuild) {
+	slices.SortStableFunc(builds, func(a, b indexBuild) int { return b.cost - a.cost })
 }
