@@ -245,6 +245,8 @@ inside = [x for x in s if lo <= x[0] <= hi]
 if len(inside) >= 2 and inside[-1][0] > inside[0][0] and tpm > 0:
     cpu_per_s = (inside[-1][1] - inside[0][1]) / (inside[-1][0] - inside[0][0])
     line += f" server_cpu_s_per_1k={1000 * cpu_per_s / (tpm / 60):.3f}"
+    if nopm > 0:
+        line += f" server_cpu_s_per_1k_no={1000 * cpu_per_s / (nopm / 60):.3f}"
 print(line)
 PY
 }

@@ -47,6 +47,15 @@
 #        BINARIES="before=/path/a after=/path/b" to alternate binaries
 #        (each run of one path and connection count runs every binary)
 #        EXTRA="--procs 1" (more flags for every tpcc run) WARM=30 (unreported warm-up run, s)
+#        HAMMERDB="functions" (or "functions procedures"): HammerDB 4.12's
+#        driver in these modes joins every group's alternation, on its own
+#        W-warehouse database on the same server, with as many virtual users
+#        as the group's connections (bench/hammerdb.sh: its cold first run is
+#        made once and not reported; it times whole minutes, HDB_RAMP=1
+#        HDB_DUR=1). Needs TRANSPORT=tcp, which HammerDB uses. Its line and
+#        pgoltp's carry the server's CPU per 1,000 New-Orders as well
+#        (server_cpu_s_per_1k_no): HammerDB's TPM counts the server's
+#        commits and rollbacks, not the driver's transactions.
 set -euo pipefail
 
 W=${W:-10}
@@ -61,6 +70,9 @@ RSS_TERMINALS=${RSS_TERMINALS:-10000}
 RSS_DUR=${RSS_DUR:-60}
 PORT=${PORT:-5513}
 TRANSPORT=${TRANSPORT:-tcp}
+HAMMERDB=${HAMMERDB:-}
+HDB_RAMP=${HDB_RAMP:-1}
+HDB_DUR=${HDB_DUR:-1}
 . "$(dirname "$0")/lib.sh"
 WORK=$(mktemp -d /tmp/pgoltp-bench-tpcc-XXXXXX)
 chmod 755 "$WORK"
@@ -83,6 +95,9 @@ else
   ADMIN_DSN=$BENCH_DSN
 fi
 SERVER_PID=${SERVER_PID:-}
+if [ -n "$HAMMERDB" ] && [ "$TRANSPORT" != tcp ] && [ -z "${BENCH_DSN:-}" ]; then
+  echo "HAMMERDB=$HAMMERDB: HammerDB connects over TCP; use TRANSPORT=tcp" >&2; exit 2
+fi
 NCPU=$(nproc)
 TPCC_DSN=$(dsn_for "$ADMIN_DSN" pgoltp_bench_tpcc)
 REF_DSN=$(dsn_for "$ADMIN_DSN" pgoltp_bench_ref)
@@ -99,6 +114,15 @@ pgbench -i -q -s "$W" "$REF_DSN" >/dev/null 2>&1
 psql -q "$TPCC_DSN" -c "vacuum analyze"
 psql -q "$REF_DSN" -c "vacuum analyze"
 "$PGOLTP" --dsn "$TPCC_DSN" tpcc run --record=false --check none --duration "${WARM:-30}s" --progress 0 ${EXTRA:-} >/dev/null 2>&1
+
+# hammerdb MODES ROUNDS COLD VU: bench/hammerdb.sh on this server.
+hammerdb() {
+  BENCH_DSN=$ADMIN_DSN SERVER_PID=$SERVER_PID W=$W MODES=$1 ROUNDS=$2 COLD=$3 VU=$4 RAMP=$HDB_RAMP DUR=$HDB_DUR \
+    "$BENCH/hammerdb.sh" >"$WORK/hammerdb.out" || { echo "bench/hammerdb.sh failed:"; cat "$WORK/hammerdb.out"; return 1; }
+  grep -v '^#' "$WORK/hammerdb.out" || true
+}
+# HammerDB's databases, built by its own loader, and its cold first run.
+[ -n "$HAMMERDB" ] && hammerdb "$HAMMERDB" 0 1 8
 
 # cpu_ticks PID: utime+stime of PID from /proc/PID/stat (clock ticks), empty when gone.
 cpu_ticks() { awk '{print $14+$15}' "/proc/$1/stat" 2>/dev/null || true; }
@@ -199,6 +223,8 @@ d = r["options"]
 whole = r["tpm_total"] / 60 * (d["Duration"] + d["Ramp"]) / 1e9
 if whole > 0:
     line += f" wal_kb_per_txn={(wal1 - wal0) / 1024 / whole:.2f} checkpoints={int(ck1 - ck0)}"
+if len(inside) >= 2 and inside[-1][0] > inside[0][0] and r["tpmc"] > 0:
+    line += f" server_cpu_s_per_1k_no={srv * r['tpm_total'] / r['tpmc']:.3f}"
 line += (f" proc_cpu_s={ticks/hz:.2f} errors={r['errors']} retries={r['retries']}"
          f" p90_NO_ms={r['txns'][0]['latency']['p90_ns']/1e6:.2f}")
 print(line)
@@ -256,10 +282,18 @@ group=0
 for r in $(seq 1 "$ROUNDS"); do
   for c in $CONNS; do
     run_ref
-    order=$PATHS bins=$BINARIES
-    [ $((group % 2)) -eq 1 ] && order=$(reverse "$PATHS") && bins=$(reverse "$BINARIES")
-    for p in $order; do
-      for b in $bins; do run_tpcc "${b%%=*}" "${b#*=}" "$p" "$c"; done
+    # Every driver of the group: each path with each binary, then HammerDB's modes.
+    drivers=""
+    for p in $PATHS; do
+      for b in $BINARIES; do drivers="$drivers tpcc:$p:$b"; done
+    done
+    for m in $HAMMERDB; do drivers="$drivers hammerdb:$m"; done
+    [ $((group % 2)) -eq 1 ] && drivers=$(reverse "$drivers")
+    for d in $drivers; do
+      case $d in
+        tpcc:*) d=${d#tpcc:}; b=${d#*:}; run_tpcc "${b%%=*}" "${b#*=}" "${d%%:*}" "$c" ;;
+        hammerdb:*) hammerdb "${d#hammerdb:}" 1 0 "$c" ;;
+      esac
     done
     group=$((group + 1))
   done
