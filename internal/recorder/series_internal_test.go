@@ -10,7 +10,7 @@ import (
 	"github.com/pgoltp/pgoltp/internal/store"
 )
 
-// TestStoredSeriesKeepsEverySecond feeds a recording two hours of
+// TestStoredSeriesKeepsEverySecond feeds a recording an hour of
 // one-second intervals on a fake clock, as a driver would: each interval to
 // AddInterval and to the workload's own series, which coarsens in memory
 // past metrics.MaxPoints. Then one last interval goes to the series only, as
@@ -39,7 +39,7 @@ func TestStoredSeriesKeepsEverySecond(t *testing.T) {
 	mrec := metrics.NewRecorder(kinds, "retries", "failures")
 	series := metrics.NewSeries(mrec, start)
 	local := mrec.NewLocal()
-	const seconds = 2 * 3600
+	const seconds = 2 * metrics.MaxPoints // the workload's series coarsens once
 	interval := func(s int) *metrics.Snapshot {
 		for range 10 + s%7 {
 			local.Record(0, time.Millisecond)
