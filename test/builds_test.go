@@ -34,10 +34,11 @@ func buildCache(t *testing.T) (cache string, run func(time.Duration, ...string) 
 }
 
 // TestBuildBadInput: an unknown compiler, a missing name and a configure
-// option configure does not take (an unknown one, which configure only
-// warns about, and a bad value, which it refuses) each give one line and
-// exit 2, the last two naming the build's log; nothing is installed and
-// nothing is left of the attempt.
+// option configure does not take (an unknown one, which configure --help
+// does not list and configure itself only warns about, and a bad value,
+// which configure refuses) each give one line and exit 2, the last two
+// naming the build's log; nothing is installed and nothing is left of the
+// attempt.
 func TestBuildBadInput(t *testing.T) {
 	t.Parallel()
 	cache, run := buildCache(t)

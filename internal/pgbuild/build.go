@@ -188,6 +188,9 @@ func (r run) stages(o *Options, src, prefix, destdir string, say func(string, ..
 	if o.CFLAGS == "" {
 		flags = "configure's CFLAGS"
 	}
+	if err := r.knownOptions(configure[0], o.Configure); err != nil {
+		return err
+	}
 	say("== configure (%s, %s)", o.CC, flags)
 	if err := r.cmd("configure", configure...); err != nil {
 		return err
