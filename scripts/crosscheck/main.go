@@ -1,14 +1,13 @@
 // Command crosscheck type-checks the module's packages for another platform
-// (GOOS and GOARCH from the environment, as go build reads them) without
-// compiling them. It rejects what `GOOS=darwin go build ./...` would reject
-// for a type error (an OS-specific call without its counterpart for that
-// platform), for a tenth of the build's cost: the build compiles the
+// without compiling them. It rejects what `GOOS=darwin go build ./...` would
+// reject for a type error (an OS-specific call without its counterpart for
+// that platform) for a fiftieth of the build's CPU: the build compiles the
 // standard library and every dependency for that platform, modernc's SQLite
 // among them, about two minutes of CPU on a fresh machine. Dependencies are
 // checked without their function bodies: the module's code sees only their
 // declarations.
 //
-//	GOOS=darwin GOARCH=arm64 go run ./scripts/crosscheck
+//	go run ./scripts/crosscheck darwin/arm64
 package main
 
 import (
@@ -24,7 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 )
 
 // listed is what `go list -deps -json` says of a package for the target.
@@ -34,14 +33,20 @@ type listed struct {
 	GoFiles    []string
 	CgoFiles   []string
 	ImportMap  map[string]string
-	Standard   bool
 	Module     *struct{ Main bool }
 	Error      *struct{ Err string }
 }
 
 func main() {
-	goos, goarch := env("GOOS", runtime.GOOS), env("GOARCH", runtime.GOARCH)
-	pkgs, err := list()
+	var goos, goarch string
+	if len(os.Args) == 2 {
+		goos, goarch, _ = strings.Cut(os.Args[1], "/")
+	}
+	if goos == "" || goarch == "" {
+		fmt.Fprintln(os.Stderr, "usage: go run ./scripts/crosscheck GOOS/GOARCH (for example darwin/arm64)")
+		os.Exit(2)
+	}
+	pkgs, err := list(goos, goarch)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "crosscheck:", err)
 		os.Exit(2)
@@ -54,18 +59,11 @@ func main() {
 	fmt.Printf("crosscheck: %d packages of the module type-check for %s/%s\n", n, goos, goarch)
 }
 
-func env(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
 // list is every package of the module and its dependencies for the target,
 // each after those it imports.
-func list() ([]listed, error) {
-	cmd := exec.Command("go", "list", "-e", "-deps", "-json=ImportPath,Dir,GoFiles,CgoFiles,ImportMap,Standard,Module,Error", "./...")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as a cross-build has it
+func list(goos, goarch string) ([]listed, error) {
+	cmd := exec.Command("go", "list", "-e", "-deps", "-json=ImportPath,Dir,GoFiles,CgoFiles,ImportMap,Module,Error", "./...")
+	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0") // as a cross-build has it
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
