@@ -18,9 +18,13 @@ var featureOption = regexp.MustCompile(`--(?:enable|disable|with|without)-([a-z0
 // feature is an option's feature name as configure compares it (its sed
 // turns -, + and . into _), and whether the option names one.
 func feature(option string) (string, bool) {
-	name, _, _ := strings.Cut(strings.TrimPrefix(option, "--"), "=")
+	name, ok := strings.CutPrefix(option, "--")
+	if !ok {
+		return "", false
+	}
+	name, _, _ = strings.Cut(name, "=")
 	for _, p := range []string{"enable-", "disable-", "with-", "without-"} {
-		if rest, ok := strings.CutPrefix(name, p); ok && strings.HasPrefix(option, "--") {
+		if rest, ok := strings.CutPrefix(name, p); ok {
 			return strings.NewReplacer("-", "_", "+", "_", ".", "_").Replace(rest), true
 		}
 	}
