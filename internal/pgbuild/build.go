@@ -145,13 +145,20 @@ type run struct {
 	who builder
 }
 
-func (r run) cmd(stage string, args ...string) error {
-	fmt.Fprintf(r.log, "\n== %s: %s\n", stage, strings.Join(args, " "))
+// command is args run as the builder, in dir, with the build's environment.
+func (r run) command(args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(r.ctx, args[0], args[1:]...)
 	cmd.Dir = r.dir
-	cmd.Stdout, cmd.Stderr = r.log, r.log
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C", "LANG=C", "HOME=" + filepath.Dir(r.dir)}
 	cmd.SysProcAttr = r.who.attr
+	return cmd
+}
+
+// cmd runs a stage's command into the log.
+func (r run) cmd(stage string, args ...string) error {
+	fmt.Fprintf(r.log, "\n== %s: %s\n", stage, strings.Join(args, " "))
+	cmd := r.command(args...)
+	cmd.Stdout, cmd.Stderr = r.log, r.log
 	if err := cmd.Run(); err != nil {
 		if r.ctx.Err() != nil {
 			return r.ctx.Err()

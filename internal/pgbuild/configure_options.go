@@ -2,7 +2,6 @@ package pgbuild
 
 import (
 	"fmt"
-	"os/exec"
 	"regexp"
 	"strings"
 )
@@ -15,8 +14,12 @@ import (
 // feature's name (lowercase: FEATURE and PACKAGE are placeholders).
 var featureOption = regexp.MustCompile(`--(?:enable|disable|with|without)-([a-z0-9](?:[a-z0-9_+.-]*[a-z0-9])?)`)
 
-// feature is an option's feature name as configure compares it (its sed
-// turns -, + and . into _), and whether the option names one.
+// featureSpelling is a feature's name as configure compares it: its sed
+// turns -, + and . into _.
+var featureSpelling = strings.NewReplacer("-", "_", "+", "_", ".", "_")
+
+// feature is an option's feature name as configure compares it, and
+// whether the option names one.
 func feature(option string) (string, bool) {
 	name, ok := strings.CutPrefix(option, "--")
 	if !ok {
@@ -25,7 +28,7 @@ func feature(option string) (string, bool) {
 	name, _, _ = strings.Cut(name, "=")
 	for _, p := range []string{"enable-", "disable-", "with-", "without-"} {
 		if rest, ok := strings.CutPrefix(name, p); ok {
-			return strings.NewReplacer("-", "_", "+", "_", ".", "_").Replace(rest), true
+			return featureSpelling.Replace(rest), true
 		}
 	}
 	return "", false
@@ -38,8 +41,7 @@ func feature(option string) (string, bool) {
 func unknownOptions(help string, opts []string) []string {
 	known := map[string]bool{}
 	for _, m := range featureOption.FindAllStringSubmatch(help, -1) {
-		f, _ := feature("--with-" + m[1])
-		known[f] = true
+		known[featureSpelling.Replace(m[1])] = true
 	}
 	var unknown []string
 	for _, o := range opts {
@@ -53,11 +55,7 @@ func unknownOptions(help string, opts []string) []string {
 // knownOptions refuses the feature options configure --help does not list,
 // before configure runs; what it lists is left to configure to judge.
 func (r run) knownOptions(configure string, opts []string) error {
-	cmd := exec.CommandContext(r.ctx, configure, "--help")
-	cmd.Dir = r.dir
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C", "LANG=C"}
-	cmd.SysProcAttr = r.who.attr
-	help, err := cmd.Output()
+	help, err := r.command(configure, "--help").Output()
 	if err != nil {
 		return fmt.Errorf("configure --help failed (%v)", err)
 	}
