@@ -14,6 +14,7 @@ package adminconn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -81,11 +82,27 @@ func pinNewer(ctx context.Context, conn *pgconn.PgConn, except []string) error {
 		if major < n.since || slices.Contains(except, n.name) {
 			continue
 		}
-		if err := conn.Exec(ctx, "SET "+n.name+" = "+n.value).Close(); err != nil {
+		if err := set(ctx, conn, n.name, n.value); err != nil {
 			return fmt.Errorf("pinning %s: %w", n.name, err)
 		}
 	}
 	return nil
+}
+
+// queryCanceled is the SQLSTATE of a statement a timeout cancelled.
+const queryCanceled = "57014"
+
+// set runs SET name = value. A session that must see the server-wide
+// statement_timeout runs its SETs under it too, and a busy machine can let
+// a 1ms timeout cancel one: SET is idempotent, so it is tried again.
+func set(ctx context.Context, conn *pgconn.PgConn, name, value string) error {
+	for try := 1; ; try++ {
+		err := conn.Exec(ctx, "SET "+name+" = "+value).Close()
+		var pgErr *pgconn.PgError
+		if err == nil || ctx.Err() != nil || try == 50 || !errors.As(err, &pgErr) || pgErr.Code != queryCanceled {
+			return err
+		}
+	}
 }
 
 // serverMajor is the major of a server_version such as "17.2 (Debian ...)"
